@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// The `graft` command: parses flags, calls lib/, prints. Each command group lives in
+// commands/<group>.ts; later stages (extract, audit, build, train, query, eval) add theirs.
+import { Command, CommanderError } from "commander";
+import { CorpusFormatError } from "@/lib/corpus/read";
+import { NotFoundError } from "@/lib/corpus/browse";
+import { disconnectDb } from "@/lib/db/client";
+import { registerCorpus } from "./commands/corpus";
+import { registerDb } from "./commands/db";
+import { registerImport } from "./commands/import";
+import { registerPapers } from "./commands/papers";
+import { UsageError } from "./output";
+
+export function buildProgram(): Command {
+  const program = new Command("graft")
+    .description("Graft: facet-aware exploration of scientific literature")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  registerDb(program);
+  registerImport(program);
+  registerCorpus(program);
+  registerPapers(program);
+  return program;
+}
+
+function exitCodeOf(err: unknown): number {
+  if (err instanceof UsageError || err instanceof CorpusFormatError || err instanceof NotFoundError) return 2;
+  return 1;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  const json = argv.includes("--json");
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2; // commander already printed it
+    const message = err instanceof Error ? err.message : String(err);
+    if (json) {
+      const issues = err instanceof CorpusFormatError ? err.issues : undefined;
+      process.stdout.write(`${JSON.stringify({ error: { message, ...(issues ? { issues } : {}) } }, null, 2)}\n`);
+    } else {
+      process.stderr.write(`graft: ${message}\n`);
+      if (process.env.GRAFT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    }
+    return exitCodeOf(err);
+  } finally {
+    await disconnectDb();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

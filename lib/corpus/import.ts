@@ -1,0 +1,258 @@
+import type { Db } from "@/lib/db/client";
+import type { CorpusInput } from "./read";
+import { FACETS, type FacetLists, type InputIssue, type PaperRecord } from "./types";
+
+// Writes a validated corpus into the store. Idempotent: papers are matched by
+// (corpus, external id) and only what changed is written, so a re-import of the same
+// files writes nothing. All-or-nothing: the whole import runs in one transaction
+// (written in batches inside it), so a failure leaves the store as it was before.
+// Papers absent from the input are kept: an import adds and updates, it never deletes.
+
+export type ImportPhase = "papers" | "facets" | "citations";
+
+export interface ImportProgress {
+  phase: ImportPhase;
+  done: number;
+  total: number;
+}
+
+export interface ImportOptions {
+  corpus: string;
+  description?: string;
+  source?: string;
+  batchSize?: number;
+  onProgress?: (p: ImportProgress) => void;
+}
+
+export interface ImportCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
+export interface ImportSummary {
+  corpus: string;
+  papers: ImportCounts;
+  queries: ImportCounts;
+  facetItems: { written: number; deleted: number; total: number };
+  citations: { created: number; deleted: number; total: number };
+  queryGold: { created: number; deleted: number; total: number };
+  skipped: InputIssue[];
+  seconds: number;
+}
+
+type Role = "corpus" | "query";
+
+interface StoredPaper {
+  id: number;
+  role: string;
+  title: string;
+  abstract: string;
+  fullText: string | null;
+  year: number | null;
+  venue: string | null;
+  authors: string;
+  split: string | null;
+  facetStatus: string;
+}
+
+interface PaperRow {
+  corpusId: number;
+  externalId: string;
+  role: Role;
+  title: string;
+  titleSearch: string;
+  abstract: string;
+  fullText: string | null;
+  year: number | null;
+  venue: string | null;
+  authors: string;
+  split: string | null;
+  facetStatus: string;
+}
+
+const DEFAULT_BATCH = 500;
+// Long imports (64k papers) must not hit Prisma's 5 s interactive-transaction default.
+const TRANSACTION_TIMEOUT_MS = 30 * 60 * 1000;
+
+function paperRow(corpusId: number, p: PaperRecord, role: Role, stored: StoredPaper | undefined): PaperRow {
+  // A line without `facets` keeps whatever facets the paper already has (e.g. extracted ones).
+  const facetStatus = p.facets ? "imported" : (stored?.facetStatus ?? "none");
+  return {
+    corpusId,
+    externalId: p.externalId,
+    role,
+    title: p.title,
+    titleSearch: p.title.toLowerCase(),
+    abstract: p.abstract,
+    fullText: p.fullText,
+    year: p.year,
+    venue: p.venue,
+    authors: JSON.stringify(p.authors),
+    split: p.split,
+    facetStatus,
+  };
+}
+
+function rowChanged(row: PaperRow, s: StoredPaper): boolean {
+  return (
+    row.role !== s.role ||
+    row.title !== s.title ||
+    row.abstract !== s.abstract ||
+    row.fullText !== s.fullText ||
+    row.year !== s.year ||
+    row.venue !== s.venue ||
+    row.authors !== s.authors ||
+    row.split !== s.split ||
+    row.facetStatus !== s.facetStatus
+  );
+}
+
+function facetKey(facets: FacetLists): string {
+  return JSON.stringify(FACETS.map((f) => facets[f] ?? []));
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export async function importCorpus(db: Db, input: CorpusInput, options: ImportOptions): Promise<ImportSummary> {
+  const started = performance.now();
+  const batch = options.batchSize ?? DEFAULT_BATCH;
+  const progress = options.onProgress ?? (() => {});
+  const entries: { record: PaperRecord; role: Role }[] = [
+    ...input.papers.map((record) => ({ record, role: "corpus" as const })),
+    ...input.queries.map((record) => ({ record, role: "query" as const })),
+  ];
+
+  const summary = await db.$transaction(
+    async (tx) => {
+      const corpus = await tx.corpus.upsert({
+        where: { name: options.corpus },
+        create: { name: options.corpus, description: options.description ?? "", source: options.source ?? "" },
+        update: {
+          ...(options.description !== undefined ? { description: options.description } : {}),
+          ...(options.source !== undefined ? { source: options.source } : {}),
+        },
+      });
+
+      const stored = new Map<string, StoredPaper>();
+      for (const p of await tx.paper.findMany({
+        where: { corpusId: corpus.id },
+        select: { id: true, externalId: true, role: true, title: true, abstract: true, fullText: true, year: true, venue: true, authors: true, split: true, facetStatus: true },
+      }))
+        stored.set(p.externalId, p);
+
+      // ── papers ──
+      const counts: Record<Role, ImportCounts> = {
+        corpus: { created: 0, updated: 0, unchanged: 0 },
+        query: { created: 0, updated: 0, unchanged: 0 },
+      };
+      const ids = new Map<string, number>();
+      const toCreate: PaperRow[] = [];
+      let done = 0;
+      for (const { record, role } of entries) {
+        const s = stored.get(record.externalId);
+        const row = paperRow(corpus.id, record, role, s);
+        if (!s) {
+          toCreate.push(row);
+          counts[role].created++;
+          continue;
+        }
+        ids.set(record.externalId, s.id);
+        if (rowChanged(row, s)) {
+          await tx.paper.update({ where: { id: s.id }, data: row });
+          counts[role].updated++;
+        } else counts[role].unchanged++;
+        if (++done % batch === 0) progress({ phase: "papers", done, total: entries.length });
+      }
+      for (const part of chunks(toCreate, batch)) {
+        const created = await tx.paper.createManyAndReturn({ data: part, select: { id: true, externalId: true } });
+        for (const c of created) ids.set(c.externalId, c.id);
+        done += part.length;
+        progress({ phase: "papers", done, total: entries.length });
+      }
+
+      // ── facet items: rewrite a paper's items only when its lists differ ──
+      const withFacets = entries.filter((e) => e.record.facets !== null);
+      const existingItems = new Map<number, FacetLists>();
+      for (const item of await tx.facetItem.findMany({
+        where: { paper: { corpusId: corpus.id } },
+        select: { paperId: true, facet: true, text: true },
+        orderBy: [{ paperId: "asc" }, { facet: "asc" }, { position: "asc" }],
+      })) {
+        const lists = existingItems.get(item.paperId) ?? {};
+        (lists[item.facet as keyof FacetLists] ??= []).push(item.text);
+        existingItems.set(item.paperId, lists);
+      }
+      const rewrite: number[] = [];
+      const newItems: { paperId: number; facet: string; position: number; text: string; source: string }[] = [];
+      for (const { record } of withFacets) {
+        const paperId = ids.get(record.externalId)!;
+        const facets = record.facets!;
+        const before = existingItems.get(paperId);
+        if (before && facetKey(before) === facetKey(facets)) continue;
+        if (before) rewrite.push(paperId);
+        for (const facet of FACETS)
+          (facets[facet] ?? []).forEach((text, position) => newItems.push({ paperId, facet, position, text, source: "import" }));
+      }
+      let deletedItems = 0;
+      for (const part of chunks(rewrite, batch))
+        deletedItems += (await tx.facetItem.deleteMany({ where: { paperId: { in: part } } })).count;
+      let writtenItems = 0;
+      for (const part of chunks(newItems, batch * 4)) {
+        writtenItems += (await tx.facetItem.createMany({ data: part })).count;
+        progress({ phase: "facets", done: writtenItems, total: newItems.length });
+      }
+
+      // ── citations and out-of-corpus gold: synced to the files when they are given ──
+      const syncEdges = async (records: CorpusInput["citations"], citingRole: Role) => {
+        const want = new Set(records.map((c) => `${ids.get(c.citing)}:${ids.get(c.cited)}`));
+        const have = new Set(
+          (
+            await tx.citation.findMany({
+              where: { corpusId: corpus.id, citing: { role: citingRole } },
+              select: { citingId: true, citedId: true },
+            })
+          ).map((c) => `${c.citingId}:${c.citedId}`),
+        );
+        const add = [...want].filter((k) => !have.has(k));
+        const drop = [...have].filter((k) => !want.has(k));
+        const pair = (k: string) => {
+          const [citingId, citedId] = k.split(":").map(Number);
+          return { citingId, citedId };
+        };
+        let deleted = 0;
+        for (const part of chunks(drop, batch))
+          deleted += (await tx.citation.deleteMany({ where: { OR: part.map(pair) } })).count;
+        let created = 0;
+        for (const part of chunks(add, batch * 4)) {
+          created += (await tx.citation.createMany({ data: part.map((k) => ({ corpusId: corpus.id, ...pair(k) })) })).count;
+          progress({ phase: "citations", done: created, total: add.length });
+        }
+        return { created, deleted, total: want.size };
+      };
+      const keep = async (citingRole: Role) => ({
+        created: 0,
+        deleted: 0,
+        total: await tx.citation.count({ where: { corpusId: corpus.id, citing: { role: citingRole } } }),
+      });
+      const citations = input.files.citations ? await syncEdges(input.citations, "corpus") : await keep("corpus");
+      const queryGold = input.files.queryGold ? await syncEdges(input.queryGold, "query") : await keep("query");
+      const totalItems = await tx.facetItem.count({ where: { paper: { corpusId: corpus.id } } });
+
+      return {
+        corpus: corpus.name,
+        papers: counts.corpus,
+        queries: counts.query,
+        facetItems: { written: writtenItems, deleted: deletedItems, total: totalItems },
+        citations,
+        queryGold,
+      };
+    },
+    { timeout: TRANSACTION_TIMEOUT_MS, maxWait: 60_000 },
+  );
+  return { ...summary, skipped: input.skipped, seconds: (performance.now() - started) / 1000 };
+}

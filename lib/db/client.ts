@@ -1,0 +1,35 @@
+import { PrismaClient } from "@/lib/generated/sqlite/client";
+import { PrismaClient as PgPrismaClient } from "@/lib/generated/postgres/client";
+import { adapterFactory } from "./adapter";
+import { type DbConfig, dbConfig } from "./config";
+
+/**
+ * Both generated clients expose the same model API (they come from one schema); the
+ * SQLite client's type stands for both so callers write provider-agnostic code.
+ */
+export type Db = PrismaClient;
+
+export function createDb(config: DbConfig = dbConfig()): Db {
+  const adapter = adapterFactory(config);
+  if (config.provider === "sqlite") return new PrismaClient({ adapter });
+  return new PgPrismaClient({ adapter }) as unknown as Db;
+}
+
+// One client per process: Next's dev server re-evaluates modules on every change, and
+// each client holds a connection pool (or an open SQLite file), so cache it on globalThis.
+const globalForDb = globalThis as unknown as { graftDb?: { db: Db; url: string } };
+
+export function getDb(): Db {
+  const config = dbConfig();
+  const cached = globalForDb.graftDb;
+  if (cached && cached.url === config.url) return cached.db;
+  const db = createDb(config);
+  globalForDb.graftDb = { db, url: config.url };
+  return db;
+}
+
+export async function disconnectDb(): Promise<void> {
+  const cached = globalForDb.graftDb;
+  globalForDb.graftDb = undefined;
+  if (cached) await cached.db.$disconnect();
+}
