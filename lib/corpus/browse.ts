@@ -171,7 +171,9 @@ export async function getPaperDetail(db: Db, corpus: string, externalId: string)
       role: true,
       facetItems: { select: { id: true, facet: true, position: true, text: true }, orderBy: [{ facet: "asc" }, { position: "asc" }] },
       citing: { select: { cited: { select: summarySelect } } },
-      citedBy: { select: { citing: { select: summarySelect } } },
+      // Out-of-corpus query papers also cite corpus papers (the evaluation gold); they are
+      // not part of the corpus, so they are not listed as its citers.
+      citedBy: { where: { citing: { role: "corpus" } }, select: { citing: { select: summarySelect } } },
     },
   });
   if (!row) return null;

@@ -271,6 +271,26 @@ describe("skipped lines", () => {
   });
 });
 
+describe("skipInvalid", () => {
+  test("invalid paper lines and citations naming them are skipped with reasons instead of rejected", async () => {
+    const dir = corpusDir({
+      "papers.jsonl": lines(paperLine("a"), JSON.stringify({ id: null, title: "no id" }), "{oops", paperLine("b"), paperLine("a")),
+      "citations.tsv": lines("citing\tcited", "a\tb", "b\tzz"),
+    });
+    const corpus = await readCorpus(dir, { skipInvalid: true });
+    assert.deepEqual(corpus.papers.map((p) => p.externalId), ["a", "b"]);
+    assert.deepEqual(corpus.citations, [{ citing: "a", cited: "b" }]);
+    const where = corpus.skipped.map((s) => `${s.file}:${s.line}`);
+    assert.deepEqual(where, ["papers.jsonl:2", "papers.jsonl:3", "papers.jsonl:5", "citations.tsv:3"]);
+    assert.ok(corpus.skipped.every((s) => s.message.startsWith("skipped invalid line: ")));
+    assert.match(corpus.skipped[0].message, /"id"/);
+    assert.match(corpus.skipped[2].message, /duplicate id "a"/);
+    // Without the option the same input is rejected.
+    const err = await issuesOf(dir);
+    assert.ok(err.issues.length >= 4);
+  });
+});
+
 describe("formats", () => {
   test("gzip files, detected by magic bytes even without a .gz name", async () => {
     const gz = gzipSync(Buffer.from(threePapers));

@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, test } from "node:test";
+import { repoRoot } from "@/lib/db/config";
+
+// The CLI as a user runs it: a subprocess with its own DATABASE_URL.
+const dir = mkdtempSync(path.join(os.tmpdir(), "graft-cli-"));
+const env = { ...process.env, DATABASE_URL: `file:${path.join(dir, "cli.db")}`, CI: "1" };
+
+function graft(...args: string[]) {
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "lib/cli/main.ts"), ...args], {
+    cwd: repoRoot,
+    env,
+    encoding: "utf8",
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("graft CLI", { concurrency: false }, () => {
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("every command has --help", () => {
+    for (const cmd of [[], ["import"], ["db", "migrate"], ["corpus", "sample"], ["corpus", "stats"], ["papers", "search"]]) {
+      const r = graft(...cmd, "--help");
+      assert.equal(r.code, 0, `${cmd.join(" ")} --help`);
+      assert.match(r.stdout, /Usage: graft/);
+    }
+  });
+
+  test("migrate, import a small corpus as JSON, and browse it", () => {
+    assert.equal(graft("db", "migrate").code, 0);
+    const corpus = path.join(dir, "tiny");
+    const papers = [
+      { id: "A", title: "Attention pooling", year: 2019, facets: { problems: ["p"], methods: ["m"], results: ["r"], contributions: ["c"] } },
+      { id: "B", title: "Beam search revisited", year: 2020 },
+    ];
+    rmSync(corpus, { recursive: true, force: true });
+    mkdirSync(corpus);
+    writeFileSync(path.join(corpus, "papers.jsonl"), papers.map((p) => JSON.stringify(p)).join("\n"));
+    writeFileSync(path.join(corpus, "citations.tsv"), "citing\tcited\nB\tA\n");
+    const r = graft("import", corpus, "--corpus", "tiny", "--json");
+    assert.equal(r.code, 0, r.stderr);
+    const summary = JSON.parse(r.stdout);
+    assert.deepEqual(summary.papers, { created: 2, updated: 0, unchanged: 0 });
+    assert.equal(summary.citations.total, 1);
+    const found = JSON.parse(graft("papers", "search", "beam", "--corpus", "tiny", "--json").stdout);
+    assert.deepEqual(found.items.map((p: { externalId: string }) => p.externalId), ["B"]);
+    const shown = JSON.parse(graft("papers", "show", "A", "--corpus", "tiny", "--json").stdout);
+    assert.deepEqual(shown.facets.methods.map((i: { text: string }) => i.text), ["m"]);
+  });
+
+  test("bad input exits 2 with a line-numbered message and writes nothing", () => {
+    const bad = path.join(dir, "bad.jsonl");
+    writeFileSync(bad, `{"id": "X", "title": "ok"}\n{"id": "Y"}\n`);
+    const r = graft("import", bad, "--corpus", "bad");
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /bad\.jsonl:2: .*title/);
+    const list = JSON.parse(graft("corpus", "list", "--json").stdout) as { name: string }[];
+    assert.ok(!list.some((c) => c.name === "bad"));
+  });
+
+  test("bad flags exit 2 and name the flag", () => {
+    const r = graft("papers", "search", "--year-from", "abc", "--corpus", "tiny");
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--year-from/);
+    const unknown = graft("papers", "show", "NOPE", "--corpus", "tiny");
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /no paper "NOPE"/);
+    const noCorpus = graft("papers", "search", "--corpus", "missing");
+    assert.equal(noCorpus.code, 2);
+    assert.match(noCorpus.stderr, /no corpus named "missing"/);
+  });
+});

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite needs (Chromium for Playwright, PostgreSQL for
+# the server-store tests) when they are missing. Needs root for apt-get; otherwise it says
+# what to install. The app itself (scripts/demo.sh) needs neither.
+set -euo pipefail
+missing=()
+[ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+  echo "missing system packages: ${missing[*]} (Debian: sudo apt-get install -y --no-install-recommends ${missing[*]})" >&2
+  exit 1
+fi
+echo "installing ${missing[*]} with apt-get…" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

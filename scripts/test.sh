@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# `npm test`: type-check, lint, unit + integration tests on SQLite, the integration tests
+# again on PostgreSQL, a production build and the Playwright e2e tests in Debian's
+# Chromium. Every step runs even if an earlier one fails; the last line is the plain
+# "N passed, N failed" summary (tests counted from each runner, checks as one each).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export NEXT_TELEMETRY_DISABLED=1
+root=$(pwd)
+work=$(mktemp -d /tmp/graft-test.XXXXXX)
+passed=0 failed=0 failures=()
+pg_dir="$work/pg"
+
+cleanup() { [ -f "$pg_dir/postmaster.pid" ] && scripts/db/pg-stop.sh "$pg_dir" --rm; rm -rf "$work"; }
+trap cleanup EXIT
+
+count() { passed=$((passed + $1)); failed=$((failed + $2)); [ "$2" -gt 0 ] && failures+=("$3"); return 0; }
+check() { # a check that passes or fails as a whole
+  local name=$1; shift
+  echo "── $name"
+  if "$@"; then count 1 0 "$name"; else count 0 1 "$name"; fi
+}
+node_tests() { # runs node's test runner over files, counting its pass/fail totals
+  local name=$1; shift
+  echo "── $name"
+  local tap="$work/$(echo "$name" | tr -c 'a-z0-9' _).tap"
+  node --import tsx --test --test-concurrency=1 --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$tap" "$@"
+  local rc=$? p f
+  p=$(grep -E '^# pass ' "$tap" | awk '{s+=$3} END {print s+0}')
+  f=$(grep -E '^# fail ' "$tap" | awk '{s+=$3} END {print s+0}')
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  count "$p" "$f" "$name"
+}
+
+bash scripts/ensure-system-deps.sh || count 0 1 "system packages"
+
+check "type-check" npx tsc --noEmit -p .
+check "lint" npx eslint --max-warnings 0 .
+check "prisma/postgres/schema.prisma in sync" npx tsx scripts/db/sync-schemas.ts --check
+
+mapfile -t unit < <(find lib workers -name '*.test.ts' -not -path '*/generated/*' 2>/dev/null | sort)
+node_tests "unit + integration tests (SQLite)" "${unit[@]}"
+
+mapfile -t integration < <(grep -l "createTestDb" "${unit[@]}")
+if pg_url=$(scripts/db/pg-start.sh "$pg_dir" | tail -n1); then
+  GRAFT_TEST_PG_URL=$pg_url node_tests "integration tests (PostgreSQL)" "${integration[@]}"
+else
+  count 0 1 "PostgreSQL server start"
+fi
+
+# e2e: a fresh SQLite store with the demo corpus, a production build, Playwright.
+export DATABASE_URL="file:$work/e2e.db"
+if npx tsx lib/cli/main.ts db migrate && npx tsx lib/cli/main.ts import >/dev/null && npx next build >"$work/build.log" 2>&1; then
+  echo "── e2e (Playwright, Chromium)"
+  npx playwright test --reporter=list 2>&1 | tee "$work/e2e.log"
+  rc=${PIPESTATUS[0]}
+  p=$(grep -Eo '[0-9]+ passed' "$work/e2e.log" | tail -n1 | awk '{print $1+0}')
+  f=$(grep -Eo '[0-9]+ failed' "$work/e2e.log" | tail -n1 | awk '{print $1+0}')
+  p=${p:-0} f=${f:-0}
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  count "$p" "$f" "e2e"
+else
+  cat "$work/build.log" 2>/dev/null | tail -40
+  count 0 1 "e2e set-up (migrate, import, next build)"
+fi
+
+echo
+[ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
