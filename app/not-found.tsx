@@ -1,0 +1,17 @@
+import Link from "next/link";
+
+export default function NotFound() {
+  return (
+    <div className="mx-auto max-w-2xl px-4 py-20 text-center sm:px-6">
+      <p className="font-mono text-sm text-ink-faint">404</p>
+      <h1 className="mt-2 text-2xl font-semibold tracking-tight">Page not found</h1>
+      <p className="mt-3 text-[0.9375rem] text-ink-muted">There is nothing at this address.</p>
+      <Link
+        href="/"
+        className="mt-6 inline-flex h-9 items-center rounded-md border border-line-strong bg-surface px-4 text-sm font-medium shadow-xs hover:bg-canvas"
+      >
+        Go to the explorer
+      </Link>
+    </div>
+  );
+}

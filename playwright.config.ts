@@ -1,0 +1,60 @@
+import { defineConfig, devices } from "@playwright/test";
+
+// End-to-end tests against a production build (`npx next build` first) with Debian's Chromium:
+// `npx playwright install` cannot download browsers offline. Point DATABASE_URL at a database
+// that holds the demo corpus (acl-citegraph).
+
+const PORT = 3100;
+const BASE_URL = `http://127.0.0.1:${PORT}`;
+const CI = Boolean(process.env.CI);
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "e2e/.artifacts",
+  // One worker: the suite shares one server and one SQLite file, and CI machines have 2 cores.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: CI,
+  retries: CI ? 1 : 0,
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  reporter: CI ? [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]] : "list",
+  use: {
+    baseURL: BASE_URL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        viewport: { width: 1280, height: 900 },
+        launchOptions: {
+          executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+          args: [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-quic",
+            "--no-first-run",
+          ],
+        },
+      },
+    },
+  ],
+  webServer: {
+    command: `npx next start -H 127.0.0.1 -p ${PORT}`,
+    // The static home page: readiness must not depend on the database, so a missing corpus
+    // fails an assertion with a message instead of timing out here.
+    url: `${BASE_URL}/`,
+    reuseExistingServer: !CI,
+    timeout: 60_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { NEXT_TELEMETRY_DISABLED: "1" },
+  },
+});
