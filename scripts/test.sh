@@ -9,7 +9,8 @@ export NEXT_TELEMETRY_DISABLED=1
 root=$(pwd)
 work=$(mktemp -d /tmp/graft-test.XXXXXX)
 passed=0 failed=0 failures=()
-pg_dir="$work/pg"
+# Outside $work: mktemp makes $work private to us, and the server runs as the postgres user.
+pg_dir=$(mktemp -u /tmp/graft-pg.XXXXXX)
 
 cleanup() { [ -f "$pg_dir/postmaster.pid" ] && scripts/db/pg-stop.sh "$pg_dir" --rm; rm -rf "$work"; }
 trap cleanup EXIT
