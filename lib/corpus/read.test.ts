@@ -3,15 +3,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { readLines } from "./lines";
 import { parsePaperRecord } from "./paper-schema";
 import { CorpusFormatError, readCorpus, resolveCorpusFiles, type CorpusInput } from "./read";
 import { FACETS, type InputIssue } from "./types";
+import { sharedDataDir } from "./paths";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const dataDir = process.env.GRAFT_DATA_DIR ?? path.resolve(repoRoot, "../shared/data");
+const dataDir = sharedDataDir();
 
 let root = "";
 before(() => {

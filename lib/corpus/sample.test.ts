@@ -2,7 +2,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   citationPreservingSample,
   corpusStatistics,
@@ -11,11 +10,11 @@ import {
   type SampleResult,
 } from "./sample";
 import type { CitationRecord, PaperRecord } from "./types";
+import { sharedDataDir } from "./paths";
 
 type PaperYear = Pick<PaperRecord, "externalId" | "year">;
 
-const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-const dataDir = process.env.GRAFT_DATA_DIR ?? path.resolve(repoRoot, "../shared/data");
+const dataDir = sharedDataDir();
 
 /** Edges from "a-b c-d" shorthand (a cites b). */
 function edges(spec: string): CitationRecord[] {

@@ -6,14 +6,13 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { FACETS, type FacetLists } from "@/lib/corpus/types";
 import { buildDocIdIndex, docIdStatistics, docIdTokens, normalizeFacetItem } from "./docid";
 import { getLlama3Tokenizer } from "./tokenizer";
 import { buildFacetTries, loadTrie, serializeTrie, trieStatistics } from "./trie";
+import { sharedDataDir } from "@/lib/corpus/paths";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const dataDir = process.env.GRAFT_DATA_DIR ?? path.resolve(repoRoot, "../shared/data");
+const dataDir = sharedDataDir();
 const corpusFile = path.join(dataDir, "acl-citegraph", "papers.jsonl");
 
 function readCorpus(file: string): { externalId: string; facets: FacetLists }[] {

@@ -5,19 +5,18 @@
  *
  *   npx tsx scripts/stats/docids.ts [papers.jsonl]
  *
- * Default input: $GRAFT_DATA_DIR/acl-citegraph/papers.jsonl, GRAFT_DATA_DIR defaulting to
+ * Default input: $GRAFT_SHARED_DATA/acl-citegraph/papers.jsonl, GRAFT_SHARED_DATA defaulting to
  * ../shared/data beside the repository.
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { FACETS, type FacetLists } from "@/lib/corpus/types";
 import { buildDocIdIndex, docIdStatistics, normalizeFacetItem, type DocIdSource } from "@/lib/genret/docid";
 import { encodeDocIdTokens, getLlama3Tokenizer } from "@/lib/genret/tokenizer";
 import { buildFacetTrie, loadTrie, serializeTrie, trieStatistics } from "@/lib/genret/trie";
+import { sharedDataDir } from "@/lib/corpus/paths";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const dataDir = process.env.GRAFT_DATA_DIR ?? path.resolve(repoRoot, "../shared/data");
+const dataDir = sharedDataDir();
 const corpusFile = process.argv[2] ?? path.join(dataDir, "acl-citegraph", "papers.jsonl");
 
 function readPapers(file: string): DocIdSource[] {
