@@ -5,6 +5,7 @@ import { Command, CommanderError } from "commander";
 import { CorpusFormatError } from "@/lib/corpus/read";
 import { NotFoundError } from "@/lib/corpus/browse";
 import { disconnectDb } from "@/lib/db/client";
+import { registerBuild } from "./commands/build";
 import { registerCorpus } from "./commands/corpus";
 import { registerDb } from "./commands/db";
 import { registerImport } from "./commands/import";
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerImport(program);
   registerCorpus(program);
   registerPapers(program);
+  registerBuild(program);
   return program;
 }
 

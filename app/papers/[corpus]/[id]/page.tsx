@@ -5,9 +5,11 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import { FacetChip, FacetList, FACETS } from "@/components/facets";
 import { plural } from "@/components/format";
+import { GraphNeighbours } from "@/components/graph-neighbours";
 import { PaperLinks } from "@/components/paper-links";
 import { corpusName, DEFAULT_CORPUS, getPaperDetail, NotFoundError, type PaperDetail } from "@/lib/corpus/browse";
 import { getDb } from "@/lib/db/client";
+import { paperNeighbours } from "@/lib/graph/neighbours";
 import { resolveSegment } from "@/lib/http/segments";
 
 export const dynamic = "force-dynamic";
@@ -42,6 +44,7 @@ export default async function PaperPage({ params }: { params: Params }) {
 
   const exploreHref = paper.corpus === DEFAULT_CORPUS ? "/" : `/?corpus=${encodeURIComponent(paper.corpus)}`;
   const facetTotal = FACETS.reduce((n, f) => n + paper.facets[f].length, 0);
+  const neighbours = paper.role === "corpus" ? await paperNeighbours(getDb(), paper.id) : null;
 
   return (
     <article>
@@ -113,6 +116,8 @@ export default async function PaperPage({ params }: { params: Params }) {
             <FacetList facets={paper.facets} />
           </div>
         </section>
+
+        {neighbours && <GraphNeighbours corpus={paper.corpus} neighbours={neighbours} />}
 
         <section aria-label="Citations" className="grid items-start gap-6 lg:grid-cols-2">
           <PaperLinks

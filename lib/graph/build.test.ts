@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { importCorpus } from "@/lib/corpus/import";
+import type { PaperRecord } from "@/lib/corpus/types";
+import { createTestDb, testProvider, type TestDb } from "@/lib/db/testing";
+import { buildGraphStage } from "./build";
+import { neighboursOf, readPaperGraph } from "./csr";
+import { paperNeighbours } from "./neighbours";
+
+// The graph stage end to end on a small corpus with the real offline embedder (USE-lite):
+// artefacts + manifest in a build directory, edges in the store, neighbours for the paper page.
+
+const topics = [
+  ["neural machine translation quality", "attention-based encoder-decoder for translation", "BLEU improves by two points", "a stronger translation model"],
+  ["low-resource machine translation", "back-translation of monolingual data", "gains on low-resource language pairs", "a data augmentation recipe for translation"],
+  ["named entity recognition in tweets", "a CRF tagger with word clusters", "F1 improves on noisy social media text", "an entity tagger for tweets"],
+  ["named entity recognition in clinical notes", "a BiLSTM-CRF sequence tagger", "state-of-the-art F1 on biomedical NER", "a biomedical entity recogniser"],
+  ["sentiment analysis of product reviews", "aspect-level attention over reviews", "accuracy gains on review sentiment", "an aspect sentiment model"],
+  ["opinion mining in customer reviews", "lexicon features for polarity", "better polarity classification", "a sentiment lexicon"],
+];
+
+const papers: PaperRecord[] = topics.map(([p, m, r, c], i) => ({
+  externalId: `P${i}`,
+  title: `Paper ${i}`,
+  abstract: `${p}. ${m}.`,
+  fullText: null,
+  year: 2018 + (i % 3),
+  venue: "ACL",
+  authors: [],
+  split: "train",
+  facets: { problems: [p], methods: [m], results: [r], contributions: [c] },
+}));
+
+describe(`graph build stage (${testProvider})`, { concurrency: false }, () => {
+  let t: TestDb;
+  let root: string;
+  const saved = process.env.GRAFT_DATA_ROOT;
+  before(async () => {
+    t = await createTestDb();
+    root = mkdtempSync(path.join(os.tmpdir(), "graft-build-"));
+    process.env.GRAFT_DATA_ROOT = root;
+    await importCorpus(
+      t.db,
+      { files: { papers: "x", citations: "y", queries: null, queryGold: null }, papers, citations: [{ citing: "P0", cited: "P5" }, { citing: "P1", cited: "P5" }, { citing: "P2", cited: "P4" }, { citing: "P3", cited: "P4" }], queries: [], queryGold: [], skipped: [] },
+      { corpus: "mini" },
+    );
+  });
+  after(async () => {
+    process.env.GRAFT_DATA_ROOT = saved;
+    await t.cleanup();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test("builds edges, CSR and manifest; a second build reuses the vector cache", async () => {
+    const report = await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });
+    assert.equal(report.papers, 6);
+    assert.equal(report.items, 24);
+    assert.equal(report.newlyEmbedded, 24);
+    const manifest = JSON.parse(readFileSync(path.join(report.dir, "manifest.json"), "utf8"));
+    assert.equal(manifest.stage, "graph");
+    assert.deepEqual(manifest.files.map((f: { name: string }) => f.name).sort(), ["graph.csr", "papers.json"]);
+    const graph = readPaperGraph(path.join(report.dir, "graph.csr"));
+    assert.equal(graph.numPapers, 6);
+    assert.equal(graph.k, 2);
+    // Each paper's best problems neighbour is its topical twin (0<->1, 2<->3, 4<->5).
+    const twin = (i: number) => i ^ 1;
+    for (let i = 0; i < 6; i++) assert.equal(neighboursOf(graph.facets.problems!, i).targets[0], twin(i), `paper ${i}`);
+    // P0 and P1 both cite P5 (bibliographic coupling): their edge carries a citation score.
+    const row = neighboursOf(graph.facets.methods!, 1);
+    const at = Array.from(row.targets).indexOf(0);
+    assert.ok(at >= 0 && row.citationScores[at] > 0);
+    assert.ok(Math.abs(row.weights[at] - (0.75 * row.facetScores[at] + 0.25 * row.citationScores[at])) < 1e-5);
+
+    assert.equal(await t.db.edge.count({ where: { buildId: report.build } }), 6 * 4 * 2);
+    const build = await t.db.build.findUniqueOrThrow({ where: { id: report.build } });
+    assert.equal(build.status, "complete");
+    assert.equal(report.coverage.find((c) => c.k === 20)?.share, 1);
+
+    const p0 = await t.db.paper.findFirstOrThrow({ where: { externalId: "P0" } });
+    const n = await paperNeighbours(t.db, p0.id);
+    assert.ok(n);
+    assert.equal(n.facets.problems[0].externalId, "P1");
+    assert.equal(n.facets.problems[0].rank, 1);
+
+    const again = await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });
+    assert.equal(again.newlyEmbedded, 0, "all vectors come from the cache");
+    assert.ok(again.build > report.build);
+    assert.ok(existsSync(path.join(again.dir, "manifest.json")));
+    const n2 = await paperNeighbours(t.db, p0.id);
+    assert.equal(n2?.build, again.build, "the newest complete build is served");
+  });
+
+  test("an unknown corpus is a clear error and leaves no build behind", async () => {
+    const before = await t.db.build.count();
+    await assert.rejects(buildGraphStage(t.db, { corpus: "nope" }), /no corpus named "nope"/);
+    assert.equal(await t.db.build.count(), before);
+  });
+});

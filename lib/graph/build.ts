@@ -1,0 +1,209 @@
+import os from "node:os";
+import path from "node:path";
+import { completeBuild, failBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds/build-dir";
+import { FACETS, type Facet } from "@/lib/corpus/types";
+import type { Db } from "@/lib/db/client";
+import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
+import { ParallelEmbedder } from "@/lib/embed/parallel";
+import { createEmbedder, embedderSpecFromEnv } from "@/lib/embed/registry";
+import type { Embedder } from "@/lib/embed/types";
+import { citationRows } from "./citation-score";
+import { coverage, type CoverageAtK } from "./coverage";
+import { pruneCsr, writePaperGraph, type FacetCsr, type PaperGraph } from "./csr";
+import { DEFAULT_EDGE_WEIGHT } from "./edge-weight";
+import type { PackedFacetItems } from "./maxsim";
+import { buildPaperGraph, type FacetBuildReport } from "./topk";
+
+// The graph stage of `graft build`: corpus papers and facet items from the store → item
+// embeddings (cached per corpus and embedder) → exact top-K edges per facet → CSR file +
+// manifest in a versioned build directory, and the edges into the store for browsing.
+
+export interface GraphStageOptions {
+  corpus: string;
+  /** Embedder spec ("use-lite" | "minilm[:model]"); default GRAFT_EMBEDDER or use-lite. */
+  embedder?: string;
+  k?: number;
+  alpha?: number;
+  beta?: number;
+  /** Embedding worker processes (default: one per core, at most 2). */
+  workers?: number;
+  onProgress?: (phase: "embed" | "graph" | "store", done: number, total: number, detail?: string) => void;
+}
+
+export interface GraphStageReport {
+  build: number;
+  dir: string;
+  papers: number;
+  items: number;
+  embedder: string;
+  embedSeconds: number;
+  newlyEmbedded: number;
+  graphSeconds: number;
+  storeSeconds: number;
+  gflops: number;
+  facets: { facet: Facet; items: number; edges: number; kernelSeconds: number }[];
+  coverage: CoverageAtK[];
+}
+
+/** Coverage is reported at these K, so lists are built to the largest before pruning to k. */
+const COVERAGE_KS = [10, 20, 50];
+
+export async function buildGraphStage(db: Db, options: GraphStageOptions): Promise<GraphStageReport> {
+  const k = options.k ?? 20;
+  const alpha = options.alpha ?? DEFAULT_EDGE_WEIGHT.alpha;
+  const beta = options.beta ?? DEFAULT_EDGE_WEIGHT.beta;
+  const progress = options.onProgress ?? (() => {});
+  const corpus = await db.corpus.findUnique({ where: { name: options.corpus } });
+  if (!corpus) throw new Error(`no corpus named "${options.corpus}" (import it first)`);
+
+  // Papers in id order: their position is the node index in every artefact.
+  const papers = await db.paper.findMany({
+    where: { corpusId: corpus.id, role: "corpus" },
+    select: { id: true, externalId: true },
+    orderBy: { id: "asc" },
+  });
+  if (papers.length < 2) throw new Error(`corpus "${options.corpus}" has ${papers.length} paper(s); the graph needs at least 2`);
+  const index = new Map(papers.map((p, i) => [p.id, i]));
+  // Items in a separate query: a nested include would bind one parameter per paper.
+  const items = await db.facetItem.findMany({
+    where: { paper: { corpusId: corpus.id, role: "corpus" } },
+    select: { paperId: true, facet: true, text: true },
+    orderBy: [{ paperId: "asc" }, { position: "asc" }],
+  });
+  if (items.length === 0) throw new Error(`no paper of "${options.corpus}" has facets yet: run \`graft extract\` first`);
+
+  const texts: string[] = [];
+  const itemRows = Object.fromEntries(FACETS.map((f) => [f, papers.map(() => [] as number[])])) as Record<Facet, number[][]>;
+  for (const item of items) {
+    if (!(FACETS as readonly string[]).includes(item.facet)) continue;
+    itemRows[item.facet as Facet][index.get(item.paperId) as number].push(texts.length);
+    texts.push(item.text);
+  }
+
+  const spec = options.embedder ?? embedderSpecFromEnv();
+  const params = { stage: "graph", embedder: spec, k, alpha, beta, coverageKs: COVERAGE_KS };
+  const build = await startBuild(db, options.corpus, params);
+  try {
+    // ── embeddings (only texts missing from the cache are embedded) ──
+    const t0 = performance.now();
+    const probe = await createEmbedder(spec);
+    const embedderId = probe.id;
+    const dim = probe.dim;
+    await probe.close?.();
+    let newlyEmbedded = 0;
+    let pool: ParallelEmbedder | null = null;
+    const lazy: Embedder = {
+      id: embedderId,
+      dim,
+      embed: async (batch) => {
+        newlyEmbedded += batch.length;
+        const workers = options.workers ?? Math.min(2, os.availableParallelism());
+        pool ??= await ParallelEmbedder.create(spec, { workers });
+        return pool.embed(batch);
+      },
+    };
+    let vectors: Float32Array[];
+    try {
+      vectors = await embedWithCache(lazy, texts, {
+        dir: cacheDirFor(options.corpus, embedderId),
+        onProgress: (d, t) => progress("embed", d, t),
+      });
+    } finally {
+      await (pool as ParallelEmbedder | null)?.close?.();
+    }
+    const embedSeconds = (performance.now() - t0) / 1000;
+
+    // ── the typed graph ──
+    const t1 = performance.now();
+    const packed: Partial<Record<Facet, PackedFacetItems>> = {};
+    for (const f of FACETS) {
+      const rows = itemRows[f];
+      const offsets = new Int32Array(rows.length + 1);
+      rows.forEach((r, i) => (offsets[i + 1] = offsets[i] + r.length));
+      const data = new Float32Array(offsets[rows.length] * dim);
+      let at = 0;
+      for (const r of rows) for (const t of r) data.set(vectors[t], at++ * dim);
+      packed[f] = { dim, offsets, data };
+    }
+    const refs: number[][] = papers.map(() => []);
+    for (const c of await db.citation.findMany({ where: { corpusId: corpus.id }, select: { citingId: true, citedId: true } })) {
+      const a = index.get(c.citingId);
+      const b = index.get(c.citedId);
+      if (a !== undefined && b !== undefined) refs[a].push(b);
+    }
+    const buildK = Math.max(k, ...COVERAGE_KS);
+    const { graph: wide, facets: reports } = await buildPaperGraph(packed, citationRows(refs), {
+      k: buildK,
+      alpha,
+      beta,
+      onProgress: (facet, d, t) => progress("graph", d, t, facet),
+    });
+    const cov = coverage(wide.facets, COVERAGE_KS, buildK);
+    const pruned: Partial<Record<Facet, FacetCsr>> = {};
+    for (const f of FACETS) if (wide.facets[f]) pruned[f] = pruneCsr(wide.facets[f] as FacetCsr, k);
+    const graph: PaperGraph = { numPapers: papers.length, k, facets: pruned };
+    const graphSeconds = (performance.now() - t1) / 1000;
+
+    writePaperGraph(path.join(build.dir, "graph.csr"), graph);
+    recordArtefact(build, "graph", "graph.csr", "graph.csr", { format: "GRAFTCSR v1", k, numPapers: papers.length });
+    writeArtefact(build, "graph", "papers.json", "papers.json", JSON.stringify({ externalIds: papers.map((p) => p.externalId), dbIds: papers.map((p) => p.id) }), {
+      note: "node index -> paper",
+    });
+
+    // ── edges into the store, for browsing ──
+    const t2 = performance.now();
+    const edges: { buildId: number; facet: string; sourceId: number; targetId: number; rank: number; weight: number; facetScore: number; citationScore: number }[] = [];
+    for (const f of FACETS) {
+      const csr = pruned[f];
+      if (!csr) continue;
+      for (let s = 0; s < csr.numPapers; s++)
+        for (let e = csr.offsets[s], r = 1; e < csr.offsets[s + 1]; e++, r++)
+          edges.push({
+            buildId: build.id,
+            facet: f,
+            sourceId: papers[s].id,
+            targetId: papers[csr.targets[e]].id,
+            rank: r,
+            weight: csr.weights[e],
+            facetScore: csr.facetScores[e],
+            citationScore: csr.citationScores[e],
+          });
+    }
+    const BATCH = 5000;
+    for (let i = 0; i < edges.length; i += BATCH) {
+      await db.edge.createMany({ data: edges.slice(i, i + BATCH) });
+      progress("store", Math.min(edges.length, i + BATCH), edges.length);
+    }
+    const storeSeconds = (performance.now() - t2) / 1000;
+
+    const flops = reports.reduce((s, r: FacetBuildReport) => s + r.kernel.flops, 0) / 1e9;
+    const kernelSeconds = reports.reduce((s, r) => s + r.kernel.seconds, 0);
+    const report: GraphStageReport = {
+      build: build.id,
+      dir: build.dir,
+      papers: papers.length,
+      items: texts.length,
+      embedder: embedderId,
+      embedSeconds,
+      newlyEmbedded,
+      graphSeconds,
+      storeSeconds,
+      gflops: kernelSeconds > 0 ? flops / kernelSeconds : 0,
+      facets: reports.map((r) => ({ facet: r.facet, items: r.items, edges: pruned[r.facet] ? (pruned[r.facet] as FacetCsr).targets.length : 0, kernelSeconds: r.kernel.seconds })),
+      coverage: cov,
+    };
+    await completeBuild(db, build, {
+      stage: "graph",
+      parameters: params,
+      embedder: { id: embedderId, dim },
+      candidateGeneration: "exact all-pairs (blocked onnxruntime Gemm + TopK)",
+      timings: { embedSeconds, graphSeconds, storeSeconds },
+      statistics: { papers: report.papers, items: report.items, facets: report.facets, coverage: cov, gflops: report.gflops },
+      codeVersion: process.env.GRAFT_CODE_VERSION ?? "",
+    });
+    return report;
+  } catch (err) {
+    await failBuild(db, build, err);
+    throw err;
+  }
+}
