@@ -1,4 +1,5 @@
-import type { Db } from "@/lib/db/client";
+import { bulkInsert } from "@/lib/db/bulk";
+import { type Db, dbProvider } from "@/lib/db/client";
 import type { CorpusInput } from "./read";
 import { FACETS, type FacetLists, type InputIssue, type PaperRecord } from "./types";
 
@@ -127,6 +128,7 @@ export async function importCorpus(db: Db, input: CorpusInput, options: ImportOp
     ...input.queries.map((record) => ({ record, role: "query" as const })),
   ];
 
+  const provider = dbProvider(db);
   const summary = await db.$transaction(
     async (tx) => {
       const corpus = await tx.corpus.upsert({
@@ -202,8 +204,9 @@ export async function importCorpus(db: Db, input: CorpusInput, options: ImportOp
       for (const part of chunks(rewrite, batch))
         deletedItems += (await tx.facetItem.deleteMany({ where: { paperId: { in: part } } })).count;
       let writtenItems = 0;
-      for (const part of chunks(newItems, batch * 4)) {
-        writtenItems += (await tx.facetItem.createMany({ data: part })).count;
+      for (const part of chunks(newItems, batch * 10)) {
+        const rows = part.map((i) => [i.paperId, i.facet, i.position, i.text, i.source]);
+        writtenItems += await bulkInsert(tx, provider, "FacetItem", ["paperId", "facet", "position", "text", "source"], rows);
         progress({ phase: "facets", done: writtenItems, total: newItems.length });
       }
 
@@ -228,8 +231,12 @@ export async function importCorpus(db: Db, input: CorpusInput, options: ImportOp
         for (const part of chunks(drop, batch))
           deleted += (await tx.citation.deleteMany({ where: { OR: part.map(pair) } })).count;
         let created = 0;
-        for (const part of chunks(add, batch * 4)) {
-          created += (await tx.citation.createMany({ data: part.map((k) => ({ corpusId: corpus.id, ...pair(k) })) })).count;
+        for (const part of chunks(add, batch * 10)) {
+          const rows = part.map((k) => {
+            const p = pair(k);
+            return [corpus.id, p.citingId, p.citedId];
+          });
+          created += await bulkInsert(tx, provider, "Citation", ["corpusId", "citingId", "citedId"], rows);
           progress({ phase: "citations", done: created, total: add.length });
         }
         return { created, deleted, total: want.size };

@@ -1,7 +1,7 @@
 import { PrismaClient } from "@/lib/generated/sqlite/client";
 import { PrismaClient as PgPrismaClient } from "@/lib/generated/postgres/client";
 import { adapterFactory } from "./adapter";
-import { type DbConfig, dbConfig } from "./config";
+import { type DbConfig, type DbProvider, dbConfig } from "./config";
 
 /**
  * Both generated clients expose the same model API (they come from one schema); the
@@ -9,10 +9,20 @@ import { type DbConfig, dbConfig } from "./config";
  */
 export type Db = PrismaClient;
 
+const providers = new WeakMap<object, DbProvider>();
+
 export function createDb(config: DbConfig = dbConfig()): Db {
   const adapter = adapterFactory(config);
-  if (config.provider === "sqlite") return new PrismaClient({ adapter });
-  return new PgPrismaClient({ adapter }) as unknown as Db;
+  const db = config.provider === "sqlite" ? new PrismaClient({ adapter }) : (new PgPrismaClient({ adapter }) as unknown as Db);
+  providers.set(db, config.provider);
+  return db;
+}
+
+/** Which provider a client talks to (for the few provider-specific SQL paths, e.g. bulk inserts). */
+export function dbProvider(db: Db): DbProvider {
+  const p = providers.get(db);
+  if (!p) throw new Error("dbProvider: this client was not made by createDb()");
+  return p;
 }
 
 // One client per process: Next's dev server re-evaluates modules on every change, and

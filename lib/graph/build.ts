@@ -2,7 +2,8 @@ import os from "node:os";
 import path from "node:path";
 import { completeBuild, failBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds/build-dir";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import { bulkInsert } from "@/lib/db/bulk";
+import { type Db, dbProvider } from "@/lib/db/client";
 import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
 import { ParallelEmbedder } from "@/lib/embed/parallel";
 import { createEmbedder, embedderSpecFromEnv } from "@/lib/embed/registry";
@@ -152,28 +153,26 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
 
     // ── edges into the store, for browsing ──
     const t2 = performance.now();
-    const edges: { buildId: number; facet: string; sourceId: number; targetId: number; rank: number; weight: number; facetScore: number; citationScore: number }[] = [];
+    const edges: (string | number)[][] = [];
     for (const f of FACETS) {
       const csr = pruned[f];
       if (!csr) continue;
       for (let s = 0; s < csr.numPapers; s++)
         for (let e = csr.offsets[s], r = 1; e < csr.offsets[s + 1]; e++, r++)
-          edges.push({
-            buildId: build.id,
-            facet: f,
-            sourceId: papers[s].id,
-            targetId: papers[csr.targets[e]].id,
-            rank: r,
-            weight: csr.weights[e],
-            facetScore: csr.facetScores[e],
-            citationScore: csr.citationScores[e],
-          });
+          edges.push([build.id, f, papers[s].id, papers[csr.targets[e]].id, r, csr.weights[e], csr.facetScores[e], csr.citationScores[e]]);
     }
-    const BATCH = 5000;
-    for (let i = 0; i < edges.length; i += BATCH) {
-      await db.edge.createMany({ data: edges.slice(i, i + BATCH) });
-      progress("store", Math.min(edges.length, i + BATCH), edges.length);
-    }
+    const columns = ["buildId", "facet", "sourceId", "targetId", "rank", "weight", "facetScore", "citationScore"];
+    const provider = dbProvider(db);
+    const STEP = 20_000;
+    await db.$transaction(
+      async (tx) => {
+        for (let i = 0; i < edges.length; i += STEP) {
+          await bulkInsert(tx, provider, "Edge", columns, edges.slice(i, i + STEP));
+          progress("store", Math.min(edges.length, i + STEP), edges.length);
+        }
+      },
+      { timeout: 30 * 60 * 1000, maxWait: 60_000 },
+    );
     const storeSeconds = (performance.now() - t2) / 1000;
 
     const flops = reports.reduce((s, r: FacetBuildReport) => s + r.kernel.flops, 0) / 1e9;
