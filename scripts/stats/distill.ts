@@ -6,10 +6,11 @@
  *
  *   npx tsx scripts/stats/distill.ts [buildDir] [papers.jsonl] [--seed N] [--out DIR]
  *
- * Defaults: /tmp/graft-data/acl-citegraph/build-1 (graph.csr + papers.json) and
+ * Defaults: the newest build with a graph.csr under $GRAFT_DATA_ROOT/acl-citegraph (made by
+ * `graft build --stage graph`) and
  * $GRAFT_SHARED_DATA/acl-citegraph/papers.jsonl. --out writes each variant's examples file.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { sharedDataDir } from "@/lib/corpus/paths";
 import { FACETS, type FacetLists, type Split } from "@/lib/corpus/types";
@@ -23,6 +24,7 @@ import {
   type DistillVariant,
 } from "@/lib/genret/distill";
 import { buildDocIdIndex } from "@/lib/genret/docid";
+import { dataRoot } from "@/lib/db/config";
 import { readPaperGraph } from "@/lib/graph/csr";
 
 const args = process.argv.slice(2);
@@ -35,7 +37,17 @@ const flag = (name: string): string | undefined => {
 };
 const seed = Number(flag("--seed") ?? 0);
 const outDir = flag("--out");
-const buildDir = args[0] ?? "/tmp/graft-data/acl-citegraph/build-1";
+function newestGraphBuild(): string {
+  const dir = path.join(dataRoot(), "acl-citegraph");
+  const builds = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((d) => /^build-\d+$/.test(d) && existsSync(path.join(dir, d, "graph.csr")))
+        .sort((a, b) => Number(b.slice(6)) - Number(a.slice(6)))
+    : [];
+  if (builds.length === 0) throw new Error(`no graph build under ${dir}: run \`npm run graft -- build --stage graph\` first`);
+  return path.join(dir, builds[0]);
+}
+const buildDir = args[0] ?? newestGraphBuild();
 const corpusFile = args[1] ?? path.join(sharedDataDir(), "acl-citegraph", "papers.jsonl");
 
 const fmt = (x: number, digits = 0): string =>
