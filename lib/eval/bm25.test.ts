@@ -1,0 +1,72 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { seededRandom } from "./metrics";
+import { Bm25Index, tokenize } from "./bm25";
+
+const close = (a: number, b: number): void => assert.ok(Math.abs(a - b) < 1e-12, `${a} ≉ ${b}`);
+
+test("tokenize: lowercase alphanumeric runs, optional stopwords", () => {
+  assert.deepEqual(tokenize("The Graph-RRF, v2 fusion!"), ["the", "graph", "rrf", "v2", "fusion"]);
+  assert.deepEqual(tokenize("The Graph-RRF, v2 fusion!", { stopwords: true }), ["graph", "rrf", "v2", "fusion"]);
+  assert.deepEqual(tokenize("Café naïve", { stopwords: new Set(["café"]) }), ["naïve"]);
+  assert.deepEqual(tokenize("a bc d", { minLength: 2 }), ["bc"]);
+});
+
+// N = 3, lengths 3, 2, 4 → avgdl = 3.
+const docs = [
+  ["graph", "neural", "retrieval"],
+  ["graph", "fusion"],
+  ["neural", "neural", "ranking", "model"],
+];
+// rank-bm25 idf: df = 1 → ln(2.5/1.5) = ln(5/3) ≈ 0.5108; df = 2 (graph, neural) → ln(1.5/2.5) < 0,
+// floored to ε·mean idf = 0.25 · (4·ln(5/3) − 2·ln(5/3)) / 6 = ln(5/3)/12 ≈ 0.04257.
+const L = Math.log(5 / 3);
+// Norms k1·(1 − b + b·|D|/avgdl), k1 = 1.5, b = 0.75: d0 1.5·(.25 + .75) = 1.5, d1 1.125, d2 1.875.
+
+test("BM25 (rank-bm25 Okapi defaults) matches the hand computation", () => {
+  const index = new Bm25Index(docs);
+  assert.equal(index.avgdl, 3);
+  close(index.idf("ranking"), L);
+  close(index.idf("graph"), L / 12);
+  // [neural, ranking]:
+  //   d0: neural tf 1 → (L/12)·1·2.5/(1 + 1.5) = L/12 ≈ 0.04257
+  //   d2: neural tf 2 → (L/12)·2·2.5/(2 + 1.875); ranking tf 1 → L·2.5/(1 + 1.875); sum ≈ 0.49913
+  //   d1 has neither term and is not returned.
+  const hits = index.search(["neural", "ranking"], 10);
+  assert.deepEqual(hits.map((h) => h.doc), [2, 0]);
+  close(hits[0].score, ((L / 12) * 5) / 3.875 + (L * 2.5) / 2.875);
+  close(hits[1].score, L / 12);
+  // [graph, fusion]: d1 = (L/12 + L)·2.5/(1 + 1.125) ≈ 0.65105; d0 = L/12.
+  const g = index.search(["graph", "fusion"], 1);
+  assert.deepEqual(g.map((h) => h.doc), [1]);
+  close(g[0].score, ((L / 12 + L) * 2.5) / 2.125);
+  const all = index.scores(["graph", "fusion"]);
+  close(all[0], L / 12);
+  assert.equal(all[2], 0);
+  assert.deepEqual(index.search(["graph", "fusion"], 5, { exclude: 1 }).map((h) => h.doc), [0]);
+  assert.deepEqual(index.search(["unknown"], 5), []);
+});
+
+test("BM25 lucene idf and custom k1/b", () => {
+  // df = 2 → ln(1 + 1.5/2.5) = ln 1.6; k1 = 1.2, b = 0 → norm 1.2 everywhere.
+  const index = new Bm25Index(docs, { idf: "lucene", k1: 1.2, b: 0 });
+  close(index.idf("graph"), Math.log(1.6));
+  close(index.scores(["neural"])[2], (Math.log(1.6) * 2 * 2.2) / (2 + 1.2));
+});
+
+test("BM25 fromTexts tokenises documents and queries alike", () => {
+  const { index, tokenize: tok } = Bm25Index.fromTexts(["Graph neural retrieval", "Graph fusion!", "Neural, neural ranking model"]);
+  assert.deepEqual(index.search(tok("NEURAL ranking"), 2).map((h) => h.doc), [2, 0]);
+});
+
+test("BM25 is fast enough: 3k documents × 1k queries", () => {
+  const random = seededRandom(3);
+  // Zipf-like vocabulary so common words have long postings, as in real text.
+  const word = (): string => `w${Math.floor(Math.exp(random() * Math.log(20000)))}`;
+  const corpus = Array.from({ length: 3000 }, () => Array.from({ length: 150 }, word));
+  const t0 = performance.now();
+  const index = new Bm25Index(corpus);
+  for (let q = 0; q < 1000; q++) index.search(Array.from({ length: 40 }, word), 50);
+  const ms = performance.now() - t0;
+  assert.ok(ms < 8000, `took ${ms.toFixed(0)} ms`);
+});

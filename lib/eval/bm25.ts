@@ -1,0 +1,197 @@
+/**
+ * Okapi BM25, the paper's lexical baseline ("BM25 over title and facets"). The paper lists
+ * rank-bm25 0.2.2 among its packages, so the defaults reproduce its BM25Okapi:
+ *   score(D, Q) = Σ_{t ∈ Q} idf(t) · tf(t,D)·(k1+1) / (tf(t,D) + k1·(1 − b + b·|D|/avgdl)),
+ *   idf(t) = ln((N − n_t + 0.5) / (n_t + 0.5)), with a negative idf (term in over half the
+ *   documents) replaced by ε·mean(idf), k1 = 1.5, b = 0.75, ε = 0.25.
+ * A repeated query token counts once per occurrence, as there. idf: "lucene" gives the
+ * non-negative ln(1 + (N − n + 0.5)/(n + 0.5)) instead.
+ *
+ * The index is an inverted file in CSR form (postings of doc ids and term frequencies in typed
+ * arrays), and per-document length norms are precomputed, so a query touches only its postings.
+ */
+
+/** A small English stopword list (function words only), for the optional filter. */
+export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    "a an and are as at be been being but by can could did do does for from had has have how if in into is it its " +
+    "itself may might more most no nor not of on or our should so such than that the their them then there these " +
+    "they this those through to too under up very was we were what when where which while who whom why will with " +
+    "would you your"
+  ).split(" "),
+);
+
+export interface TokenizeOptions {
+  /** true: ENGLISH_STOPWORDS; or a custom set; default none. */
+  stopwords?: boolean | ReadonlySet<string>;
+  /** Tokens shorter than this are dropped; default 1. */
+  minLength?: number;
+}
+
+const TOKEN = /[\p{L}\p{N}]+/gu;
+
+/** Lowercased runs of letters and digits (Unicode-aware), optionally without stopwords. */
+export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
+  const stop = options.stopwords === true ? ENGLISH_STOPWORDS : options.stopwords || undefined;
+  const minLength = options.minLength ?? 1;
+  const out: string[] = [];
+  for (const m of text.toLowerCase().matchAll(TOKEN)) {
+    const t = m[0];
+    if (t.length < minLength || stop?.has(t)) continue;
+    out.push(t);
+  }
+  return out;
+}
+
+export interface Bm25Options {
+  k1?: number;
+  b?: number;
+  /** Floor factor for negative idf (rank-bm25's epsilon); default 0.25. */
+  epsilon?: number;
+  idf?: "rank-bm25" | "lucene";
+}
+
+export interface Bm25Hit {
+  doc: number;
+  score: number;
+}
+
+export interface SearchOptions {
+  /** A document never to return (e.g. the query paper itself). */
+  exclude?: number;
+}
+
+export class Bm25Index {
+  readonly numDocs: number;
+  readonly avgdl: number;
+  readonly k1: number;
+  readonly b: number;
+  private readonly vocab: Map<string, number>;
+  /** Postings of term t are [offsets[t], offsets[t+1]). */
+  private readonly offsets: Int32Array;
+  private readonly postingDocs: Int32Array;
+  private readonly postingTf: Float64Array;
+  private readonly idfs: Float64Array;
+  /** k1·(1 − b + b·|D|/avgdl) per document. */
+  private readonly norms: Float64Array;
+  private readonly acc: Float64Array;
+  private readonly stamp: Int32Array;
+  private epoch = 0;
+
+  /** `docs` are token lists (see `tokenize`); use `Bm25Index.fromTexts` for raw text. */
+  constructor(docs: readonly (readonly string[])[], options: Bm25Options = {}) {
+    this.k1 = options.k1 ?? 1.5;
+    this.b = options.b ?? 0.75;
+    const epsilon = options.epsilon ?? 0.25;
+    const n = docs.length;
+    this.numDocs = n;
+    this.vocab = new Map();
+
+    // Pass 1: per-document term counts, document frequencies.
+    const docTerms: Map<number, number>[] = [];
+    const df: number[] = [];
+    let totalLen = 0;
+    const lengths = new Float64Array(n);
+    for (let d = 0; d < n; d++) {
+      const counts = new Map<number, number>();
+      for (const tok of docs[d]) {
+        let id = this.vocab.get(tok);
+        if (id === undefined) {
+          id = this.vocab.size;
+          this.vocab.set(tok, id);
+          df.push(0);
+        }
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+      for (const id of counts.keys()) df[id]++;
+      docTerms.push(counts);
+      lengths[d] = docs[d].length;
+      totalLen += docs[d].length;
+    }
+    this.avgdl = n === 0 ? 0 : totalLen / n;
+
+    // Pass 2: postings in CSR form, doc ids ascending within a term.
+    const v = this.vocab.size;
+    this.offsets = new Int32Array(v + 1);
+    for (let t = 0; t < v; t++) this.offsets[t + 1] = this.offsets[t] + df[t];
+    this.postingDocs = new Int32Array(this.offsets[v]);
+    this.postingTf = new Float64Array(this.offsets[v]);
+    const fill = this.offsets.slice(0, v);
+    for (let d = 0; d < n; d++) {
+      for (const [t, tf] of docTerms[d]) {
+        const at = fill[t]++;
+        this.postingDocs[at] = d;
+        this.postingTf[at] = tf;
+      }
+    }
+
+    this.idfs = new Float64Array(v);
+    if ((options.idf ?? "rank-bm25") === "lucene") {
+      for (let t = 0; t < v; t++) this.idfs[t] = Math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5));
+    } else {
+      let sum = 0;
+      for (let t = 0; t < v; t++) sum += this.idfs[t] = Math.log(n - df[t] + 0.5) - Math.log(df[t] + 0.5);
+      const floor = v === 0 ? 0 : (epsilon * sum) / v;
+      for (let t = 0; t < v; t++) if (this.idfs[t] < 0) this.idfs[t] = floor;
+    }
+
+    this.norms = new Float64Array(n);
+    for (let d = 0; d < n; d++) this.norms[d] = this.k1 * (1 - this.b + (this.avgdl === 0 ? 0 : (this.b * lengths[d]) / this.avgdl));
+    this.acc = new Float64Array(n);
+    this.stamp = new Int32Array(n);
+  }
+
+  static fromTexts(texts: readonly string[], options: Bm25Options & TokenizeOptions = {}): { index: Bm25Index; tokenize: (text: string) => string[] } {
+    const tok = (text: string): string[] => tokenize(text, options);
+    return { index: new Bm25Index(texts.map(tok), options), tokenize: tok };
+  }
+
+  get vocabularySize(): number {
+    return this.vocab.size;
+  }
+
+  idf(term: string): number {
+    const t = this.vocab.get(term);
+    return t === undefined ? 0 : this.idfs[t];
+  }
+
+  /** BM25 score of every document for a tokenised query. */
+  scores(query: readonly string[]): Float64Array {
+    const out = new Float64Array(this.numDocs);
+    this.accumulate(query, (d, s) => (out[d] += s));
+    return out;
+  }
+
+  /** Top-k documents with at least one query term, best first (ties: lower doc index). */
+  search(query: readonly string[], k: number, options: SearchOptions = {}): Bm25Hit[] {
+    // Epoch stamps reset the shared accumulator lazily, so a query costs its postings, not N.
+    this.epoch++;
+    const touched: number[] = [];
+    this.accumulate(query, (d, s) => {
+      if (this.stamp[d] !== this.epoch) {
+        this.stamp[d] = this.epoch;
+        this.acc[d] = 0;
+        touched.push(d);
+      }
+      this.acc[d] += s;
+    });
+    const hits: Bm25Hit[] = [];
+    for (const d of touched) if (d !== options.exclude) hits.push({ doc: d, score: this.acc[d] });
+    hits.sort((x, y) => y.score - x.score || x.doc - y.doc);
+    return hits.slice(0, Math.max(0, k));
+  }
+
+  private accumulate(query: readonly string[], add: (doc: number, score: number) => void): void {
+    const k1p1 = this.k1 + 1;
+    for (const term of query) {
+      const t = this.vocab.get(term);
+      if (t === undefined) continue;
+      const idf = this.idfs[t];
+      for (let e = this.offsets[t]; e < this.offsets[t + 1]; e++) {
+        const d = this.postingDocs[e];
+        const tf = this.postingTf[e];
+        add(d, (idf * tf * k1p1) / (tf + this.norms[d]));
+      }
+    }
+  }
+}
