@@ -5,11 +5,13 @@ import { Command, CommanderError } from "commander";
 import { CorpusFormatError } from "@/lib/corpus/read";
 import { NotFoundError } from "@/lib/corpus/browse";
 import { disconnectDb } from "@/lib/db/client";
+import { NoGraphBuildError } from "@/lib/query/graph-store";
 import { registerBuild } from "./commands/build";
 import { registerCorpus } from "./commands/corpus";
 import { registerDb } from "./commands/db";
 import { registerImport } from "./commands/import";
 import { registerPapers } from "./commands/papers";
+import { registerQuery } from "./commands/query";
 import { UsageError } from "./output";
 
 export function buildProgram(): Command {
@@ -22,11 +24,12 @@ export function buildProgram(): Command {
   registerCorpus(program);
   registerPapers(program);
   registerBuild(program);
+  registerQuery(program);
   return program;
 }
 
 function exitCodeOf(err: unknown): number {
-  if (err instanceof UsageError || err instanceof CorpusFormatError || err instanceof NotFoundError) return 2;
+  if (err instanceof UsageError || err instanceof CorpusFormatError || err instanceof NotFoundError || err instanceof NoGraphBuildError) return 2;
   return 1;
 }
 

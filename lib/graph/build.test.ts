@@ -4,35 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { importCorpus } from "@/lib/corpus/import";
-import type { PaperRecord } from "@/lib/corpus/types";
 import { createTestDb, testProvider, type TestDb } from "@/lib/db/testing";
 import { buildGraphStage } from "./build";
 import { neighboursOf, readPaperGraph } from "./csr";
 import { paperNeighbours } from "./neighbours";
+import { miniCorpusInput } from "./testing";
 
 // The graph stage end to end on a small corpus with the real offline embedder (USE-lite):
 // artefacts + manifest in a build directory, edges in the store, neighbours for the paper page.
-
-const topics = [
-  ["neural machine translation quality", "attention-based encoder-decoder for translation", "BLEU improves by two points", "a stronger translation model"],
-  ["low-resource machine translation", "back-translation of monolingual data", "gains on low-resource language pairs", "a data augmentation recipe for translation"],
-  ["named entity recognition in tweets", "a CRF tagger with word clusters", "F1 improves on noisy social media text", "an entity tagger for tweets"],
-  ["named entity recognition in clinical notes", "a BiLSTM-CRF sequence tagger", "state-of-the-art F1 on biomedical NER", "a biomedical entity recogniser"],
-  ["sentiment analysis of product reviews", "aspect-level attention over reviews", "accuracy gains on review sentiment", "an aspect sentiment model"],
-  ["opinion mining in customer reviews", "lexicon features for polarity", "better polarity classification", "a sentiment lexicon"],
-];
-
-const papers: PaperRecord[] = topics.map(([p, m, r, c], i) => ({
-  externalId: `P${i}`,
-  title: `Paper ${i}`,
-  abstract: `${p}. ${m}.`,
-  fullText: null,
-  year: 2018 + (i % 3),
-  venue: "ACL",
-  authors: [],
-  split: "train",
-  facets: { problems: [p], methods: [m], results: [r], contributions: [c] },
-}));
 
 describe(`graph build stage (${testProvider})`, { concurrency: false }, () => {
   let t: TestDb;
@@ -42,11 +21,7 @@ describe(`graph build stage (${testProvider})`, { concurrency: false }, () => {
     t = await createTestDb();
     root = mkdtempSync(path.join(os.tmpdir(), "graft-build-"));
     process.env.GRAFT_DATA_ROOT = root;
-    await importCorpus(
-      t.db,
-      { files: { papers: "x", citations: "y", queries: null, queryGold: null }, papers, citations: [{ citing: "P0", cited: "P5" }, { citing: "P1", cited: "P5" }, { citing: "P2", cited: "P4" }, { citing: "P3", cited: "P4" }], queries: [], queryGold: [], skipped: [] },
-      { corpus: "mini" },
-    );
+    await importCorpus(t.db, miniCorpusInput(), { corpus: "mini" });
   });
   after(async () => {
     process.env.GRAFT_DATA_ROOT = saved;
