@@ -7,10 +7,13 @@ import { FacetChip, FacetList, FACETS } from "@/components/facets";
 import { plural } from "@/components/format";
 import { GraphNeighbours } from "@/components/graph-neighbours";
 import { PaperLinks } from "@/components/paper-links";
+import { RelatedPapers } from "@/components/related-papers";
 import { corpusName, DEFAULT_CORPUS, getPaperDetail, NotFoundError, type PaperDetail } from "@/lib/corpus/browse";
 import { getDb } from "@/lib/db/client";
 import { paperNeighbours } from "@/lib/graph/neighbours";
 import { resolveSegment } from "@/lib/http/segments";
+import { NoGraphBuildError } from "@/lib/query/graph-store";
+import { relatedOptions, relatedPapers, type RelatedResult } from "@/lib/query/related";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -45,6 +48,7 @@ export default async function PaperPage({ params }: { params: Params }) {
   const exploreHref = paper.corpus === DEFAULT_CORPUS ? "/" : `/?corpus=${encodeURIComponent(paper.corpus)}`;
   const facetTotal = FACETS.reduce((n, f) => n + paper.facets[f].length, 0);
   const neighbours = paper.role === "corpus" ? await paperNeighbours(getDb(), paper.id) : null;
+  const related = neighbours ? await loadRelated(paper.corpus, paper.externalId) : null;
 
   return (
     <article>
@@ -117,6 +121,8 @@ export default async function PaperPage({ params }: { params: Params }) {
           </div>
         </section>
 
+        {related && related.results.length > 0 && <RelatedPapers corpus={paper.corpus} related={related} />}
+
         {neighbours && <GraphNeighbours corpus={paper.corpus} neighbours={neighbours} />}
 
         <section aria-label="Citations" className="grid items-start gap-6 lg:grid-cols-2">
@@ -140,6 +146,16 @@ export default async function PaperPage({ params }: { params: Params }) {
       </div>
     </article>
   );
+}
+
+/** Related papers via the shared pipeline; a corpus without a graph build simply has none yet. */
+async function loadRelated(corpus: string, externalId: string): Promise<RelatedResult | null> {
+  try {
+    return await relatedPapers(getDb(), { corpus, paperId: externalId }, relatedOptions.parse({ k: 10 }));
+  } catch (err) {
+    if (err instanceof NoGraphBuildError) return null;
+    throw err;
+  }
 }
 
 function Meta({ label, children }: { label: string; children: ReactNode }) {
