@@ -62,11 +62,12 @@ describe("rrf", () => {
     assert.equal(fused[0].score, 1 / 61 + 1 / 62);
     assert.equal(fused[1].score, fused[0].score); // tie broken by paper index
     assert.equal(fused[2].score, 1 / 63 + 1 / 61);
+    // Plain RRF weighs every credited facet 1 (the shared fusion result shape carries w_f).
     assert.deepEqual(fused[2].provenance, [
-      { facet: "problems", rank: 3 },
-      { facet: "contributions", rank: 1 },
+      { facet: "problems", rank: 3, weight: 1 },
+      { facet: "contributions", rank: 1, weight: 1 },
     ]);
-    assert.deepEqual(fused[3].provenance, [{ facet: "methods", rank: 2 }]);
+    assert.deepEqual(fused[3].provenance, [{ facet: "methods", rank: 2, weight: 1 }]);
     assert.equal(fused[3].score, 1 / 62);
   });
 

@@ -12,7 +12,10 @@
  * without defining them; they are not modelled here.
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
+import { listsFromPapers, rrf as fuseRrf, type FusedResult, type RrfOptions } from "@/lib/fusion";
 import type { FacetCsr, PaperGraph } from "./csr";
+
+export type { FusedResult, RrfOptions };
 
 export interface WalkOptions {
   /** Walk depth, 1-3 in the paper's ablation; default 2. */
@@ -100,54 +103,12 @@ export function walkFacet(csr: FacetCsr, start: number | WalkStartEdges, options
   return rankScores(best, cap);
 }
 
-export interface Provenance {
-  facet: Facet;
-  /** 1-based rank of the paper in that facet's list. */
-  rank: number;
-}
-
-export interface FusedResult {
-  paper: number;
-  score: number;
-  /** The facets whose list contained the paper, in the canonical facet order. */
-  provenance: Provenance[];
-}
-
-export interface RrfOptions {
-  /** RRF constant; the paper uses the standard 60. */
-  k?: number;
-  /** Results kept; default 50. */
-  topN?: number;
-}
-
 /**
- * Reciprocal rank fusion: score(d) = Σ_f 1 / (k + rank_f(d)) over the facet lists containing d,
- * ranks 1-based (Cormack et al. 2009). Ties: more facets first, then best single rank, then
- * lower paper index, so the order is deterministic.
+ * RRF over plain paper-index lists (the walks' output): a thin adapter over the one fusion
+ * implementation in lib/fusion, so the teacher and the query pipeline rank identically.
  */
 export function rrf(lists: Partial<Record<Facet, ArrayLike<number>>>, options: RrfOptions = {}): FusedResult[] {
-  const k = options.k ?? 60;
-  const topN = options.topN ?? 50;
-  const fused = new Map<number, FusedResult>();
-  for (const facet of FACETS) {
-    const list = lists[facet];
-    if (!list) continue;
-    const seen = new Set<number>();
-    for (let i = 0; i < list.length; i++) {
-      const paper = list[i];
-      // A paper listed twice in one facet counts once, at its best rank.
-      if (seen.has(paper)) continue;
-      seen.add(paper);
-      let r = fused.get(paper);
-      if (!r) fused.set(paper, (r = { paper, score: 0, provenance: [] }));
-      r.score += 1 / (k + i + 1);
-      r.provenance.push({ facet, rank: i + 1 });
-    }
-  }
-  const bestRank = (r: FusedResult): number => Math.min(...r.provenance.map((p) => p.rank));
-  return [...fused.values()]
-    .sort((a, b) => b.score - a.score || b.provenance.length - a.provenance.length || bestRank(a) - bestRank(b) || a.paper - b.paper)
-    .slice(0, topN);
+  return fuseRrf(listsFromPapers(lists), options);
 }
 
 export interface DenseGraphOptions extends WalkOptions, RrfOptions {}
