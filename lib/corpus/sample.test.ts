@@ -11,6 +11,7 @@ import {
 } from "./sample";
 import type { CitationRecord, PaperRecord } from "./types";
 import { sharedDataDir } from "./paths";
+import { mulberry32 } from "@/lib/random";
 
 type PaperYear = Pick<PaperRecord, "externalId" | "year">;
 
@@ -31,17 +32,7 @@ function sorted(ids: Iterable<string>): string[] {
   return [...ids].sort();
 }
 
-/** Deterministic PRNG (mulberry32) so random-graph tests are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];

@@ -15,6 +15,7 @@
  * per facet f, the share of pairs crediting f whose reference also holds f.
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
+import { mulberry32 } from "@/lib/random";
 
 /** The paper's cutoffs (the out-of-corpus table reports all four). */
 export const RECALL_KS = [5, 10, 20, 50] as const;
@@ -81,17 +82,8 @@ export function recallTable(runs: readonly QueryRun[], ks: readonly number[] = R
   return out;
 }
 
-/** mulberry32: a small, fast, seedable PRNG, so bootstrap intervals are reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seedable PRNG, so bootstrap intervals are reproducible. */
+export const seededRandom = mulberry32;
 
 export interface BootstrapOptions {
   /** Resamples; default 1000. */

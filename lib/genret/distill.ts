@@ -32,6 +32,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { FACETS, type Facet, type Split } from "@/lib/corpus/types";
 import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import { mulberry32 } from "@/lib/random";
 
 /** Replication ceiling C ("Edge-weighted oversampling with replication ceiling C=5"). */
 export const REPLICATION_CEILING = 5;
@@ -145,17 +146,7 @@ export interface DistillationMeta {
   options: Omit<DistillOptions, "hardNegatives"> & { hardNegatives?: { poolSize: number } };
 }
 
-/** mulberry32: a tiny, well-mixed 32-bit PRNG, enough for sampling and reproducible by seed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 /** Source mask from splits: only train papers are sources. */
 export function trainMask(splits: readonly (Split | null | undefined)[]): Uint8Array {

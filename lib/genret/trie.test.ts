@@ -14,20 +14,11 @@ import {
   verifyTrie,
   writeTrieFile,
 } from "./trie";
+import { mulberry32 } from "@/lib/random";
 
 const EOS = 128001;
 
-/** Deterministic PRNG (mulberry32) so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 /** Distinct random sequences over a small alphabet, so prefixes are shared and nested. */
 function randomSequences(count: number, seed: number): number[][] {
