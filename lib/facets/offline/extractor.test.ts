@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { readCorpus } from "@/lib/corpus/read";
+import { sharedDataDir } from "@/lib/corpus/paths";
+import { FACETS } from "@/lib/corpus/types";
+import { createOfflineExtractor, extractFacets } from "./extractor";
+import { overlap } from "./label";
+import { loadModel, MODEL_PATH, scoreUnit, selectUnits, TITLE_FACETS } from "./model";
+import { rng } from "./train";
+import { splitSentences } from "./text";
+import { paperUnits } from "./units";
+
+const CORPUS = path.join(sharedDataDir(), "acl-citegraph");
+const haveCorpus = existsSync(path.join(CORPUS, "papers.jsonl"));
+
+const ABSTRACT =
+  "Word embeddings are increasingly used for the automatic detection of semantic change; yet, a robust evaluation and " +
+  "systematic comparison of the choices involved has been lacking. We propose a new evaluation framework for semantic " +
+  "change detection and find that using the whole time series is preferable over only comparing between the first and " +
+  "last time points. We also present an analysis of the changes detected on a large Twitter dataset spanning 5.5 years.";
+
+test("the committed model loads, is small, and scores deterministically", () => {
+  assert.ok(statSync(MODEL_PATH).size < 2 * 1024 * 1024, "model file must stay under 2 MB");
+  const model = loadModel();
+  assert.deepEqual(model.facets, [...FACETS]);
+  for (const f of FACETS) {
+    assert.ok(model.selection[f].maxItems >= 1 && model.selection[f].maxItems <= 5);
+  }
+  const units = paperUnits({ title: "T", abstract: ABSTRACT });
+  const a = units.map((u) => scoreUnit(model, u));
+  const b = units.map((u) => scoreUnit(loadModel(MODEL_PATH), u));
+  assert.deepEqual(a, b);
+  for (const row of a) for (const p of row) assert.ok(p >= 0 && p < 1);
+  // The title (unit 0) competes for contributions only.
+  assert.equal(units[0].source, "title");
+  FACETS.forEach((f, k) => assert.equal(a[0][k] > 0, TITLE_FACETS.includes(f), f));
+  assert.deepEqual(extractFacets({ title: "T", abstract: ABSTRACT }), extractFacets({ title: "T", abstract: ABSTRACT }));
+});
+
+test("selectUnits takes the best above threshold, capped, or the single best", () => {
+  assert.deepEqual(selectUnits([0.2, 0.9, 0.6, 0.7], { threshold: 0.5, maxItems: 2 }), [1, 3]);
+  assert.deepEqual(selectUnits([0.2, 0.1], { threshold: 0.5, maxItems: 3 }), [0]);
+});
+
+test("extract returns four non-empty facets of at most 5 items, within the audit's bounds", async () => {
+  const ex = createOfflineExtractor();
+  assert.equal(ex.id, "offline");
+  const r = await ex.extract({ title: "Evaluating semantic change detection", abstract: ABSTRACT });
+  assert.ok(r.ok);
+  for (const f of FACETS) {
+    assert.ok(r.facets[f].length >= 1 && r.facets[f].length <= 5, `${f}: ${r.facets[f].length} items`);
+    for (const item of r.facets[f]) assert.ok(item.length >= 10 && item.length <= 500, item);
+    assert.equal(new Set(r.facets[f]).size, r.facets[f].length, "no duplicates within a facet");
+  }
+  // Openers are rewritten away.
+  assert.ok(Object.values(r.facets).flat().every((s) => !/^we (propose|present)\b/i.test(s)));
+});
+
+test("extract handles empty input and abort", async () => {
+  const ex = createOfflineExtractor();
+  const empty = await ex.extract({ title: "", abstract: "" });
+  assert.equal(empty.ok, false);
+  const titleOnly = await ex.extract({ title: "A neural parser for Hindi-English code-mixed text", abstract: "" });
+  assert.ok(titleOnly.ok);
+  const ac = new AbortController();
+  ac.abort(new Error("stop"));
+  await assert.rejects(ex.extract({ title: "T", abstract: ABSTRACT }, { signal: ac.signal }), /stop/);
+});
+
+test("body text supplements a missing or short abstract only", () => {
+  const body =
+    "Neural taggers degrade badly on noisy social media text.\n\nWe propose a character-level tagger trained on 2M tweets. " +
+    "Our tagger reduces the error rate by 40% on three benchmarks.";
+  const noAbstract = extractFacets({ title: "Tagging tweets", abstract: "", body });
+  assert.ok(noAbstract);
+  const all = Object.values(noAbstract).flat().join(" ");
+  assert.match(all, /40%/);
+  assert.deepEqual(paperUnits({ title: "T", abstract: ABSTRACT, body }), paperUnits({ title: "T", abstract: ABSTRACT }));
+  assert.ok(paperUnits({ title: "T", abstract: "Short.", body }).some((u) => u.source === "body"));
+});
+
+test("on test papers, problems items overlap the LLM problems more than a random sentence", { skip: !haveCorpus }, async () => {
+  const corpus = await readCorpus(CORPUS);
+  const test50 = corpus.papers.filter((p) => p.split === "test" && p.facets?.problems?.length).slice(0, 50);
+  assert.equal(test50.length, 50);
+  const ex = createOfflineExtractor();
+  const rand = rng(3);
+  let ours = 0;
+  let chance = 0;
+  for (const p of test50) {
+    const gold = p.facets?.problems ?? [];
+    const r = await ex.extract({ title: p.title, abstract: p.abstract });
+    assert.ok(r.ok);
+    const best = (cands: string[]) => Math.max(...gold.flatMap((g) => cands.map((c) => overlap(g, c).f1)));
+    ours += best(r.facets.problems);
+    const sents = splitSentences(p.abstract);
+    chance += best([sents[Math.floor(rand() * sents.length)]]);
+  }
+  assert.ok(ours > chance * 1.2, `offline ${(ours / 50).toFixed(3)} vs random sentence ${(chance / 50).toFixed(3)}`);
+});

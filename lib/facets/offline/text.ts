@@ -1,0 +1,152 @@
+/**
+ * Text utilities of the offline facet extractor: sentence splitting, tokenising, and the
+ * rewriting of a chosen sentence into a concise facet item (opener stripping, list splitting).
+ * Pure string code, no model: everything here runs in microseconds per abstract.
+ */
+
+/**
+ * Words after which a period does not end a sentence. Lower-cased, without the final period.
+ * Single capital letters (initials, "J. Smith") are handled separately.
+ */
+const ABBREVIATIONS = new Set([
+  "e.g", "i.e", "etc", "et al", "al", "cf", "vs", "viz", "fig", "figs", "eq", "eqs", "sec", "secs", "tab",
+  "no", "nos", "vol", "pp", "approx", "resp", "dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "inc", "ltd",
+  "co", "corp", "dept", "univ", "ch", "ref", "refs", "def", "thm", "esp", "incl", "w.r.t", "a.k.a", "u.s", "u.k",
+]);
+
+/** True when the text before a period ends with an abbreviation (so the period is not a boundary). */
+function endsWithAbbreviation(before: string): boolean {
+  const m = /(?:^|[\s(["'])((?:[A-Za-z]\.)*[A-Za-z]+)$/.exec(before);
+  if (!m) return false;
+  const word = m[1];
+  if (/^[A-Z]$/.test(word)) return true; // an initial: "J. Smith", "A. et al."
+  return ABBREVIATIONS.has(word.toLowerCase()) || /^(?:[a-z]\.)+[a-z]$/i.test(word);
+}
+
+/**
+ * Splits text into sentences. A boundary is ".", "!" or "?" (optionally followed by closing
+ * quotes or brackets) followed by whitespace and then an upper-case letter, digit, quote or
+ * bracket — and not after an abbreviation. Decimals ("3.5") never match because a boundary
+ * needs whitespace after the period. Newlines between paragraphs always split.
+ */
+export function splitSentences(text: string): string[] {
+  const out: string[] = [];
+  for (const para of text.split(/\n\s*\n/)) {
+    const s = para.replace(/\s+/g, " ").trim();
+    if (!s) continue;
+    let start = 0;
+    const re = /[.!?]["')\]]*\s+(?=["'([]?[A-Z0-9])/g;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(s)) !== null) {
+      if (s[m.index] === "." && endsWithAbbreviation(s.slice(start, m.index))) continue;
+      const sentence = s.slice(start, m.index + m[0].trimEnd().length).trim();
+      if (sentence) out.push(sentence);
+      start = m.index + m[0].length;
+    }
+    const tail = s.slice(start).trim();
+    if (tail) out.push(tail);
+  }
+  return out;
+}
+
+/** Lower-cased word tokens (letters, digits, inner hyphens/apostrophes). */
+export function tokenize(text: string): string[] {
+  return text.toLowerCase().match(/[a-z0-9]+(?:[-'][a-z0-9]+)*/g) ?? [];
+}
+
+/** Function words ignored when measuring content overlap between an item and a sentence. */
+export const STOPWORDS = new Set(
+  (
+    "a an the of to in on for and or but with by from as at is are was were be been being this that these those it its " +
+    "we our us they their them which who whom whose what when where how than then there here such can could may might " +
+    "will would should do does did has have had not no also both each more most other some into over under between " +
+    "through about via using use used based while all any only very well so thus however further paper work study"
+  ).split(" "),
+);
+
+/** Content tokens: tokenize() minus stopwords and one-letter tokens. */
+export function contentTokens(text: string): string[] {
+  return tokenize(text).filter((t) => t.length > 1 && !STOPWORDS.has(t));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rewriting a sentence into an item
+
+/**
+ * Leading phrases that carry no content ("In this paper, we propose ..."). Applied repeatedly,
+ * longest first, so "In this paper, we first propose" and "Here, we show that" both reduce to
+ * the content. The audit of the paper flags meta-descriptions ("The paper addresses...",
+ * "The authors..."); stripping these openers is what keeps offline items from being flagged.
+ */
+const OPENERS: RegExp[] = [
+  /^(?:in|within|throughout) (?:this|the present|our) (?:paper|work|study|article|thesis|note|abstract|report|contribution|position paper|short paper|demo(?:nstration)?(?: paper)?)\s*,?\s*/i,
+  /^(?:this|the present|our) (?:paper|work|study|article|thesis|note|report|demo(?:nstration)?(?: paper)?|short paper|position paper)\s+(?:also\s+)?(?:presents?|proposes?|introduces?|describes?|reports?(?: on)?|investigates?|explores?|examines?|addresses(?: the problem of)?|focuses on|discusses|studies|tackles|deals with|considers|shows?|demonstrates?|aims (?:at|to)|attempts to|provides?|analy[sz]es|evaluates?|compares?|outlines?|summari[sz]es)\s+(?:that\s+|how\s+)?/i,
+  /^\((?:i{1,3}|iv|vi{0,3}|ix|x|[a-h]|[1-9])\)\s*/i,
+  /^(?:yet|however|but|although|though|nevertheless|nonetheless|unfortunately|recently|traditionally|currently|typically|in practice|in contrast)\s*,\s*/i,
+  /^(?:here|first|firstly|second|secondly|third|finally|additionally|moreover|furthermore|in addition|to this end|to that end|specifically|concretely|in particular|as a result|consequently|therefore|thus|hence|overall|importantly|in summary|in sum|to sum up|in short|then|next|also|besides|lastly|further|instead|to address (?:this|these)(?: (?:issue|problem|challenge|limitation)s?)?|to (?:tackle|solve|overcome|alleviate|mitigate) (?:this|these)(?: (?:issue|problem|challenge|limitation)s?)?)\s*,\s*/i,
+  /^we\s+(?:first\s+|also\s+|then\s+|further\s+|additionally\s+|empirically\s+|experimentally\s+|systematically\s+|thoroughly\s+|finally\s+)?(?:propose|present|introduce|describe|develop|design|report(?: on)?|investigate|explore|examine|study|address|tackle|consider|discuss|focus on|outline|offer|provide|build|construct|create|release|collect|compile|adopt|apply|employ|extend|use|define|formulate|analy[sz]e|evaluate|compare|show|demonstrate|find|observe|argue|conduct|perform|achieve|obtain|train|test|experiment with|make|contribute|leverage|exploit|implement|annotate|present and evaluate)\s+(?:that\s+|how\s+|here\s+)?/i,
+  /^(?:our|the|experimental|empirical|evaluation|experiment)?\s*(?:experimental |empirical |evaluation |experiment )?(?:results?|experiments?|evaluations?|analys[ie]s|findings|studies|observations)\s+(?:on [^,]{1,60}\s+)?(?:also\s+)?(?:show|shows|showed|demonstrate|demonstrates|demonstrated|indicate|indicates|indicated|suggest|suggests|suggested|reveal|reveals|revealed|confirm|confirms|confirmed|prove|proves|illustrate|illustrates)\s+(?:that\s+)?/i,
+  /^(?:it is|it was)\s+(?:shown|found|demonstrated|observed)\s+that\s+/i,
+  /^(?:the authors|the paper|this paper)\s+/i,
+];
+
+/** Strips content-free openers (repeatedly) and capitalises what remains. */
+export function stripOpener(sentence: string): string {
+  let s = sentence.trim();
+  for (let guard = 0; guard < 6; guard++) {
+    const before = s;
+    for (const re of OPENERS) {
+      const m = re.exec(s);
+      // Never strip a sentence down to a fragment too short to stand as an item.
+      if (m && s.length - m[0].length >= 15) s = s.slice(m[0].length);
+    }
+    if (s === before) break;
+  }
+  return capitalise(s);
+}
+
+function capitalise(s: string): string {
+  return s.length > 0 ? s[0].toUpperCase() + s.slice(1) : s;
+}
+
+/**
+ * Splits a sentence that enumerates parallel clauses into separate items: at ";" and at
+ * ", and we"/", while we"/", which allows" style clause boundaries. Short pieces are merged
+ * back, so a list of noun phrases ("A, B and C") stays one item unless its parts are long
+ * enough (>= minWords words each) to stand as items on their own.
+ */
+export function splitList(sentence: string, minWords = 6): string[] {
+  const raw = sentence
+    .split(/\s*;\s*|,\s+(?:and|while|whereas|but)\s+(?=we\b|it\b|our\b|they\b|this\b|these\b)|,\s+and\s+(?:then\s+)?(?=(?:we|it)\s)/i)
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+  if (raw.length <= 1) return [sentence.trim()];
+  const words = (p: string) => p.split(/\s+/).length;
+  const merged: string[] = [];
+  for (const p of raw) {
+    if (merged.length > 0 && (words(p) < minWords || words(merged[merged.length - 1]) < minWords)) {
+      merged[merged.length - 1] = `${merged[merged.length - 1]}, ${p}`;
+    } else merged.push(p);
+  }
+  return merged.map((p) => capitalise(p.replace(/^(?:and|but|while|whereas)\s+/i, "")));
+}
+
+/** Normalises an item: trims, removes a trailing colon, ensures final punctuation. */
+export function finishItem(item: string): string {
+  let s = item.trim().replace(/\s+/g, " ").replace(/[,:;]+$/, "");
+  if (s && !/[.!?]["')\]]*$/.test(s)) s += ".";
+  return capitalise(s);
+}
+
+/** Meta-description patterns like the paper's audit ("The paper addresses...", "The authors..."). */
+const META_PATTERNS = [
+  /^(?:the|this) (?:paper|article|work|study) (?:addresses|presents|proposes|describes|introduces|discusses)\b/i,
+  /^the authors\b/i,
+  /^(?:in )?this (?:paper|work|study)\b/i,
+  /^we (?:propose|present|describe|introduce)\b/i,
+  /^(?:the )?(?:paper|work|study) (?:is about|deals with)\b/i,
+];
+
+export function isMetaDescription(item: string): boolean {
+  return META_PATTERNS.some((re) => re.test(item.trim()));
+}
