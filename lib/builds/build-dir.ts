@@ -84,10 +84,17 @@ export async function failBuild(db: Db, build: BuildHandle, error: unknown): Pro
   await db.build.update({ where: { id: build.id }, data: { status: "failed", manifest: JSON.stringify({ error: message }) } });
 }
 
-/** The newest complete build of a corpus that has a given stage's artefact. */
-export async function latestBuildWith(db: Db, corpus: string, artefactName: string) {
+/**
+ * The newest complete build of a corpus (by name or id) that has a given artefact: the one
+ * rule by which every reader (serving, paper pages) picks the build to use.
+ */
+export async function latestBuildWith(db: Db, corpus: string | number, artefactName: string) {
   return db.build.findFirst({
-    where: { corpus: { name: corpus }, status: "complete", artefacts: { some: { name: artefactName } } },
+    where: {
+      ...(typeof corpus === "number" ? { corpusId: corpus } : { corpus: { name: corpus } }),
+      status: "complete",
+      artefacts: { some: { name: artefactName } },
+    },
     orderBy: { id: "desc" },
   });
 }

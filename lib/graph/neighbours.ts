@@ -1,3 +1,4 @@
+import { latestBuildWith } from "@/lib/builds/build-dir";
 import type { Db } from "@/lib/db/client";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 
@@ -26,11 +27,7 @@ export interface PaperNeighbours {
 export async function paperNeighbours(db: Db, paperId: number, perFacet = 20): Promise<PaperNeighbours | null> {
   const paper = await db.paper.findUnique({ where: { id: paperId }, select: { corpusId: true } });
   if (!paper) return null;
-  const build = await db.build.findFirst({
-    where: { corpusId: paper.corpusId, status: "complete", artefacts: { some: { name: "graph.csr" } } },
-    orderBy: { id: "desc" },
-    select: { id: true, params: true },
-  });
+  const build = await latestBuildWith(db, paper.corpusId, "graph.csr");
   if (!build) return null;
   const params = JSON.parse(build.params) as { alpha?: number; beta?: number };
   const rows = await db.edge.findMany({

@@ -13,17 +13,9 @@ import {
   queryFacetTopK,
   type RankedNeighbours,
 } from "./topk";
+import { mulberry32 } from "@/lib/random";
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+const rng = mulberry32;
 
 function unit(rand: () => number, dim: number): Float32Array {
   const v = Float32Array.from({ length: dim }, () => rand() * 2 - 1);

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { latestBuildWith } from "@/lib/builds/build-dir";
 import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/db/config";
 import { cacheDirFor, readVectorCache, textKey } from "@/lib/embed/cache";
@@ -43,11 +44,7 @@ export async function loadGraph(db: Db, corpus: string): Promise<LoadedGraph> {
   const held = cache.get(corpus);
   if (held && now - (checked.get(corpus) ?? 0) < RECHECK_MS) return held;
   checked.set(corpus, now);
-  const build = await db.build.findFirst({
-    where: { corpus: { name: corpus }, status: "complete", artefacts: { some: { name: "graph.csr" } } },
-    orderBy: { id: "desc" },
-    select: { id: true, dir: true, params: true, manifest: true },
-  });
+  const build = await latestBuildWith(db, corpus, "graph.csr");
   if (!build) throw new NoGraphBuildError(`corpus "${corpus}" has no graph build yet: run \`npm run graft -- build --stage graph --corpus ${corpus}\``);
   if (held && held.build === build.id) return held;
 

@@ -24,6 +24,7 @@ import { type FacetCsr, pruneCsr, readPaperGraph, writePaperGraph } from "@/lib/
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { buildFacetEdges, facetTopKOnBlocks, type KernelStats, MaxSimEngine, prepareFacetBlocks, queryFacetTopK } from "@/lib/graph/topk";
 import { denseGraphRetrieve } from "@/lib/graph/walk";
+import { mulberry32 } from "@/lib/random";
 
 const MEAN_ITEMS: Record<Facet, number> = { problems: 1.05, methods: 1.99, results: 1.43, contributions: 1.04 };
 const MAX_ITEMS = 5;
@@ -57,17 +58,7 @@ const COVERAGE = !args["no-coverage"];
 const CITATIONS = !args["no-citations"];
 const BUILD_K = COVERAGE ? Math.max(K, ...COVERAGE_K) : K;
 
-/** mulberry32: fast, seedable, good enough for synthetic data. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+const rng = mulberry32;
 
 /** Item count 1 + Binomial(4, (mean-1)/4): support 1..5 with the requested mean. */
 function syntheticFacet(rand: () => number, mean: number): PackedFacetItems {
