@@ -1,33 +1,18 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import { importCorpus } from "@/lib/corpus/import";
-import { createTestDb, testProvider, type TestDb } from "@/lib/db/testing";
+import { describe, test } from "node:test";
+import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "./build";
 import { neighboursOf, readPaperGraph } from "./csr";
 import { paperNeighbours } from "./neighbours";
-import { miniCorpusInput } from "./testing";
+import { useMiniCorpusStore } from "./testing";
 
 // The graph stage end to end on a small corpus with the real offline embedder (USE-lite):
 // artefacts + manifest in a build directory, edges in the store, neighbours for the paper page.
 
 describe(`graph build stage (${testProvider})`, { concurrency: false }, () => {
-  let t: TestDb;
-  let root: string;
-  const saved = process.env.GRAFT_DATA_ROOT;
-  before(async () => {
-    t = await createTestDb();
-    root = mkdtempSync(path.join(os.tmpdir(), "graft-build-"));
-    process.env.GRAFT_DATA_ROOT = root;
-    await importCorpus(t.db, miniCorpusInput(), { corpus: "mini" });
-  });
-  after(async () => {
-    process.env.GRAFT_DATA_ROOT = saved;
-    await t.cleanup();
-    rmSync(root, { recursive: true, force: true });
-  });
+  const t = useMiniCorpusStore("graft-build-");
 
   test("builds edges, CSR and manifest; a second build reuses the vector cache", async () => {
     const report = await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });

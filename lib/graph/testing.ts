@@ -1,5 +1,12 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before } from "node:test";
+import { importCorpus } from "@/lib/corpus/import";
 import type { CorpusInput } from "@/lib/corpus/read";
 import type { PaperRecord } from "@/lib/corpus/types";
+import type { Db } from "@/lib/db/client";
+import { createTestDb, type TestDb } from "@/lib/db/testing";
 
 // A six-paper corpus in three topical pairs (0-1 translation, 2-3 entity recognition,
 // 4-5 sentiment), with bibliographic coupling inside the first two pairs: small enough for
@@ -39,5 +46,33 @@ export function miniCorpusInput(): CorpusInput {
     queries: [],
     queryGold: [],
     skipped: [],
+  };
+}
+
+/**
+ * Registers before/after hooks (call it inside a describe): a fresh store holding the mini
+ * corpus as "mini", and a private GRAFT_DATA_ROOT for builds and vector caches, both removed
+ * afterwards. `db` is valid from the first test on.
+ */
+export function useMiniCorpusStore(prefix: string): { readonly db: Db } {
+  let store: TestDb | undefined;
+  let root = "";
+  const saved = process.env.GRAFT_DATA_ROOT;
+  before(async () => {
+    store = await createTestDb();
+    root = mkdtempSync(path.join(os.tmpdir(), prefix));
+    process.env.GRAFT_DATA_ROOT = root;
+    await importCorpus(store.db, miniCorpusInput(), { corpus: "mini" });
+  });
+  after(async () => {
+    process.env.GRAFT_DATA_ROOT = saved;
+    await store?.cleanup();
+    rmSync(root, { recursive: true, force: true });
+  });
+  return {
+    get db() {
+      if (!store) throw new Error("useMiniCorpusStore: the store exists only inside tests");
+      return store.db;
+    },
   };
 }

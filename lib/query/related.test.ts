@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { NotFoundError } from "@/lib/corpus/browse";
-import { importCorpus } from "@/lib/corpus/import";
 import { FACETS } from "@/lib/corpus/types";
-import { createTestDb, testProvider, type TestDb } from "@/lib/db/testing";
+import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
-import { miniCorpusInput } from "@/lib/graph/testing";
+import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { NoGraphBuildError } from "./graph-store";
 import { relatedOptions, relatedPapers } from "./related";
 
@@ -16,22 +12,8 @@ import { relatedOptions, relatedPapers } from "./related";
 // facet subsets, filters and errors.
 
 describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
-  let t: TestDb;
-  let root: string;
-  const saved = process.env.GRAFT_DATA_ROOT;
+  const t = useMiniCorpusStore("graft-related-");
   const opts = (o: Record<string, unknown> = {}) => relatedOptions.parse(o);
-
-  before(async () => {
-    t = await createTestDb();
-    root = mkdtempSync(path.join(os.tmpdir(), "graft-related-"));
-    process.env.GRAFT_DATA_ROOT = root;
-    await importCorpus(t.db, miniCorpusInput(), { corpus: "mini" });
-  });
-  after(async () => {
-    process.env.GRAFT_DATA_ROOT = saved;
-    await t.cleanup();
-    rmSync(root, { recursive: true, force: true });
-  });
 
   test("a corpus without a graph build is a clear set-up error", async () => {
     await assert.rejects(relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, opts()), (err: unknown) => {
