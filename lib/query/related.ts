@@ -2,6 +2,7 @@ import { z } from "zod";
 import { corpusName, DEFAULT_CORPUS, NotFoundError, parseAuthors } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
+import { dot } from "@/lib/embed/types";
 import { csrWeightOf, graphRrf, listsFromPapers, rrf, type FacetLists, type FusedResult } from "@/lib/fusion";
 import { walkFacet } from "@/lib/graph/walk";
 import { loadGraph } from "./graph-store";
@@ -76,12 +77,6 @@ export interface RelatedResult {
 // Candidates fused before filters apply, so year/venue filters still leave k results.
 const FUSE_POOL = 500;
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
-}
-
 export async function relatedPapers(db: Db, input: CorpusPaperInput, options: RelatedOptions): Promise<RelatedResult> {
   const t0 = performance.now();
   const g = await loadGraph(db, input.corpus);
@@ -141,7 +136,7 @@ export async function relatedPapers(db: Db, input: CorpusPaperInput, options: Re
         const va = g.vectorOf(a);
         const vb = g.vectorOf(b);
         if (!va || !vb) continue;
-        const s = cosine(va, vb);
+        const s = dot(va, vb); // unit vectors: the cosine
         if (!best || s > best.similarity) best = { queryItem: a, paperItem: b, similarity: s };
       }
     return best;
