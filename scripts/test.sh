@@ -43,7 +43,8 @@ check "prisma/postgres/schema.prisma in sync" npx tsx scripts/db/sync-schemas.ts
 mapfile -t unit < <(find lib workers -name '*.test.ts' -not -path '*/generated/*' 2>/dev/null | sort)
 node_tests "unit + integration tests (SQLite)" "${unit[@]}"
 
-mapfile -t integration < <(grep -l "createTestDb" "${unit[@]}")
+# Integration tests are the files that use the test-database helpers (lib/db/testing.ts).
+mapfile -t integration < <(grep -l "@/lib/db/testing" "${unit[@]}")
 if pg_url=$(scripts/db/pg-start.sh "$pg_dir" | tail -n1); then
   GRAFT_TEST_PG_URL=$pg_url node_tests "integration tests (PostgreSQL)" "${integration[@]}"
 else
