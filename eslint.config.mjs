@@ -3,7 +3,7 @@ import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".next/", "lib/generated/", "next-env.d.ts", "test-results/", "playwright-report/", ".graft/"] },
+  { ignores: ["node_modules/", ".next/", ".next-*/", "lib/generated/", "next-env.d.ts", "test-results/", "playwright-report/", ".graft/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,13 +4,13 @@ import { defineConfig, devices } from "@playwright/test";
 // `npx playwright install` cannot download browsers offline. Point DATABASE_URL at a database
 // that holds the demo corpus (acl-citegraph).
 
-const PORT = 3100;
+const PORT = Number(process.env.GRAFT_E2E_PORT ?? 3100);
 const BASE_URL = `http://127.0.0.1:${PORT}`;
 const CI = Boolean(process.env.CI);
 
 export default defineConfig({
   testDir: "e2e",
-  outputDir: "e2e/.artifacts",
+  outputDir: process.env.GRAFT_E2E_ARTIFACTS ?? "e2e/.artifacts",
   // One worker: the suite shares one server and one SQLite file, and CI machines have 2 cores.
   workers: 1,
   fullyParallel: false,
