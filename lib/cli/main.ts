@@ -12,6 +12,7 @@ import { registerDb } from "./commands/db";
 import { registerImport } from "./commands/import";
 import { registerPapers } from "./commands/papers";
 import { registerQuery } from "./commands/query";
+import { registerUser } from "./commands/user";
 import { UsageError } from "./output";
 
 export function buildProgram(): Command {
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerPapers(program);
   registerBuild(program);
   registerQuery(program);
+  registerUser(program);
   return program;
 }
 

@@ -1,6 +1,6 @@
 // The JSON error contract of Graft's HTTP API, shared by the server helpers and the browser client.
 
-export type ApiErrorCode = "invalid_request" | "not_found" | "not_ready" | "internal";
+export type ApiErrorCode = "invalid_request" | "not_found" | "not_ready" | "internal" | "unauthorized" | "forbidden" | "conflict";
 
 export interface ApiIssue {
   /** Dotted path of the offending input field, "(root)" for whole-input checks. */

@@ -1,0 +1,81 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { adminNav, buttonClass, Card, fmtPct, primaryButtonClass, ProgressBar, StudyHeader } from "@/components/annotation/ui";
+import { listStudies } from "@/lib/annotation/study";
+import { requireUser } from "@/lib/auth/guard";
+import { listUsers } from "@/lib/auth/users";
+import { getDb } from "@/lib/db/client";
+
+export const metadata: Metadata = { title: "Studies" };
+export const dynamic = "force-dynamic";
+
+export default async function AdminHome() {
+  const user = await requireUser("admin", { next: "/admin" });
+  const [studies, annotators] = await Promise.all([listStudies(getDb()), listUsers(getDb(), "annotator")]);
+  return (
+    <>
+      <StudyHeader
+        eyebrow="Admin"
+        title="Groundedness studies"
+        description="Annotators rate whether extracted facet items are supported by their paper (1 fabricated … 5 fully grounded). Create a study, follow its progress and read agreement."
+        user={user}
+        nav={adminNav("studies")}
+        actions={
+          <Link href="/admin/studies/new" className={primaryButtonClass}>
+            New study
+          </Link>
+        }
+      />
+      <div className="mx-auto max-w-6xl space-y-6 px-4 pt-8 sm:px-6">
+        {annotators.length === 0 && (
+          <Card>
+            <p className="text-sm text-ink-muted">
+              No annotators yet.{" "}
+              <Link href="/admin/users" className="font-medium text-ink underline">
+                Create annotator accounts
+              </Link>{" "}
+              before setting up a study.
+            </p>
+          </Card>
+        )}
+        {studies.length === 0 ? (
+          <Card>
+            <p className="text-sm text-ink-muted">No studies yet.</p>
+          </Card>
+        ) : (
+          <ul className="space-y-3" aria-label="Studies">
+            {studies.map((s) => (
+              <li key={s.id}>
+                <Card>
+                  <div className="flex flex-wrap items-start justify-between gap-3">
+                    <div className="min-w-0">
+                      <Link href={`/admin/studies/${s.id}`} className="text-base font-semibold tracking-tight hover:underline">
+                        {s.name}
+                      </Link>
+                      <p className="mt-1 text-sm text-ink-muted">
+                        <span className="font-mono">{s.corpus}</span> · {s.params.papers} papers · {s.items} items · core {s.coreItems} ·{" "}
+                        {s.params.annotatorIds.length} annotators · seed {s.seed} ·{" "}
+                        <span className={s.status === "open" ? "text-ink" : "text-ink-faint"}>{s.status}</span>
+                      </p>
+                    </div>
+                    <Link href={`/admin/studies/${s.id}`} className={buttonClass}>
+                      Agreement
+                    </Link>
+                  </div>
+                  <div className="mt-3 flex items-center gap-3 text-sm text-ink-muted">
+                    <div className="w-48">
+                      <ProgressBar value={s.ratings} total={s.expectedRatings} label={`Ratings of ${s.name}`} />
+                    </div>
+                    <span className="tabular-nums">
+                      {s.ratings} / {s.expectedRatings} ratings ({fmtPct(s.expectedRatings ? s.ratings / s.expectedRatings : 0, 0)})
+                    </span>
+                  </div>
+                </Card>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </>
+  );
+}

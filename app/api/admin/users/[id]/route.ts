@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { requireApiUser } from "@/lib/auth/guard";
+import { generatePassword, updateUser, userUpdateInput } from "@/lib/auth/users";
+import { idSegment, readJson, withDomainErrors } from "@/lib/annotation/api";
+import { getDb } from "@/lib/db/client";
+import { HttpError, handleRoute, parseWith } from "@/lib/http/respond";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+const body = z.object({
+  name: z.string().optional(),
+  disabled: z.boolean().optional(),
+  password: z.string().optional(),
+  /** Set a new generated password and return it once. */
+  resetPassword: z.boolean().optional(),
+});
+
+/** PATCH /api/admin/users/:id {name?, disabled?, password?, resetPassword?} → {user, password?}. */
+export const PATCH = handleRoute(async (req: Request, ctx: { params: Promise<{ id: string }> }) => {
+  const admin = await requireApiUser(req, "admin");
+  const id = parseWith(idSegment, (await ctx.params).id);
+  const { resetPassword, ...input } = parseWith(body, await readJson(req));
+  // An admin locking themselves out would leave nobody to undo it.
+  if (id === admin.id && input.disabled) throw new HttpError(400, "invalid_request", "You cannot disable your own account.");
+  const generated = resetPassword ? generatePassword() : undefined;
+  const update = parseWith(userUpdateInput, { ...input, ...(generated ? { password: generated } : {}) });
+  const user = await withDomainErrors(() => updateUser(getDb(), id, update));
+  return { user, ...(generated ? { password: generated } : {}) };
+});

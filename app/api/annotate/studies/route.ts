@@ -1,0 +1,13 @@
+import { requireApiUser } from "@/lib/auth/guard";
+import { myStudies } from "@/lib/annotation/sheet";
+import { getDb } from "@/lib/db/client";
+import { handleRoute } from "@/lib/http/respond";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** GET /api/annotate/studies → {studies}: the signed-in user's studies with their progress. */
+export const GET = handleRoute(async (req: Request) => {
+  const user = await requireApiUser(req);
+  return { studies: await myStudies(getDb(), user.id) };
+});

@@ -1,0 +1,8 @@
+import { requireApiUser } from "@/lib/auth/guard";
+import { handleRoute } from "@/lib/http/respond";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** GET /api/auth/me → {user}, or 401 when signed out. */
+export const GET = handleRoute(async (req: Request) => ({ user: await requireApiUser(req) }));

@@ -1,0 +1,56 @@
+"use client";
+
+import { useId, useState, type FormEvent } from "react";
+import { ApiError, fetchJson } from "@/lib/http/client";
+import { inputClass, labelClass, primaryButtonClass } from "./ui";
+
+/** Email + password sign-in; on success a full page load, so every server component sees the cookie. */
+export function LoginForm({ next, notice }: { next?: string; notice?: string }) {
+  const ids = { email: useId(), password: useId(), error: useId() };
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setPending(true);
+    setError(null);
+    try {
+      const res = await fetchJson<{ redirect: string }>("/api/auth/login", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: form.get("email"), password: form.get("password"), next }),
+      });
+      window.location.assign(res.redirect);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : "Could not sign in. Try again.");
+      setPending(false);
+    }
+  }
+
+  return (
+    <form onSubmit={onSubmit} className="space-y-4" aria-describedby={error ? ids.error : undefined} noValidate>
+      {notice && !error && <p className="rounded-md border border-line bg-canvas px-3 py-2 text-sm text-ink-muted">{notice}</p>}
+      {error && (
+        <p id={ids.error} role="alert" className="rounded-md border border-danger/30 bg-danger-tint px-3 py-2 text-sm text-danger">
+          {error}
+        </p>
+      )}
+      <div>
+        <label htmlFor={ids.email} className={labelClass}>
+          Email
+        </label>
+        <input id={ids.email} name="email" type="email" autoComplete="username" required autoFocus className={inputClass} />
+      </div>
+      <div>
+        <label htmlFor={ids.password} className={labelClass}>
+          Password
+        </label>
+        <input id={ids.password} name="password" type="password" autoComplete="current-password" required className={inputClass} />
+      </div>
+      <button type="submit" disabled={pending} className={`${primaryButtonClass} w-full`}>
+        {pending ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

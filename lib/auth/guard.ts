@@ -1,0 +1,49 @@
+import { cookies } from "next/headers";
+import { notFound, redirect } from "next/navigation";
+import { cache } from "react";
+import { getDb } from "@/lib/db/client";
+import { HttpError } from "@/lib/http/respond";
+import { resolveSession, SESSION_COOKIE, sessionTokenOf } from "./session";
+import type { Role, SessionUser } from "./users";
+
+// Server-side access checks for pages and route handlers. Every admin and annotation page and
+// API calls one of these itself: layouts and the proxy are not enough, since a layout does not
+// re-run on client navigation and route handlers do not pass through layouts at all.
+
+export type CurrentUser = SessionUser;
+
+/** The signed-in user of the current request (reads the session cookie), or null. */
+export const getCurrentUser = cache(async (): Promise<CurrentUser | null> => {
+  const store = await cookies();
+  return resolveSession(getDb(), store.get(SESSION_COOKIE)?.value);
+});
+
+/** Where a signed-out visitor goes: the sign-in page, then back to `next` (a local path only). */
+export function loginPath(next: string | undefined): string {
+  return next && isLocalPath(next) ? `/login?next=${encodeURIComponent(next)}` : "/login";
+}
+
+/** A same-site path such as "/admin/studies/3" (not "//evil.example" or "https://…"). */
+export function isLocalPath(p: string): boolean {
+  return p.startsWith("/") && !p.startsWith("//") && !p.startsWith("/\\") && !/[\r\n]/.test(p);
+}
+
+/**
+ * For server components: the signed-in user, redirecting to /login?next=… when signed out and
+ * answering 404 when the role is wrong (an annotator learns nothing about admin pages). Pages
+ * pass their own path as `next`, since a server component cannot read its URL.
+ */
+export async function requireUser(role?: Role, options: { next?: string } = {}): Promise<CurrentUser> {
+  const user = await getCurrentUser();
+  if (!user) redirect(loginPath(options.next ?? (role === "admin" ? "/admin" : "/annotate")));
+  if (role && user.role !== role) notFound();
+  return user;
+}
+
+/** For route handlers: the signed-in user, or an HttpError 401 (signed out) / 403 (wrong role). */
+export async function requireApiUser(request: Request, role?: Role): Promise<CurrentUser> {
+  const user = await resolveSession(getDb(), sessionTokenOf(request));
+  if (!user) throw new HttpError(401, "unauthorized", "Sign in to use this API.");
+  if (role && user.role !== role) throw new HttpError(403, "forbidden", `This needs the ${role} role.`);
+  return user;
+}
