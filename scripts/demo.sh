@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command from a fresh clone to a running Graft on the demo corpus: install, generate
 # the Prisma clients, migrate the embedded SQLite store, import ../shared/data/acl-citegraph
-# (idempotent), build and start on http://localhost:${PORT:-3000}.
+# (idempotent), build the typed graph, install the shipped generative retriever, build the
+# web app and start it on http://localhost:${PORT:-3000}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1 ONNXRUNTIME_NODE_INSTALL=skip
@@ -10,6 +11,13 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 npx tsx lib/cli/main.ts db migrate
 npx tsx lib/cli/main.ts import "$@"
+# The typed graph (embeds the facet items the first time: a few minutes on 2 cores, cached after).
+npx tsx lib/cli/main.ts build --stage graph --if-missing
+# The generative retriever trained for the demo corpus ships with the repo; `graft build --stage
+# genret` retrains it (see README).
+if [ -f lib/genret/pretrained/acl-citegraph/decoder.onnx ]; then
+  npx tsx lib/cli/main.ts build --stage genret --pretrained --if-missing
+fi
 npx next build
 echo "Graft is starting on http://localhost:${PORT:-3000}"
 exec npx next start -p "${PORT:-3000}"

@@ -51,9 +51,20 @@ else
   count 0 1 "PostgreSQL server start"
 fi
 
-# e2e: a fresh SQLite store with the demo corpus, a production build, Playwright.
-export DATABASE_URL="file:$work/e2e.db"
-if npx tsx lib/cli/main.ts db migrate && npx tsx lib/cli/main.ts import >/dev/null && npx next build >"$work/build.log" 2>&1; then
+# e2e: a fresh SQLite store with the demo corpus, its typed graph and the shipped generative
+# retriever, a production build, Playwright. Item vectors already embedded under .graft are
+# reused (a fresh machine embeds them once: a few minutes).
+export DATABASE_URL="file:$work/e2e.db" GRAFT_DATA_ROOT="$work/data"
+mkdir -p "$GRAFT_DATA_ROOT"
+[ -d .graft/vectors ] && cp -r .graft/vectors "$GRAFT_DATA_ROOT/"
+e2e_setup() {
+  npx tsx lib/cli/main.ts db migrate && npx tsx lib/cli/main.ts import >/dev/null &&
+    npx tsx lib/cli/main.ts build --stage graph >/dev/null &&
+    { [ ! -f lib/genret/pretrained/acl-citegraph/decoder.onnx ] || npx tsx lib/cli/main.ts build --stage genret --pretrained >/dev/null; } &&
+    npx next build >"$work/build.log" 2>&1
+}
+if e2e_setup; then
+  [ -d .graft/vectors ] || { mkdir -p .graft && cp -r "$GRAFT_DATA_ROOT/vectors" .graft/; }
   echo "── e2e (Playwright, Chromium)"
   npx playwright test --reporter=list 2>&1 | tee "$work/e2e.log"
   rc=${PIPESTATUS[0]}

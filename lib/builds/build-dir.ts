@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/db/config";
@@ -7,6 +7,11 @@ import { dataRoot } from "@/lib/db/config";
 // Versioned builds: each lives in <data root>/<corpus>/build-<id>/ beside its manifest.json.
 // A build is complete only once the manifest is written (temp file + rename, written last)
 // and its Build row is marked complete, so a reader never sees half a build.
+//
+// Builds are resumable: a job that created one records it (startBuild's `jobId`, in the same
+// transaction as the row), and after a crash the job reopens it (resumeBuild) and writes the
+// same files and rows again. Every write here is therefore idempotent: files are replaced by
+// rename, and completeBuild replaces the build's artefact rows instead of adding to them.
 
 export interface ArtefactInfo {
   stage: string;
@@ -31,17 +36,59 @@ export function buildDirFor(corpus: string, id: number, root = dataRoot()): stri
   return path.join(root, corpus, `build-${id}`);
 }
 
-export async function startBuild(db: Db, corpus: string, params: Record<string, unknown>): Promise<BuildHandle> {
-  const c = await db.corpus.findUnique({ where: { name: corpus } });
-  if (!c) throw new Error(`no corpus named "${corpus}" (import it first: graft import <path> --corpus ${corpus})`);
-  const row = await db.build.create({ data: { corpusId: c.id, dir: "", status: "running", params: JSON.stringify(params) } });
-  const dir = buildDirFor(corpus, row.id);
-  mkdirSync(dir, { recursive: true });
-  await db.build.update({ where: { id: row.id }, data: { dir: path.relative(dataRoot(), dir) } });
-  return { id: row.id, corpusId: c.id, corpus, dir, artefacts: [] };
+export interface StartBuildOptions {
+  /** The job that builds it: linked in the same transaction, so a crash can never leave a build no job knows about. */
+  jobId?: number;
 }
 
-/** Writes a file of the build atomically and records it for the manifest. */
+export async function startBuild(db: Db, corpus: string, params: Record<string, unknown>, options: StartBuildOptions = {}): Promise<BuildHandle> {
+  const c = await db.corpus.findUnique({ where: { name: corpus } });
+  if (!c) throw new Error(`no corpus named "${corpus}" (import it first: graft import <path> --corpus ${corpus})`);
+  const id = await db.$transaction(async (tx) => {
+    const row = await tx.build.create({ data: { corpusId: c.id, dir: "", status: "running", params: JSON.stringify(params) } });
+    await tx.build.update({ where: { id: row.id }, data: { dir: path.relative(dataRoot(), buildDirFor(corpus, row.id)) } });
+    if (options.jobId !== undefined) await tx.job.update({ where: { id: options.jobId }, data: { buildId: row.id } });
+    return row.id;
+  });
+  const dir = buildDirFor(corpus, id);
+  mkdirSync(dir, { recursive: true });
+  return { id, corpusId: c.id, corpus, dir, artefacts: [] };
+}
+
+export interface ResumedBuild {
+  handle: BuildHandle;
+  /** "complete" when the build finished before its job could record it: nothing is left to do. */
+  status: string;
+  params: Record<string, unknown>;
+  manifest: Record<string, unknown>;
+}
+
+/** Temp files of interrupted atomic writes (`x.tmp`, `x.tmp-<pid>`, `x.<pid>.tmp`). */
+const TEMP_FILE = /\.tmp(-\d+)?$|\.\d+\.tmp$/;
+
+/**
+ * Reopens a build for its job after a crash: marks it running again (unless it is complete),
+ * removes the temp files an interrupted write left, and returns a handle with no artefacts
+ * recorded yet: the stage writes (and records) them again.
+ */
+export async function resumeBuild(db: Db, id: number): Promise<ResumedBuild> {
+  const row = await db.build.findUnique({ where: { id }, include: { corpus: { select: { name: true } } } });
+  if (!row) throw new Error(`build ${id} does not exist (was it deleted?)`);
+  const dir = path.resolve(dataRoot(), row.dir || path.relative(dataRoot(), buildDirFor(row.corpus.name, id)));
+  mkdirSync(dir, { recursive: true });
+  if (row.status !== "complete") {
+    for (const f of readdirSync(dir)) if (TEMP_FILE.test(f)) rmSync(path.join(dir, f), { force: true });
+    await db.build.update({ where: { id }, data: { status: "running", completedAt: null } });
+  }
+  return {
+    handle: { id, corpusId: row.corpusId, corpus: row.corpus.name, dir, artefacts: [] },
+    status: row.status,
+    params: JSON.parse(row.params) as Record<string, unknown>,
+    manifest: JSON.parse(row.manifest) as Record<string, unknown>,
+  };
+}
+
+/** Writes a file of the build atomically and records it for the manifest (again, on a re-run: the newer record wins). */
 export function writeArtefact(build: BuildHandle, stage: string, name: string, file: string, data: string | Uint8Array, meta: Record<string, unknown> = {}): ArtefactInfo {
   const abs = path.join(build.dir, file);
   const tmp = `${abs}.tmp-${process.pid}`;
@@ -61,6 +108,7 @@ export function recordArtefact(build: BuildHandle, stage: string, name: string, 
     sha256: createHash("sha256").update(readFileSync(abs)).digest("hex"),
     meta,
   };
+  build.artefacts = build.artefacts.filter((a) => a.name !== name);
   build.artefacts.push(info);
   return info;
 }
@@ -71,7 +119,10 @@ export async function completeBuild(db: Db, build: BuildHandle, manifest: Record
   const file = path.join(build.dir, "manifest.json");
   writeFileSync(`${file}.tmp`, `${JSON.stringify(full, null, 2)}\n`);
   renameSync(`${file}.tmp`, file);
+  // The rows are replaced, not added to: completing a build twice (a crash between the commit
+  // below and the job's own completion, then a re-run) must not duplicate them.
   await db.$transaction([
+    db.artefact.deleteMany({ where: { buildId: build.id } }),
     db.artefact.createMany({
       data: build.artefacts.map((a) => ({ buildId: build.id, stage: a.stage, name: a.name, path: a.path, bytes: a.bytes, sha256: a.sha256, meta: JSON.stringify(a.meta) })),
     }),

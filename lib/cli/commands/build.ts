@@ -1,12 +1,18 @@
+import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
+import { latestBuildWith } from "@/lib/builds/build-dir";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { getDb } from "@/lib/db/client";
-import { buildGraphStage } from "@/lib/graph/build";
+import { buildGenretStage, DEFAULT_TRAINER, type GenretStageReport } from "@/lib/genret/build";
+import { DISTILL_VARIANTS } from "@/lib/genret/distill";
+import { installPretrainedModel } from "@/lib/genret/pretrained";
+import { buildGraphStage, type GraphStageReport } from "@/lib/graph/build";
 import { emit, fmt, parseOptions, table } from "../output";
 import { ProgressBar } from "../progress";
 
-const STAGES = ["graph"] as const;
+const STAGES = ["graph", "genret", "all"] as const;
+const VARIANTS = Object.keys(DISTILL_VARIANTS) as [keyof typeof DISTILL_VARIANTS, ...(keyof typeof DISTILL_VARIANTS)[]];
 
 const buildOptions = z.object({
   stage: z.enum(STAGES, { error: `stage must be one of: ${STAGES.join(", ")}` }),
@@ -16,13 +22,53 @@ const buildOptions = z.object({
   alpha: z.coerce.number().min(0).max(1).default(0.75),
   beta: z.coerce.number().min(0).max(1).optional(),
   workers: z.coerce.number().int().min(1).max(64).optional(),
+  variant: z.enum(VARIANTS, { error: `variant must be one of: ${VARIANTS.join(", ")}` }).default("uniform"),
+  seed: z.coerce.number().int().min(0).default(0),
+  trainMinutes: z.coerce.number().positive().max(100_000).default(DEFAULT_TRAINER.timeBudget / 60),
+  epochs: z.coerce.number().positive().max(10_000).default(DEFAULT_TRAINER.epochs),
+  dModel: z.coerce.number().int().min(16).max(4096).default(DEFAULT_TRAINER.dModel),
+  layers: z.coerce.number().int().min(1).max(48).default(DEFAULT_TRAINER.layers),
+  heads: z.coerce.number().int().min(1).max(64).default(DEFAULT_TRAINER.heads),
+  ff: z.coerce.number().int().min(16).max(16384).default(DEFAULT_TRAINER.ff),
+  batch: z.coerce.number().int().min(1).max(65536).default(DEFAULT_TRAINER.batch),
+  lr: z.coerce.number().positive().max(1).default(DEFAULT_TRAINER.lr),
+  device: z.enum(["auto", "cpu", "cuda"]).default("auto"),
+  pretrained: z.union([z.boolean(), z.string().min(1)]).optional(),
+  ifMissing: z.boolean().default(false),
   json: z.boolean().default(false),
-});
+}).refine((o) => o.dModel % o.heads === 0, { message: "--d-model must be a multiple of --heads", path: ["dModel"] });
+
+function graphLines(report: GraphStageReport, corpus: string): string {
+  return [
+    `build ${report.build} of ${corpus}: ${fmt(report.papers)} papers, ${fmt(report.items)} facet items → ${report.dir}`,
+    `embed ${report.embedSeconds.toFixed(1)} s (${fmt(report.newlyEmbedded)} new with ${report.embedder}) · graph ${report.graphSeconds.toFixed(1)} s at ${report.gflops.toFixed(0)} GFLOP/s · store ${report.storeSeconds.toFixed(1)} s`,
+    "",
+    table(
+      ["facet", "items", "edges", "kernel s"],
+      report.facets.map((f) => [f.facet, fmt(f.items), fmt(f.edges), f.kernelSeconds.toFixed(2)]),
+    ),
+    "",
+    table(
+      ["K", "coverage", ...report.facets.map((f) => f.facet)],
+      report.coverage.map((c) => [c.k, `${(c.share * 100).toFixed(1)}%`, ...report.facets.map((f) => `${((c.perFacet[f.facet]?.share ?? 0) * 100).toFixed(1)}%`)]),
+    ),
+  ].join("\n");
+}
+
+function genretLines(r: GenretStageReport): string {
+  const t = r.training as { seen?: number; epochs?: number; params?: number; trainSeconds?: number };
+  return [
+    `build ${r.build} (generative retriever, ${r.variant}${r.resumed ? ", resumed" : ""}) from graph build ${r.graphBuild} → ${r.dir}`,
+    `DocIDs ${fmt(r.distinctDocIds)} · vocabulary ${fmt(r.vocabSize)} tokens · ${fmt(r.examples)} training examples · target coverage ${(r.targetCoverage * 100).toFixed(1)}%`,
+    `model ${fmt(t.params ?? 0)} parameters · ${fmt(t.seen ?? 0)} examples seen (${(t.epochs ?? 0).toFixed(2)} epochs) in ${((t.trainSeconds ?? 0) / 60).toFixed(1)} min`,
+    `stages: docids ${r.seconds.docids.toFixed(1)} s · examples ${r.seconds.examples.toFixed(1)} s · train ${r.seconds.train.toFixed(1)} s · export ${r.seconds.export.toFixed(1)} s`,
+  ].join("\n");
+}
 
 export function registerBuild(program: Command): void {
   program
     .command("build")
-    .description("build a corpus's artefacts into a new versioned build (stages: graph)")
+    .description("build a corpus's artefacts into new versioned builds (stages: graph, genret = docids → tries → training data → training → export, all)")
     .requiredOption("--stage <stage>", `stage to build: ${STAGES.join(", ")}`)
     .option("--corpus <name>", `corpus name (default: ${DEFAULT_CORPUS})`)
     .option("--embedder <spec>", "use-lite (default, offline) | minilm | minilm:<hub id or local folder>")
@@ -31,34 +77,68 @@ export function registerBuild(program: Command): void {
     .option("--beta <b>", "citation-score weight β (default 1 − α)")
     .option("--workers <n>", "embedding worker processes (default: 2)")
     .option("--json", "machine-readable output")
+    .option("--variant <name>", `distillation variant: ${VARIANTS.join(" | ")}`, "uniform")
+    .option("--seed <n>", "seed of the training data and the trainer", "0")
+    .option("--train-minutes <m>", "training time budget in minutes (the LR schedule fits it)", String(DEFAULT_TRAINER.timeBudget / 60))
+    .option("--epochs <n>", "at most this many epochs", String(DEFAULT_TRAINER.epochs))
+    .option("--d-model <n>", "decoder width", String(DEFAULT_TRAINER.dModel))
+    .option("--layers <n>", "decoder layers", String(DEFAULT_TRAINER.layers))
+    .option("--heads <n>", "attention heads", String(DEFAULT_TRAINER.heads))
+    .option("--ff <n>", "feed-forward width", String(DEFAULT_TRAINER.ff))
+    .option("--batch <n>", "examples per step", String(DEFAULT_TRAINER.batch))
+    .option("--lr <x>", "peak learning rate", String(DEFAULT_TRAINER.lr))
+    .option("--device <d>", "auto (CUDA when present) | cpu | cuda", "auto")
+    .option("--if-missing", "skip a stage whose complete build already exists (set-up scripts)")
+    .option("--pretrained [dir]", "genret: install a trained model instead of training (default: the one shipped for the demo corpus)")
     .action(async (raw: unknown) => {
       const opts = parseOptions(buildOptions, raw);
-      const bar = new ProgressBar(`build ${opts.stage}`);
-      const report = await buildGraphStage(getDb(), {
-        corpus: opts.corpus,
-        embedder: opts.embedder,
-        k: opts.k,
-        alpha: opts.alpha,
-        beta: opts.beta ?? 1 - opts.alpha,
-        workers: opts.workers,
-        onProgress: (phase, d, t, detail) => bar.update(d, t, detail ? `${phase} ${detail}` : phase),
-      });
-      bar.done();
-      emit(opts, report, () =>
-        [
-          `build ${report.build} of ${opts.corpus}: ${fmt(report.papers)} papers, ${fmt(report.items)} facet items → ${report.dir}`,
-          `embed ${report.embedSeconds.toFixed(1)} s (${fmt(report.newlyEmbedded)} new with ${report.embedder}) · graph ${report.graphSeconds.toFixed(1)} s at ${report.gflops.toFixed(0)} GFLOP/s · store ${report.storeSeconds.toFixed(1)} s`,
-          "",
-          table(
-            ["facet", "items", "edges", "kernel s"],
-            report.facets.map((f) => [f.facet, fmt(f.items), fmt(f.edges), f.kernelSeconds.toFixed(2)]),
-          ),
-          "",
-          table(
-            ["K", "coverage", ...report.facets.map((f) => f.facet)],
-            report.coverage.map((c) => [c.k, `${(c.share * 100).toFixed(1)}%`, ...report.facets.map((f) => `${((c.perFacet[f.facet]?.share ?? 0) * 100).toFixed(1)}%`)]),
-          ),
-        ].join("\n"),
-      );
+      const db = getDb();
+      const out: { graph?: GraphStageReport; genret?: GenretStageReport } = {};
+      const exists = async (artefact: string) => opts.ifMissing && (await latestBuildWith(db, opts.corpus, artefact)) !== null;
+      if ((opts.stage === "graph" || opts.stage === "all") && (await exists("graph.csr"))) {
+        process.stderr.write(`graft: ${opts.corpus} already has a graph build (--if-missing)\n`);
+      } else if (opts.stage === "graph" || opts.stage === "all") {
+        const bar = new ProgressBar("build graph");
+        out.graph = await buildGraphStage(db, {
+          corpus: opts.corpus,
+          embedder: opts.embedder,
+          k: opts.k,
+          alpha: opts.alpha,
+          beta: opts.beta ?? 1 - opts.alpha,
+          workers: opts.workers,
+          onProgress: (phase, d, t, detail) => bar.update(d, t, detail ? `${phase} ${detail}` : phase),
+        });
+        bar.done();
+      }
+      if ((opts.stage === "genret" || opts.stage === "all") && (await exists("decoder.onnx"))) {
+        process.stderr.write(`graft: ${opts.corpus} already has a generative-retriever build (--if-missing)\n`);
+      } else if ((opts.stage === "genret" || opts.stage === "all") && opts.pretrained) {
+        const r = await installPretrainedModel(db, opts.corpus, typeof opts.pretrained === "string" ? path.resolve(opts.pretrained) : undefined);
+        emit(opts, r, () => `build ${r.build}: installed the trained generative retriever (${r.variant}) from ${r.source} → ${r.dir}`);
+        return;
+      } else if (opts.stage === "genret" || opts.stage === "all") {
+        const bar = new ProgressBar("build genret");
+        out.genret = await buildGenretStage(db, {
+          corpus: opts.corpus,
+          variant: opts.variant,
+          seed: opts.seed,
+          trainer: {
+            timeBudget: opts.trainMinutes * 60,
+            epochs: opts.epochs,
+            dModel: opts.dModel,
+            layers: opts.layers,
+            heads: opts.heads,
+            ff: opts.ff,
+            batch: opts.batch,
+            lr: opts.lr,
+            device: opts.device === "auto" ? undefined : opts.device,
+          },
+          onProgress: (phase, d, t, detail) => bar.update(d, t, detail ? `${phase} ${detail}` : phase),
+        });
+        bar.done();
+      }
+      if (!out.graph && !out.genret) return;
+      const value = opts.stage === "all" ? out : (out.graph ?? out.genret);
+      emit(opts, value, () => [out.graph ? graphLines(out.graph, opts.corpus) : "", out.genret ? genretLines(out.genret) : ""].filter(Boolean).join("\n\n"));
     });
 }

@@ -1,0 +1,327 @@
+/**
+ * The generative-retriever stages of `graft build`: docids → tries → training data → training
+ * → export, into a new versioned build beside the graph build they distil. Resumable: each
+ * sub-stage's files are written atomically and skipped when present, the trainer resumes
+ * from its checkpoint, and a rerun with the same parameters reopens the unfinished build
+ * instead of starting over.
+ *
+ * Build layout (build-<id>/): vocab.json, trie-<facet>.bin, papers.json (node order of the
+ * graph build), pack/ (training data), train/ (checkpoint, metrics), and the model files
+ * decoder.onnx, output.f32, config.json, train.json, then manifest.json last.
+ */
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, readFileSync, renameSync } from "node:fs";
+import path from "node:path";
+import { completeBuild, failBuild, recordArtefact, resumeBuild, startBuild, writeArtefact, type BuildHandle } from "@/lib/builds/build-dir";
+import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus/types";
+import type { Db } from "@/lib/db/client";
+import { dataRoot, repoRoot } from "@/lib/db/config";
+import { cacheDirFor, embedWithCache, readVectorCache } from "@/lib/embed/cache";
+import { createEmbedder } from "@/lib/embed/registry";
+import type { Embedder } from "@/lib/embed/types";
+import { packRows } from "@/lib/eval/corpus-data";
+import { readPaperGraph } from "@/lib/graph/csr";
+import { distillationStatistics } from "./distill";
+import { writeTrainingPack } from "./pack";
+import { buildIdentifiers, identifierFiles, identifierReport, trainingExamples } from "./prepare";
+
+export interface TrainerOptions {
+  dModel?: number;
+  layers?: number;
+  heads?: number;
+  ff?: number;
+  epochs?: number;
+  /** Seconds of training; the LR schedule is fitted to it. */
+  timeBudget?: number;
+  batch?: number;
+  lr?: number;
+  device?: string;
+}
+
+export interface GenretStageOptions {
+  corpus: string;
+  variant?: string;
+  seed?: number;
+  trainer?: TrainerOptions;
+  /** Python with torch (default GRAFT_PYTHON or /usr/bin/python3). */
+  python?: string;
+  onProgress?: (phase: GenretPhase, done: number, total: number, detail?: string) => void;
+  onLog?: (line: string) => void;
+}
+
+export type GenretPhase = "docids" | "examples" | "train" | "export";
+
+export interface GenretStageReport {
+  build: number;
+  dir: string;
+  graphBuild: number;
+  variant: string;
+  examples: number;
+  targetCoverage: number;
+  vocabSize: number;
+  distinctDocIds: number;
+  seconds: Record<GenretPhase, number>;
+  training: Record<string, unknown>;
+  resumed: boolean;
+}
+
+export const DEFAULT_TRAINER: Required<Omit<TrainerOptions, "device" | "epochs">> & { epochs: number } = {
+  dModel: 256,
+  layers: 4,
+  heads: 4,
+  ff: 1024,
+  epochs: 10,
+  timeBudget: 20 * 60,
+  batch: 256,
+  lr: 2e-3,
+};
+
+interface StoreCorpus {
+  graphBuild: { id: number; dir: string };
+  externalIds: string[];
+  splits: (Split | null)[];
+  facets: FacetLists[];
+  embedder: string;
+}
+
+/** The graph build to distil and the corpus in its node order, from the store. */
+async function readStoreCorpus(db: Db, corpus: string): Promise<StoreCorpus> {
+  const graphBuild = await db.build.findFirst({
+    where: { corpus: { name: corpus }, status: "complete", artefacts: { some: { name: "graph.csr" } } },
+    orderBy: { id: "desc" },
+  });
+  if (!graphBuild) throw new Error(`corpus "${corpus}" has no graph build: run \`graft build --stage graph --corpus ${corpus}\` first`);
+  const dir = path.resolve(dataRoot(), graphBuild.dir);
+  const order = JSON.parse(readFileSync(path.join(dir, "papers.json"), "utf8")) as { externalIds: string[]; dbIds: number[] };
+  const manifest = JSON.parse(graphBuild.manifest) as { embedder?: { id?: string } };
+  const index = new Map(order.dbIds.map((id, i) => [id, i]));
+  const splits: (Split | null)[] = order.dbIds.map(() => null);
+  const facets: FacetLists[] = order.dbIds.map(() => ({}));
+  const STEP = 500;
+  for (let i = 0; i < order.dbIds.length; i += STEP) {
+    const ids = order.dbIds.slice(i, i + STEP);
+    for (const p of await db.paper.findMany({ where: { id: { in: ids } }, select: { id: true, split: true } })) {
+      splits[index.get(p.id) as number] = (p.split as Split | null) ?? null;
+    }
+    const items = await db.facetItem.findMany({
+      where: { paperId: { in: ids } },
+      select: { paperId: true, facet: true, text: true },
+      orderBy: [{ paperId: "asc" }, { position: "asc" }],
+    });
+    for (const it of items) {
+      if (!(FACETS as readonly string[]).includes(it.facet)) continue;
+      const row = facets[index.get(it.paperId) as number];
+      (row[it.facet as Facet] ??= []).push(it.text);
+    }
+  }
+  return { graphBuild: { id: graphBuild.id, dir }, externalIds: order.externalIds, splits, facets, embedder: manifest.embedder?.id ?? "use-lite@0.2.0" };
+}
+
+/** Item vectors per facet in node order, from the graph build's vector cache (embedding only what is missing). */
+async function itemVectors(corpus: string, c: StoreCorpus) {
+  const texts: string[] = [];
+  const rows = Object.fromEntries(FACETS.map((f) => [f, [] as number[][]])) as Record<Facet, number[][]>;
+  for (const paper of c.facets) {
+    for (const f of FACETS) {
+      const r: number[] = [];
+      for (const t of paper[f] ?? []) {
+        r.push(texts.length);
+        texts.push(t);
+      }
+      rows[f].push(r);
+    }
+  }
+  const spec = c.embedder.startsWith("use-lite") ? "use-lite" : c.embedder.replace(/@.*$/, "");
+  let real: Embedder | null = null;
+  const dim = readVectorCache(cacheDirFor(corpus, c.embedder))?.manifest.dim ?? 512;
+  const lazy: Embedder = {
+    id: c.embedder,
+    dim,
+    embed: async (batch) => {
+      real ??= await createEmbedder(spec);
+      return real.embed(batch);
+    },
+  };
+  try {
+    const vectors = await embedWithCache(lazy, texts, { dir: cacheDirFor(corpus, c.embedder) });
+    return Object.fromEntries(FACETS.map((f) => [f, packRows(rows[f], vectors, dim)])) as Record<Facet, ReturnType<typeof packRows>>;
+  } finally {
+    await (real as Embedder | null)?.close?.();
+  }
+}
+
+function trainerArgs(pack: string, out: string, t: Required<Omit<TrainerOptions, "device">> & { device?: string }, seed: number): string[] {
+  const args = [
+    path.join(repoRoot, "workers", "trainer", "train.py"),
+    "--pack", pack,
+    "--out", out,
+    "--d-model", String(t.dModel),
+    "--layers", String(t.layers),
+    "--heads", String(t.heads),
+    "--ff", String(t.ff),
+    "--epochs", String(t.epochs),
+    "--time-budget", String(t.timeBudget),
+    "--batch", String(t.batch),
+    "--lr", String(t.lr),
+    "--seed", String(seed),
+    "--progress-every", "5",
+  ];
+  if (t.device) args.push("--device", t.device);
+  return args;
+}
+
+/** Runs the Python trainer, forwarding its JSON-lines progress; resolves with its final record. */
+export function runTrainer(python: string, args: string[], onEvent: (e: Record<string, unknown>) => void, onLog: (line: string) => void = () => {}): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, args, { env: { ...process.env, OPENBLAS_NUM_THREADS: process.env.OPENBLAS_NUM_THREADS ?? "2" }, stdio: ["ignore", "pipe", "pipe"] });
+    let done: Record<string, unknown> | null = null;
+    let buf = "";
+    const stderr: string[] = [];
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      buf += chunk;
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        try {
+          const e = JSON.parse(line) as Record<string, unknown>;
+          if (e.event === "done") done = e;
+          onEvent(e);
+        } catch {
+          onLog(line);
+        }
+      }
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      for (const line of chunk.split("\n")) {
+        if (!line.trim() || /TracerWarning|scores = q @ k/.test(line)) continue;
+        stderr.push(line);
+        if (stderr.length > 40) stderr.shift();
+        onLog(line);
+      }
+    });
+    child.on("error", (err) =>
+      reject(new Error(`could not start the trainer with ${python} (${err.message}); install PyTorch: apt-get install python3-torch python3-onnx libopenblas0-pthread, or set GRAFT_PYTHON`)),
+    );
+    child.on("close", (code) => {
+      if (code === 0 && done) resolve(done);
+      else reject(new Error(`the trainer exited with code ${code}:\n${stderr.slice(-15).join("\n")}`));
+    });
+  });
+}
+
+function sameParams(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export async function buildGenretStage(db: Db, options: GenretStageOptions): Promise<GenretStageReport> {
+  const variant = options.variant ?? "uniform";
+  const seed = options.seed ?? 0;
+  const trainer: typeof DEFAULT_TRAINER & { device?: string } = {
+    ...DEFAULT_TRAINER,
+    ...(Object.fromEntries(Object.entries(options.trainer ?? {}).filter(([, v]) => v !== undefined)) as TrainerOptions),
+  };
+  const progress = options.onProgress ?? (() => {});
+  const python = options.python ?? process.env.GRAFT_PYTHON ?? "/usr/bin/python3";
+  const seconds: Record<GenretPhase, number> = { docids: 0, examples: 0, train: 0, export: 0 };
+
+  const store = await readStoreCorpus(db, options.corpus);
+  const params = { stage: "genret", graphBuild: store.graphBuild.id, variant, seed, trainer: { ...trainer, device: trainer.device ?? "auto" } };
+
+  // Resume an unfinished build with the same parameters (a killed run, a rerun after a failure).
+  const previous = await db.build.findMany({ where: { corpus: { name: options.corpus }, status: { in: ["running", "failed"] } }, orderBy: { id: "desc" } });
+  const match = previous.find((b) => sameParams(JSON.parse(b.params) as Record<string, unknown>, params));
+  let build: BuildHandle;
+  let resumed = false;
+  if (match) {
+    build = (await resumeBuild(db, match.id)).handle;
+    resumed = true;
+  } else {
+    build = await startBuild(db, options.corpus, params);
+  }
+  try {
+    const at = (f: string) => path.join(build.dir, f);
+    // ── docids and tries ──
+    let t = performance.now();
+    progress("docids", 0, 1);
+    const ids = buildIdentifiers({ ids: store.externalIds, facets: store.facets });
+    for (const f of identifierFiles(ids)) writeArtefact(build, "docids", f.name, f.name, f.data, f.name.startsWith("trie-") ? { nodes: ids.tries[f.name.slice(5, -4) as Facet].nodeCount } : {});
+    writeArtefact(build, "docids", "papers.json", "papers.json", JSON.stringify({ externalIds: store.externalIds }));
+    const idReport = identifierReport(ids);
+    seconds.docids = (performance.now() - t) / 1000;
+    progress("docids", 1, 1);
+
+    // ── training data ──
+    t = performance.now();
+    const graph = readPaperGraph(path.join(store.graphBuild.dir, "graph.csr"));
+    const corpus = { ids: store.externalIds, splits: store.splits, facets: store.facets, graph };
+    const examples = trainingExamples(corpus, ids, variant, seed);
+    const stats = distillationStatistics(examples, store.externalIds.length);
+    if (!existsSync(at("pack/pack.json"))) {
+      progress("examples", 0, 1, "embedding items");
+      const items = await itemVectors(options.corpus, store);
+      writeTrainingPack(at("pack"), { index: ids.index, vocab: ids.vocab, items, examples, tries: ids.tries, embedder: store.embedder, variant });
+    }
+    seconds.examples = (performance.now() - t) / 1000;
+    progress("examples", 1, 1);
+
+    // ── training (resumes from train/checkpoint.pt) ──
+    t = performance.now();
+    const trainDir = at("train");
+    let training: Record<string, unknown>;
+    if (existsSync(path.join(trainDir, "train.json")) && existsSync(path.join(trainDir, "decoder.onnx"))) {
+      training = JSON.parse(readFileSync(path.join(trainDir, "train.json"), "utf8")) as Record<string, unknown>;
+    } else {
+      training = await runTrainer(
+        python,
+        trainerArgs(at("pack"), trainDir, trainer, seed),
+        (e) => {
+          if (e.event === "progress") {
+            const total = (e.totalSteps as number) ?? 1;
+            progress("train", e.step as number, total, `loss ${(e.loss as number).toFixed(3)} · ${(e.examplesPerSecond as number).toFixed(0)} ex/s · ETA ${Math.round(e.eta as number)} s`);
+          }
+          if (e.event === "start" || e.event === "checkpoint") options.onLog?.(JSON.stringify(e));
+        },
+        options.onLog,
+      );
+    }
+    seconds.train = (performance.now() - t) / 1000;
+
+    // ── export: the model files at the build's root ──
+    t = performance.now();
+    for (const f of ["decoder.onnx", "output.f32", "config.json", "train.json"]) {
+      copyFileSync(path.join(trainDir, f), `${at(f)}.tmp`);
+      renameSync(`${at(f)}.tmp`, at(f));
+      recordArtefact(build, "train", f, f);
+    }
+    const manifestFile = { embedder: store.embedder, variant, seed, graphBuild: store.graphBuild.id };
+    writeArtefact(build, "train", "genret.json", "genret.json", JSON.stringify(manifestFile, null, 1));
+    seconds.export = (performance.now() - t) / 1000;
+
+    const report: GenretStageReport = {
+      build: build.id,
+      dir: build.dir,
+      graphBuild: store.graphBuild.id,
+      variant,
+      examples: examples.length,
+      targetCoverage: stats.targetCoverage,
+      vocabSize: ids.vocab.size,
+      distinctDocIds: idReport.docIds.total.distinctDocIds,
+      seconds,
+      training,
+      resumed,
+    };
+    await completeBuild(db, build, {
+      stage: "genret",
+      parameters: params,
+      embedder: { id: store.embedder },
+      statistics: { docIds: idReport.docIds, vocabSize: idReport.vocabSize, tries: idReport.tries, distillation: stats },
+      training,
+      timings: seconds,
+    });
+    return report;
+  } catch (err) {
+    await failBuild(db, build, err);
+    throw err;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The training pack: what the Python trainer (workers/trainer) reads, as flat little-endian
+ * arrays plus a JSON header, so the trainer needs nothing but numpy to load it and the
+ * TypeScript side stays the one place where DocIDs, tries and distillation are defined.
+ *
+ *   pack.json      header (shapes, vocabulary, facet offsets, provenance)
+ *   queries.f32    [numQueries, dim]  frozen sentence embedding of every facet item
+ *                  (row = queryOffset[f] + items.offsets[paper] + item)
+ *   targets.i32    [numTargets, maxLen] compact token ids of every DocID, then EOS, then PAD
+ *                  (row = targetOffset[f] + identifier)
+ *   examples.i32   [numExamples, 4]   facet, query row, target row, negative target row (-1)
+ *   weights.f32    [numExamples]      cross-entropy weight (1 unless CE reweighting)
+ *   decisions.u8   [numTargets, maxLen] 1 where the trie leaves the decoder a choice
+ *
+ * decisions.u8: constrained decoding renormalises over the trie's allowed tokens, so a
+ * position where the prefix has a single continuation (and EOS is not allowed) costs nothing
+ * at decoding time, whatever the model says. Training on such positions spends CPU on text
+ * the decoder never chooses; the trainer can skip them (--decisions-only), which shortens
+ * most targets to their distinguishing prefix.
+ *
+ * The model is conditioned on the query item's embedding ("one projected prefix vector plus
+ * a facet embedding"), so the embedder must be the one used at query time: its id is in the
+ * header and in the model manifest.
+ */
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { FACETS, type Facet } from "@/lib/corpus/types";
+import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import type { DistillationExamples } from "./distill";
+import type { DocIdIndex } from "./docid";
+import type { PrefixTrie } from "./trie";
+import { compactIndex, EOS, PAD, type CompactVocab } from "./vocab";
+
+export const PACK_VERSION = 1;
+
+export interface PackHeader {
+  format: "graft-genret-pack";
+  version: number;
+  dim: number;
+  /** DocID tokens + EOS. */
+  maxLen: number;
+  vocabSize: number;
+  facets: Facet[];
+  numQueries: number;
+  numTargets: number;
+  numExamples: number;
+  queryOffset: Record<Facet, number>;
+  targetOffset: Record<Facet, number>;
+  embedder: string;
+  variant: string;
+  seed: number;
+  hasNegatives: boolean;
+  hasWeights: boolean;
+}
+
+export interface PackInput {
+  index: DocIdIndex;
+  vocab: CompactVocab;
+  /** Item vectors per facet, node order = DocIdIndex paper order. */
+  items: Record<Facet, PackedFacetItems>;
+  examples: DistillationExamples;
+  /** Per facet, over compact ids (prepare.ts buildIdentifiers): for decisions.u8. */
+  tries: Record<Facet, PrefixTrie>;
+  embedder: string;
+  variant: string;
+}
+
+/** 1 at each target position where the trie allows more than one token (EOS included). */
+export function decisionMask(rows: Int32Array, maxLen: number, offset: Record<Facet, number>, tries: Record<Facet, PrefixTrie>): Uint8Array {
+  const out = new Uint8Array(rows.length);
+  for (const f of FACETS) {
+    const trie = tries[f];
+    for (let i = 0; i < trie.identifierCount; i++) {
+      const at = (offset[f] + i) * maxLen;
+      let node = 0;
+      for (let k = 0; k < maxLen; k++) {
+        const t = rows[at + k];
+        const options = trie.childCount(node) + (trie.isTerminal(node) ? 1 : 0);
+        out[at + k] = options > 1 ? 1 : 0;
+        if (t === EOS) break;
+        node = trie.step(node, t);
+        if (node < 0) throw new Error(`decisionMask: identifier ${i} of ${f} is not in its trie`);
+      }
+    }
+  }
+  return out;
+}
+
+/** Compact-token rows of every identifier of every facet, each EOS-terminated and PAD-filled. */
+export function encodeTargets(index: DocIdIndex, vocab: CompactVocab): { rows: Int32Array; maxLen: number; offset: Record<Facet, number> } {
+  const map = compactIndex(vocab);
+  const maxLen = index.maxTokens + 1;
+  const offset = {} as Record<Facet, number>;
+  let total = 0;
+  for (const f of FACETS) {
+    offset[f] = total;
+    total += index.facets[f].identifiers.length;
+  }
+  const rows = new Int32Array(total * maxLen).fill(PAD);
+  for (const f of FACETS) {
+    index.facets[f].identifiers.forEach((ids, i) => {
+      const at = (offset[f] + i) * maxLen;
+      ids.forEach((t, k) => (rows[at + k] = map.get(t) as number));
+      rows[at + ids.length] = EOS;
+    });
+  }
+  return { rows, maxLen, offset };
+}
+
+function atomicWrite(file: string, data: Uint8Array | string): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, file);
+}
+
+const bytes = (a: Int32Array | Float32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+export function writeTrainingPack(dir: string, input: PackInput): PackHeader {
+  const { index, vocab, items, examples } = input;
+  mkdirSync(dir, { recursive: true });
+  const dim = items[FACETS[0]].dim;
+
+  const queryOffset = {} as Record<Facet, number>;
+  let numQueries = 0;
+  for (const f of FACETS) {
+    queryOffset[f] = numQueries;
+    numQueries += items[f].offsets[items[f].offsets.length - 1];
+  }
+  const queries = new Float32Array(numQueries * dim);
+  for (const f of FACETS) queries.set(items[f].data, queryOffset[f] * dim);
+
+  const targets = encodeTargets(index, vocab);
+  const rows = new Int32Array(examples.length * 4);
+  let hasNegatives = false;
+  for (let r = 0; r < examples.length; r++) {
+    const f = FACETS[examples.facet[r]];
+    const q = queryOffset[f] + items[f].offsets[examples.sourcePaper[r]] + examples.sourceItem[r];
+    rows[4 * r] = examples.facet[r];
+    rows[4 * r + 1] = q;
+    rows[4 * r + 2] = targets.offset[f] + examples.targetIdentifier[r];
+    const neg = examples.negative[r];
+    rows[4 * r + 3] = neg >= 0 ? targets.offset[f] + neg : -1;
+    if (neg >= 0) hasNegatives = true;
+  }
+  const hasWeights = examples.weight.some((w) => w !== 1);
+
+  const header: PackHeader = {
+    format: "graft-genret-pack",
+    version: PACK_VERSION,
+    dim,
+    maxLen: targets.maxLen,
+    vocabSize: vocab.size,
+    facets: [...FACETS],
+    numQueries,
+    numTargets: targets.rows.length / targets.maxLen,
+    numExamples: examples.length,
+    queryOffset,
+    targetOffset: targets.offset,
+    embedder: input.embedder,
+    variant: input.variant,
+    seed: examples.meta.seed,
+    hasNegatives,
+    hasWeights,
+  };
+  atomicWrite(path.join(dir, "queries.f32"), bytes(queries));
+  atomicWrite(path.join(dir, "targets.i32"), bytes(targets.rows));
+  atomicWrite(path.join(dir, "examples.i32"), bytes(rows));
+  atomicWrite(path.join(dir, "weights.f32"), bytes(examples.weight));
+  atomicWrite(path.join(dir, "decisions.u8"), decisionMask(targets.rows, targets.maxLen, targets.offset, input.tries));
+  // The header last: its presence marks a complete pack.
+  atomicWrite(path.join(dir, "pack.json"), JSON.stringify(header, null, 1));
+  return header;
+}

@@ -1,0 +1,52 @@
+/**
+ * The generative retriever shipped for the demo corpus (lib/genret/pretrained/acl-citegraph):
+ * a model trained by `graft build --stage genret` with the parameters in its genret.json, so
+ * the app can answer with the "graft" retriever right after set-up instead of after hours of
+ * CPU training. Installing it makes a regular versioned build from its files, after checking
+ * that it fits the corpus (same papers, same embedder as the graph build).
+ */
+import { copyFileSync, existsSync, readFileSync, renameSync } from "node:fs";
+import path from "node:path";
+import { completeBuild, recordArtefact, startBuild } from "@/lib/builds/build-dir";
+import type { Db } from "@/lib/db/client";
+import { repoRoot } from "@/lib/db/config";
+import { MODEL_FILES, missingModelFiles } from "./model";
+
+export const PRETRAINED_DIR = path.join(repoRoot, "lib", "genret", "pretrained", "acl-citegraph");
+
+export interface InstallReport {
+  build: number;
+  dir: string;
+  source: string;
+  variant: string;
+}
+
+export async function installPretrainedModel(db: Db, corpus: string, source: string = PRETRAINED_DIR): Promise<InstallReport> {
+  const missing = missingModelFiles(source);
+  if (missing.length > 0) throw new Error(`${source} holds no complete model (missing ${missing.join(", ")})`);
+  const graph = await db.build.findFirst({
+    where: { corpus: { name: corpus }, status: "complete", artefacts: { some: { name: "graph.csr" } } },
+    orderBy: { id: "desc" },
+  });
+  if (!graph) throw new Error(`corpus "${corpus}" has no graph build: run \`graft build --stage graph --corpus ${corpus}\` first`);
+  const meta = JSON.parse(readFileSync(path.join(source, "genret.json"), "utf8")) as { embedder: string; variant: string };
+  const graphEmbedder = (JSON.parse(graph.manifest) as { embedder?: { id?: string } }).embedder?.id;
+  if (graphEmbedder !== meta.embedder) {
+    throw new Error(`the shipped model was trained on ${meta.embedder} vectors, the graph build of "${corpus}" uses ${graphEmbedder}: train one with \`graft build --stage genret\``);
+  }
+  const modelIds = (JSON.parse(readFileSync(path.join(source, "papers.json"), "utf8")) as { externalIds: string[] }).externalIds;
+  const known = await db.paper.count({ where: { corpus: { name: corpus }, role: "corpus", externalId: { in: modelIds.slice(0, 1000) } } });
+  if (known < Math.min(1000, modelIds.length) * 0.99) {
+    throw new Error(`the shipped model was trained on another corpus (only ${known} of its first ${Math.min(1000, modelIds.length)} papers are in "${corpus}")`);
+  }
+  const build = await startBuild(db, corpus, { stage: "genret", source: path.relative(repoRoot, source), graphBuild: graph.id, variant: meta.variant, pretrained: true });
+  for (const f of [...MODEL_FILES, "train.json"]) {
+    if (!existsSync(path.join(source, f))) continue;
+    copyFileSync(path.join(source, f), path.join(build.dir, `${f}.tmp`));
+    renameSync(path.join(build.dir, `${f}.tmp`), path.join(build.dir, f));
+    recordArtefact(build, "train", f, f);
+  }
+  const training = existsSync(path.join(source, "train.json")) ? JSON.parse(readFileSync(path.join(source, "train.json"), "utf8")) : {};
+  await completeBuild(db, build, { stage: "genret", pretrained: true, source: path.relative(repoRoot, source), embedder: { id: meta.embedder }, training });
+  return { build: build.id, dir: build.dir, source, variant: meta.variant };
+}

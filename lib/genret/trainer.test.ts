@@ -1,0 +1,118 @@
+/**
+ * The Python trainer end to end on a toy task: pack → train (and resume) → ONNX export →
+ * constrained decoding on onnxruntime. Needs Debian's python3-torch and python3-onnx
+ * (scripts/ensure-system-deps.sh installs them for `npm test`).
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { FACETS, type Facet } from "@/lib/corpus/types";
+import { repoRoot } from "@/lib/db/config";
+import { mulberry32 } from "@/lib/random";
+import { runTrainer } from "./build";
+import type { DistillationExamples } from "./distill";
+import { generativeFacetLists, loadGenretModel } from "./model";
+import { writeTrainingPack } from "./pack";
+import { buildIdentifiers, identifierFiles } from "./prepare";
+
+const PYTHON = process.env.GRAFT_PYTHON ?? "/usr/bin/python3";
+const DIM = 16;
+const N = 6;
+
+// Six papers with one item per facet; the task: problems item of paper i → DocID of paper i+1.
+const facets = Array.from({ length: N }, (_, i) => ({
+  problems: [`problem number ${i} about topic ${"abcdef"[i]} in depth`],
+  methods: [`method ${i}`],
+  results: [`result ${i}`],
+  contributions: [`contribution ${i}`],
+}));
+const rand = mulberry32(3);
+const unit = (): Float32Array => {
+  const v = Float32Array.from({ length: DIM }, () => rand() - 0.5);
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+};
+const vectors = Array.from({ length: N }, () => unit());
+
+function toyExamples(): DistillationExamples {
+  const n = N;
+  const facet = new Uint8Array(n);
+  const sourcePaper = Int32Array.from({ length: n }, (_, i) => i);
+  const targetPaper = Int32Array.from({ length: n }, (_, i) => (i + 1) % N);
+  return {
+    length: n,
+    facet,
+    origin: new Uint8Array(n),
+    sourcePaper,
+    sourceItem: new Int32Array(n),
+    targetPaper,
+    targetIdentifier: Int32Array.from(targetPaper),
+    weight: new Float32Array(n).fill(1),
+    negative: new Int32Array(n).fill(-1),
+    meta: { numPapers: N, identifierCounts: { problems: N, methods: N, results: N, contributions: N }, kMin: 3, seed: 0, options: {} },
+  };
+}
+
+describe("trainer (PyTorch) → ONNX → constrained decoding", () => {
+  let dir = "";
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "graft-trainer-"));
+    const ids = buildIdentifiers({ ids: facets.map((_, i) => `p${i}`), facets });
+    const offsets = Int32Array.from({ length: N + 1 }, (_, i) => i);
+    const items = Object.fromEntries(
+      FACETS.map((f) => [f, { dim: DIM, offsets, data: f === "problems" ? Float32Array.from(vectors.flatMap((v) => [...v])) : new Float32Array(N * DIM) }]),
+    ) as Record<Facet, { dim: number; offsets: Int32Array; data: Float32Array }>;
+    writeTrainingPack(path.join(dir, "pack"), { index: ids.index, vocab: ids.vocab, items, examples: toyExamples(), tries: ids.tries, embedder: "toy", variant: "toy" });
+    for (const f of identifierFiles(ids)) writeFileSync(path.join(dir, f.name), f.data);
+    writeFileSync(path.join(dir, "papers.json"), JSON.stringify({ externalIds: facets.map((_, i) => `p${i}`) }));
+    writeFileSync(path.join(dir, "genret.json"), JSON.stringify({ embedder: "toy", variant: "toy" }));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const args = (extra: string[]) => [
+    path.join(repoRoot, "workers", "trainer", "train.py"),
+    ...["--pack", path.join(dir, "pack"), "--out", path.join(dir, "run")],
+    ...["--d-model", "32", "--layers", "1", "--heads", "2", "--ff", "64", "--batch", "6", "--lr", "0.01", "--warmup", "10", "--dropout", "0"],
+    ...["--progress-every", "0", "--checkpoint-every", "0"],
+    ...extra,
+  ];
+
+  it("trains, checkpoints and resumes where it stopped", async () => {
+    const events: Record<string, unknown>[] = [];
+    const first = await runTrainer(PYTHON, args(["--epochs", "40", "--no-export"]), (e) => events.push(e));
+    assert.equal(first.steps, 40);
+    assert.ok(existsSync(path.join(dir, "run", "checkpoint.pt")));
+    const firstLoss = (events.find((e) => e.event === "progress") as { loss: number }).loss;
+
+    const resumedEvents: Record<string, unknown>[] = [];
+    const second = await runTrainer(PYTHON, args(["--epochs", "300"]), (e) => resumedEvents.push(e));
+    const start = resumedEvents.find((e) => e.event === "start") as { resumed: boolean; seen: number };
+    assert.equal(start.resumed, true);
+    assert.equal(start.seen, 40 * N, "resumes from the examples already seen");
+    assert.equal(second.steps, 300);
+    const lastLoss = (resumedEvents.filter((e) => e.event === "progress").at(-1) as { loss: number }).loss;
+    assert.ok(lastLoss < firstLoss / 4, `loss fell from ${firstLoss} to ${lastLoss}`);
+    const train = JSON.parse(readFileSync(path.join(dir, "run", "train.json"), "utf8")) as { export: { checked: boolean } };
+    assert.equal(train.export.checked, true);
+  });
+
+  it("decodes the learnt mapping on onnxruntime, only ever emitting identifiers of the trie", async () => {
+    for (const f of ["decoder.onnx", "output.f32", "config.json"]) writeFileSync(path.join(dir, f), readFileSync(path.join(dir, "run", f)));
+    const model = await loadGenretModel(dir);
+    try {
+      let correct = 0;
+      for (let i = 0; i < N; i++) {
+        const lists = await generativeFacetLists(model, { items: { problems: [vectors[i]] }, exclude: i }, { beams: 4, facets: ["problems"] });
+        const list = lists.problems ?? [];
+        assert.ok(list.length > 0 && list.length <= 4);
+        for (const c of list) assert.ok(c.paper >= 0 && c.paper < N && c.paper !== i);
+        if (list[0].paper === (i + 1) % N) correct += 1;
+      }
+      assert.ok(correct >= N - 1, `top-1 correct for ${correct}/${N} queries`);
+    } finally {
+      await model.decoder.close();
+    }
+  });
+});
