@@ -26,9 +26,9 @@
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { PaperGraph } from "@/lib/graph/csr";
 import { itemsOfPaper, type PackedFacetItems } from "@/lib/graph/maxsim";
-import { ephemeralEdges, prepareFacetBlocks, queryFacetTopK, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/topk";
-import { denseGraphRetrieve, rrf, type DenseGraphOptions, type FusedResult, type WalkStartEdges } from "@/lib/graph/walk";
-import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
+import { denseGraphEphemeral } from "@/lib/graph/ephemeral";
+import { prepareFacetBlocks, queryFacetTopK, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/topk";
+import { denseGraphRetrieve, rrf, type DenseGraphOptions, type FusedResult } from "@/lib/graph/walk";
 import { RECALL_KS, recallAtKWithCi, type BootstrapOptions, type ConfidenceInterval, type QueryRun } from "./metrics";
 
 export type GoldDirection = "out" | "both";
@@ -167,18 +167,8 @@ export async function denseGraphOutOfCorpus(
   queryItems: Partial<Record<Facet, readonly Float32Array[]>>,
   options: EphemeralOptions = {},
 ): Promise<FusedResult[]> {
-  const starts: Partial<Record<Facet, WalkStartEdges>> = {};
-  for (const f of FACETS) {
-    const blocks = index[f];
-    const items = queryItems[f];
-    if (!blocks || !graph.facets[f] || !items || items.length === 0) continue;
-    starts[f] = await ephemeralEdges(engine, blocks, items, {
-      k: options.edgesPerFacet ?? graph.k,
-      alpha: options.alpha ?? DEFAULT_EDGE_WEIGHT.alpha,
-      exclude: options.exclude,
-    });
-  }
-  return denseGraphRetrieve(graph, starts, options).results;
+  // One implementation of ephemeral insertion, shared with the query pipeline.
+  return (await denseGraphEphemeral(engine, index, graph, queryItems, options)).results;
 }
 
 /** Item vectors of corpus paper p in every facet (views, no copy): an indexed paper as a query. */

@@ -1,15 +1,39 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { latestBuildWith } from "@/lib/builds/build-dir";
+import { parseAuthors } from "@/lib/corpus/browse";
+import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/db/config";
 import { cacheDirFor, readVectorCache, textKey } from "@/lib/embed/cache";
 import { readPaperGraph, type PaperGraph } from "@/lib/graph/csr";
+import type { FacetBlockIndex } from "@/lib/graph/ephemeral";
+import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import { prepareFacetBlocks } from "@/lib/graph/topk";
 import { HttpError } from "@/lib/http/respond";
 
 // The serving side of a graph build, loaded once per process and shared by every request
 // (CLI, HTTP API, web app). It follows the newest complete build: a new build is picked up
 // atomically on the next request after it completes, and never half-written.
+//
+// Besides the CSR it holds a snapshot, taken when the build is loaded, of what every query
+// needs per corpus paper: its display fields and its facet items with their vectors (from the
+// build's vector cache). Queries then touch no database rows at all, and a re-import shows up
+// with the next graph build, which is also when the graph itself would change.
+
+export interface GraphPaper {
+  externalId: string;
+  title: string;
+  year: number | null;
+  venue: string | null;
+  authors: string[];
+}
+
+/** One facet's items of every node: texts[offsets[p] .. offsets[p+1]) belong to node p. */
+export interface FacetItemTexts {
+  offsets: Int32Array;
+  texts: string[];
+}
 
 export interface LoadedGraph {
   build: number;
@@ -19,14 +43,31 @@ export interface LoadedGraph {
   externalIds: string[];
   dbIds: number[];
   indexOfDbId: Map<number, number>;
+  indexOfExternalId: Map<string, number>;
+  /** Node index → display fields. */
+  papers: GraphPaper[];
+  /** Per facet, the items of every node that have a vector, aligned with `vectors`. */
+  items: Record<Facet, FacetItemTexts>;
+  /** Per facet, the same items' unit vectors (maxsim layout). */
+  vectors: Record<Facet, PackedFacetItems>;
   alpha: number;
   beta: number;
+  /** The embedder id of the build; query items must be embedded with it. */
   embedder: string;
-  /** Item vectors by exact text (the build's cache), for "why related" evidence. */
+  dim: number;
+  /** Item vectors by exact text (the build's cache), for corpus and stored query papers. */
   vectorOf(text: string): Float32Array | undefined;
+  /** onnxruntime block layout of every facet's items (ephemeral insertion), built on first use. */
+  blocks(): FacetBlockIndex;
+  /**
+   * Per-build memo for retrievers' own indexes (BM25, tries, models): built once per build and
+   * process, dropped with the build. `key` should name the retriever.
+   */
+  memo<T>(key: string, make: () => T): T;
 }
 
 const cache = new Map<string, LoadedGraph>();
+const loading = new Map<string, Promise<LoadedGraph>>();
 // Look for a newer build at most this often per corpus (one cheap query).
 const RECHECK_MS = 5_000;
 const checked = new Map<string, number>();
@@ -43,40 +84,144 @@ export async function loadGraph(db: Db, corpus: string): Promise<LoadedGraph> {
   const now = Date.now();
   const held = cache.get(corpus);
   if (held && now - (checked.get(corpus) ?? 0) < RECHECK_MS) return held;
-  checked.set(corpus, now);
-  const build = await latestBuildWith(db, corpus, "graph.csr");
-  if (!build) throw new NoGraphBuildError(`corpus "${corpus}" has no graph build yet: run \`npm run graft -- build --stage graph --corpus ${corpus}\``);
-  if (held && held.build === build.id) return held;
+  // Concurrent first requests share one load instead of each reading the build.
+  const inFlight = loading.get(corpus);
+  if (inFlight) return inFlight;
+  const p = (async () => {
+    checked.set(corpus, now);
+    const build = await latestBuildWith(db, corpus, "graph.csr");
+    if (!build) throw new NoGraphBuildError(`corpus "${corpus}" has no graph build yet: run \`npm run graft -- build --stage graph --corpus ${corpus}\``);
+    if (held && held.build === build.id) return held;
+    const loaded = await readBuild(db, corpus, build);
+    cache.set(corpus, loaded);
+    return loaded;
+  })();
+  loading.set(corpus, p);
+  try {
+    return await p;
+  } finally {
+    loading.delete(corpus);
+  }
+}
 
+/** Forgets every loaded build (tests that rebuild a corpus in one process). */
+export function clearGraphCache(): void {
+  cache.clear();
+  checked.clear();
+}
+
+async function readBuild(db: Db, corpus: string, build: { id: number; dir: string; params: string; manifest: string }): Promise<LoadedGraph> {
   const dir = path.resolve(dataRoot(), build.dir);
   const graph = readPaperGraph(path.join(dir, "graph.csr"));
-  const papers = JSON.parse(readFileSync(path.join(dir, "papers.json"), "utf8")) as { externalIds: string[]; dbIds: number[] };
+  const ids = JSON.parse(readFileSync(path.join(dir, "papers.json"), "utf8")) as { externalIds: string[]; dbIds: number[] };
   const params = JSON.parse(build.params) as { alpha?: number; beta?: number };
-  const manifest = JSON.parse(build.manifest) as { embedder?: { id?: string } };
+  const manifest = JSON.parse(build.manifest) as { embedder?: { id?: string; dim?: number } };
   const embedder = manifest.embedder?.id ?? "";
 
-  const vectors = embedder ? readVectorCache(cacheDirFor(corpus, embedder)) : null;
+  const cached = embedder ? readVectorCache(cacheDirFor(corpus, embedder)) : null;
   const rowOf = new Map<string, number>();
-  if (vectors) {
-    const n = vectors.manifest.count;
-    for (let i = 0; i < n; i++) rowOf.set(Buffer.from(vectors.keys.subarray(i * 32, i * 32 + 32)).toString("hex"), i);
+  if (cached) {
+    const n = cached.manifest.count;
+    for (let i = 0; i < n; i++) rowOf.set(Buffer.from(cached.keys.subarray(i * 32, i * 32 + 32)).toString("hex"), i);
   }
-  const dim = vectors?.manifest.dim ?? 0;
-  const loaded: LoadedGraph = {
+  const dim = cached?.manifest.dim ?? manifest.embedder?.dim ?? 0;
+  const vectorOf = (text: string): Float32Array | undefined => {
+    const row = rowOf.get(textKey(text).toString("hex"));
+    return row === undefined || !cached ? undefined : cached.vectors.subarray(row * dim, (row + 1) * dim);
+  };
+
+  const indexOfDbId = new Map(ids.dbIds.map((id, i) => [id, i]));
+  const papers: GraphPaper[] = ids.externalIds.map((externalId) => ({ externalId, title: externalId, year: null, venue: null, authors: [] }));
+  const STEP = 500; // bound the number of bound parameters per query (SQLite and PostgreSQL)
+  for (let i = 0; i < ids.dbIds.length; i += STEP) {
+    const rows = await db.paper.findMany({
+      where: { id: { in: ids.dbIds.slice(i, i + STEP) } },
+      select: { id: true, title: true, year: true, venue: true, authors: true },
+    });
+    for (const r of rows) {
+      const p = papers[indexOfDbId.get(r.id) as number];
+      Object.assign(p, { title: r.title, year: r.year, venue: r.venue, authors: parseAuthors(r.authors) });
+    }
+  }
+
+  // Items in node order, kept only when the build's cache has their vector (every item the
+  // build embedded does): texts and vectors stay aligned.
+  const perNode = Object.fromEntries(FACETS.map((f) => [f, ids.dbIds.map(() => [] as string[])])) as Record<Facet, string[][]>;
+  for (let i = 0; i < ids.dbIds.length; i += STEP) {
+    const rows = await db.facetItem.findMany({
+      where: { paperId: { in: ids.dbIds.slice(i, i + STEP) } },
+      select: { paperId: true, facet: true, text: true },
+      orderBy: [{ paperId: "asc" }, { position: "asc" }],
+    });
+    for (const r of rows) {
+      if (!(FACETS as readonly string[]).includes(r.facet)) continue;
+      perNode[r.facet as Facet][indexOfDbId.get(r.paperId) as number].push(r.text);
+    }
+  }
+  const items = {} as Record<Facet, FacetItemTexts>;
+  const vectors = {} as Record<Facet, PackedFacetItems>;
+  for (const f of FACETS) {
+    const offsets = new Int32Array(ids.dbIds.length + 1);
+    const texts: string[] = [];
+    const rows: Float32Array[] = [];
+    perNode[f].forEach((list, p) => {
+      for (const t of list) {
+        const v = vectorOf(t);
+        if (!v) continue;
+        texts.push(t);
+        rows.push(v);
+      }
+      offsets[p + 1] = texts.length;
+    });
+    const data = new Float32Array(rows.length * dim);
+    rows.forEach((v, i) => data.set(v, i * dim));
+    items[f] = { offsets, texts };
+    vectors[f] = { dim, offsets, data };
+  }
+
+  let blocks: FacetBlockIndex | null = null;
+  const memos = new Map<string, unknown>();
+  return {
     build: build.id,
     corpus,
     graph,
-    externalIds: papers.externalIds,
-    dbIds: papers.dbIds,
-    indexOfDbId: new Map(papers.dbIds.map((id, i) => [id, i])),
+    externalIds: ids.externalIds,
+    dbIds: ids.dbIds,
+    indexOfDbId,
+    indexOfExternalId: new Map(ids.externalIds.map((id, i) => [id, i])),
+    papers,
+    items,
+    vectors,
     alpha: params.alpha ?? 0.75,
     beta: params.beta ?? 0.25,
     embedder,
-    vectorOf: (text) => {
-      const row = rowOf.get(textKey(text).toString("hex"));
-      return row === undefined || !vectors ? undefined : vectors.vectors.subarray(row * dim, (row + 1) * dim);
+    dim,
+    vectorOf,
+    blocks: () => {
+      if (!blocks) {
+        const b: FacetBlockIndex = {};
+        for (const f of FACETS) if (graph.facets[f]) b[f] = prepareFacetBlocks(vectors[f]);
+        blocks = b;
+      }
+      return blocks;
+    },
+    memo: <T>(key: string, make: () => T): T => {
+      if (!memos.has(key)) memos.set(key, make());
+      return memos.get(key) as T;
     },
   };
-  cache.set(corpus, loaded);
-  return loaded;
+}
+
+/** The items of node p in facet f (texts). */
+export function itemsOf(g: LoadedGraph, f: Facet, p: number): string[] {
+  const { offsets, texts } = g.items[f];
+  return texts.slice(offsets[p], offsets[p + 1]);
+}
+
+/** The vectors of node p in facet f (views, no copy), aligned with itemsOf. */
+export function vectorsOf(g: LoadedGraph, f: Facet, p: number): Float32Array[] {
+  const { offsets, data, dim } = g.vectors[f];
+  const out: Float32Array[] = [];
+  for (let r = offsets[p]; r < offsets[p + 1]; r++) out.push(data.subarray(r * dim, (r + 1) * dim));
+  return out;
 }

@@ -5,7 +5,8 @@ import { FACETS } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
-import { NoGraphBuildError } from "./graph-store";
+import { loadGraph, NoGraphBuildError } from "./graph-store";
+import { embedQueryItems } from "./services";
 import { relatedOptions, relatedPapers } from "./related";
 
 // relatedPapers over a real (small) graph build: provenance, evidence, graph-RRF filtering,
@@ -64,6 +65,52 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     assert.ok(y.results.every((x) => x.year === 2019));
     const v = await relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, opts({ venue: "EMNLP" }));
     assert.equal(v.results.length, 0);
+  });
+
+  test("pasted text: offline extraction, ephemeral insertion, graph-RRF over the ephemeral edges", async () => {
+    const steps: string[] = [];
+    const text =
+      "Improving neural machine translation quality\n\nWe study neural machine translation quality for low-resource language pairs. " +
+      "We propose an attention-based encoder-decoder for translation trained with back-translation. BLEU improves by two points over a strong baseline.";
+    const r = await relatedPapers(t.db, { corpus: "mini", text }, opts({ k: 3 }), { onStep: (s) => steps.push(s) });
+    assert.deepEqual(steps, ["parse", "extract", "embed", "retrieve", "fuse"]);
+    assert.equal(r.query.source, "text");
+    assert.equal(r.query.inGraph, false);
+    assert.equal(r.query.externalId, null);
+    assert.equal(r.query.extraction?.provider, "offline");
+    assert.ok(r.query.facets.methods.length > 0, "the extractor found methods");
+    assert.equal(r.fusion, "graph-rrf");
+    assert.match(r.fusionNote ?? "", /ephemeral/);
+    assert.ok(r.results.length > 0 && r.results.length <= 3);
+    assert.ok(["P0", "P1"].includes(r.results[0].externalId), `a translation paper first, got ${r.results[0].externalId}`);
+    for (const x of r.results)
+      for (const f of x.facets) {
+        // First-hop weights of an unseen paper are α·s with c = 0.
+        assert.ok(f.weight > 0 && f.weight <= 0.75 + 1e-6, `${f.weight}`);
+        assert.ok(f.evidence && r.query.facets[f.facet].includes(f.evidence.queryItem));
+      }
+    assert.ok(r.timings.embedMs > 0 && r.timings.extractMs !== undefined);
+  });
+
+  test("query items: stored vectors for corpus texts, recent ones remembered, new ones embedded once", async () => {
+    const g = await loadGraph(t.db, "mini");
+    const items = { problems: ["neural machine translation quality"], methods: ["a brand-new method sentence for the memory test"], results: [], contributions: [] };
+    const first = await embedQueryItems(g, items);
+    assert.equal(first.embedded, 1, "the corpus item comes from the build's cache");
+    assert.deepEqual(first.vectors.problems[0], g.vectorOf("neural machine translation quality"));
+    const again = await embedQueryItems(g, items);
+    assert.equal(again.embedded, 0);
+    assert.deepEqual(again.vectors.methods[0], first.vectors.methods[0]);
+  });
+
+  test("BM25 retriever over titles and facets, fused with graph-RRF for a corpus paper", async () => {
+    const r = await relatedPapers(t.db, { corpus: "mini", paperId: "P2" }, opts({ retriever: "bm25", fusion: "rrf" }));
+    assert.equal(r.retriever, "bm25");
+    assert.equal(r.results[0].externalId, "P3", "the other entity-recognition paper shares the most words");
+    assert.ok(!r.results.some((x) => x.externalId === "P2"));
+    const g = await relatedPapers(t.db, { corpus: "mini", paperId: "P2" }, opts({ retriever: "bm25" }));
+    assert.ok(g.results.every((x) => x.facets.every((f) => f.weight > 0)));
+    assert.ok(g.results.length <= r.results.length);
   });
 
   test("bad options and unknown papers are clear errors", async () => {

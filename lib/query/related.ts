@@ -1,183 +1,405 @@
-import { z } from "zod";
-import { corpusName, DEFAULT_CORPUS, NotFoundError, parseAuthors } from "@/lib/corpus/browse";
+/**
+ * relatedPapers: a paper in, related papers out, each with the facets that surfaced it and the
+ * evidence (paper §"Facet Fusion with Graph-RRF", appendix "Graph Fusion without Graph Edges",
+ * §"Fusion and Attribution"). One function for the CLI, the HTTP API and the web app.
+ *
+ *   input      a corpus paper id | pasted text | a paper record | an uploaded file (PDF, .txt, .json)
+ *   → parse    lib/input (validation, size limits)
+ *   → extract  facets with the configured extractor, unless the input carries them
+ *   → embed    query items with the build's embedder (cached vectors for stored papers)
+ *   → retrieve one candidate list per facet from a pluggable retriever (./retriever.ts)
+ *   → fuse     graph-RRF (w_f from the query's edges) for graph nodes; corroboration RRF for
+ *              unseen papers, which have no edges; or plain RRF / MINDER's lm-score
+ *   → filter   year range and venue, after fusion, so filters still leave k results
+ */
+import { corpusName, DEFAULT_CORPUS, NotFoundError } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dot } from "@/lib/embed/types";
-import { csrWeightOf, graphRrf, listsFromPapers, rrf, type FacetLists, type FusedResult } from "@/lib/fusion";
-import { walkFacet } from "@/lib/graph/walk";
-import { loadGraph } from "./graph-store";
+import type { FacetExtractor } from "@/lib/facets/extractor";
+import { collapseList, createFusion, csrFacetRow, csrWeightOf, type Candidate, type FacetLists, type Fusion, type FusedResult } from "@/lib/fusion";
+import { HttpError } from "@/lib/http/respond";
+import { readPaperInput, type InputLimits, type InputPaper } from "@/lib/input";
+import { QueryError } from "./errors";
+import { itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "./graph-store";
+import type { RelatedOptions } from "./options";
+import { getRetriever, type FacetCandidate, type FacetCandidateLists, type QueryEdges, type Retriever } from "./retriever";
+import "./retrievers";
+import { embedQueryItems, queryExtractor } from "./services";
+import type { AppliedFusion, CreditedFacet, Evidence, PerFacetEntry, QuerySource, QueryStep, RelatedPaper, RelatedResult } from "./types";
 
-// relatedPapers: a paper in, related papers out, each with the facets that surfaced it and
-// the evidence. One function for the CLI, the HTTP API and the web app. Retrievers so far:
-// the dense-graph teacher (per-facet two-hop walks over the typed graph) for corpus papers;
-// the generative retriever and unseen papers (text, PDF) plug in here later.
+export * from "./types";
+export { corpusPaperInput, relatedOptions, type CorpusPaperInput, type RelatedOptions } from "./options";
+/** Kept for callers of the first version: the names a request may use. */
+export { RETRIEVER_NAMES as RETRIEVERS, FUSION_NAMES as FUSIONS } from "./types";
 
-export const RETRIEVERS = ["dense-graph"] as const;
-export const FUSIONS = ["graph-rrf", "rrf"] as const;
+/** What to find related papers for. `corpus` defaults to the demo corpus. */
+export type RelatedInput =
+  | { corpus?: string; paperId: string }
+  | { corpus?: string; text: string }
+  /** A paper record as in papers.jsonl (id optional): title, abstract, facets, year, venue, authors. */
+  | { corpus?: string; paper: unknown }
+  /** An uploaded file; its kind (PDF, text, JSON) is told from its content. */
+  | { corpus?: string; file: { name: string; bytes: Uint8Array } };
 
-export const relatedOptions = z
-  .object({
-    k: z.coerce.number().int().min(1).max(100).default(20),
-    retriever: z.enum(RETRIEVERS).default("dense-graph"),
-    fusion: z.enum(FUSIONS).default("graph-rrf"),
-    facets: z
-      .union([z.array(z.enum(FACETS)), z.string().transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))])
-      .pipe(z.array(z.enum(FACETS, { error: `facets must be among: ${FACETS.join(", ")}` })).min(1, "give at least one facet"))
-      .default([...FACETS]),
-    yearFrom: z.coerce.number().int().min(1900).max(2100).optional(),
-    yearTo: z.coerce.number().int().min(1900).max(2100).optional(),
-    venue: z.string().trim().min(1).max(300).optional(),
-  })
-  .refine((o) => o.yearFrom === undefined || o.yearTo === undefined || o.yearFrom <= o.yearTo, {
-    message: "yearFrom must not be after yearTo",
-    path: ["yearFrom"],
-  });
-export type RelatedOptions = z.infer<typeof relatedOptions>;
-
-export const corpusPaperInput = z.object({ corpus: corpusName.default(DEFAULT_CORPUS), paperId: z.string().trim().min(1).max(300) });
-export type CorpusPaperInput = z.infer<typeof corpusPaperInput>;
-
-export interface Evidence {
-  /** The query paper's item and the related paper's item that match best in this facet. */
-  queryItem: string;
-  paperItem: string;
-  similarity: number;
+export interface RelatedHooks {
+  /** Called as each step starts (the streaming API forwards these). */
+  onStep?: (step: QueryStep, message: string) => void;
+  /** Overrides of the input size limits (default: lib/input/limits.ts from the environment). */
+  limits?: Partial<InputLimits>;
+  /** Facet extractor for text and PDFs (default: the configured one, GRAFT_EXTRACTOR). */
+  extractor?: FacetExtractor;
+  signal?: AbortSignal;
 }
 
-export interface CreditedFacet {
-  facet: Facet;
-  rank: number;
-  /** Graph-RRF: the edge weight w_f(q, d); RRF: 1. */
-  weight: number;
-  evidence: Evidence | null;
-}
+/** Candidates per facet list and the fused pool: the walk's cap, so filters rarely starve k. */
+export const POOL = 500;
 
-export interface RelatedPaper {
-  externalId: string;
+const FUSION_LABEL: Record<AppliedFusion, string> = {
+  "graph-rrf": "graph-RRF",
+  "corroboration-rrf": "corroboration RRF",
+  rrf: "RRF",
+  "lm-score": "LM-score aggregation",
+};
+
+const emptyFacets = (): Record<Facet, string[]> => Object.fromEntries(FACETS.map((f) => [f, [] as string[]])) as Record<Facet, string[]>;
+
+interface ResolvedQuery {
+  source: QuerySource;
+  externalId: string | null;
   title: string;
-  year: number | null;
-  venue: string | null;
-  authors: string[];
-  score: number;
-  facets: CreditedFacet[];
+  abstract: string;
+  /** Node of this build, or null. */
+  index: number | null;
+  /** A node never to return (an uploaded record of a corpus paper). */
+  exclude: number | null;
+  facets: Record<Facet, string[]>;
+  extraction?: { provider: string; model: string; ms: number };
+  parseMs?: number;
+  extractMs?: number;
 }
 
-export interface RelatedResult {
-  corpus: string;
-  build: number;
-  retriever: (typeof RETRIEVERS)[number];
-  fusion: (typeof FUSIONS)[number];
-  query: { externalId: string; title: string; facets: Record<Facet, string[]> };
-  results: RelatedPaper[];
-  /** What each facet retrieved on its own (top k, before fusion). */
-  perFacet: Record<Facet, { externalId: string; title: string; rank: number; score: number }[]>;
-  timings: { retrieveMs: number; totalMs: number };
-}
-
-// Candidates fused before filters apply, so year/venue filters still leave k results.
-const FUSE_POOL = 500;
-
-export async function relatedPapers(db: Db, input: CorpusPaperInput, options: RelatedOptions): Promise<RelatedResult> {
+export async function relatedPapers(db: Db, input: RelatedInput, options: RelatedOptions, hooks: RelatedHooks = {}): Promise<RelatedResult> {
   const t0 = performance.now();
-  const g = await loadGraph(db, input.corpus);
-  const query = await db.paper.findFirst({
-    where: { corpus: { name: input.corpus }, externalId: input.paperId },
-    select: { id: true, externalId: true, title: true, role: true, facetItems: { select: { facet: true, text: true }, orderBy: { position: "asc" } } },
-  });
-  if (!query) throw new NotFoundError(`no paper "${input.paperId}" in corpus "${input.corpus}"`);
-  const q = g.indexOfDbId.get(query.id);
-  if (q === undefined)
-    throw new NotFoundError(`paper "${input.paperId}" is not a node of graph build ${g.build} (${query.role === "query" ? "it is an out-of-corpus query paper" : "it was added after the build"})`);
-
-  // ── retrieve: one ranked list per facet ──
-  const t1 = performance.now();
-  const lists: Partial<Record<Facet, Int32Array>> = {};
-  const scores: Partial<Record<Facet, Float64Array>> = {};
-  for (const f of options.facets) {
-    const csr = g.graph.facets[f];
-    if (!csr) continue;
-    const list = walkFacet(csr, q);
-    lists[f] = list.papers;
-    scores[f] = list.scores;
+  const step = (s: QueryStep, message: string) => hooks.onStep?.(s, message);
+  const corpus = corpusName.parse(input.corpus ?? DEFAULT_CORPUS);
+  const g = await loadGraph(db, corpus);
+  // Fail before any parsing or extraction when the retriever cannot run.
+  const retriever = getRetriever(options.retriever, corpus);
+  if (options.fusion === "lm-score" && retriever.scoreKind === "score") {
+    throw new HttpError(
+      400,
+      "invalid_request",
+      `fusion "lm-score" sums model probabilities, and retriever "${retriever.name}" has none; use fusion graph-rrf or rrf, or retriever graft`,
+    );
   }
-  const facetLists: FacetLists = listsFromPapers(lists);
-  const fused: FusedResult[] =
-    options.fusion === "graph-rrf"
-      ? graphRrf(facetLists, { query: q, weightOf: csrWeightOf(g.graph), topN: FUSE_POOL })
-      : rrf(facetLists, { topN: FUSE_POOL, exclude: q });
+
+  const q = await resolveQuery(db, g, input, hooks);
+  hooks.signal?.throwIfAborted();
+  const usable = options.facets.filter((f) => q.facets[f].length > 0);
+  if (usable.length === 0) {
+    throw new QueryError(422, "no_facets", `The query paper has no items in the requested facets (${options.facets.join(", ")}), so there is nothing to retrieve with.`);
+  }
+
+  // ── embed ──
+  const toEmbed = usable.reduce((n, f) => n + q.facets[f].length, 0);
+  step("embed", q.index !== null ? `Reading the vectors of ${toEmbed} facet items` : `Embedding ${toEmbed} facet items`);
+  const requested = Object.fromEntries(FACETS.map((f) => [f, usable.includes(f) ? q.facets[f] : []])) as Record<Facet, string[]>;
+  const emb = q.index !== null ? { vectors: nodeVectors(g, q.index, usable), ms: 0 } : await embedQueryItems(g, requested);
+  hooks.signal?.throwIfAborted();
+
+  // ── retrieve ──
+  step("retrieve", `Retrieving per-facet candidates with ${retriever.name}`);
+  const t1 = performance.now();
+  const queryEdges: Partial<Record<Facet, QueryEdges>> = {};
+  const raw = await retriever.retrieve({
+    db,
+    graph: g,
+    query: { index: q.index, exclude: q.exclude, title: q.title, abstract: q.abstract, items: requested, vectors: emb.vectors },
+    facets: usable,
+    pool: POOL,
+    queryEdges,
+    signal: hooks.signal,
+  });
+  const lists = restrictCandidates(raw, usable);
   const retrieveMs = performance.now() - t1;
 
-  // ── filters and paper details ──
-  const poolIds = [...new Set([...fused.map((r) => r.paper), ...Object.values(lists).flatMap((l) => Array.from(l.subarray(0, options.k)))])].map((i) => g.dbIds[i]);
-  const rows = new Map<number, { id: number; externalId: string; title: string; year: number | null; venue: string | null; authors: string; facetItems: { facet: string; text: string }[] }>();
-  for (let i = 0; i < poolIds.length; i += 500) {
-    for (const r of await db.paper.findMany({
-      where: { id: { in: poolIds.slice(i, i + 500) } },
-      select: { id: true, externalId: true, title: true, year: true, venue: true, authors: true, facetItems: { select: { facet: true, text: true }, orderBy: { position: "asc" } } },
-    }))
-      rows.set(r.id, r);
-  }
-  const rowOf = (node: number) => rows.get(g.dbIds[node]);
-  const passes = (node: number) => {
-    const r = rowOf(node);
-    if (!r) return false;
-    if (options.yearFrom !== undefined && (r.year === null || r.year < options.yearFrom)) return false;
-    if (options.yearTo !== undefined && (r.year === null || r.year > options.yearTo)) return false;
-    if (options.venue !== undefined && r.venue !== options.venue) return false;
-    return true;
-  };
-
-  const queryItems = (f: Facet) => query.facetItems.filter((i) => i.facet === f).map((i) => i.text);
-  const evidence = (f: Facet, node: number): Evidence | null => {
-    const theirs = (rowOf(node)?.facetItems ?? []).filter((i) => i.facet === f).map((i) => i.text);
-    let best: Evidence | null = null;
-    for (const a of queryItems(f))
-      for (const b of theirs) {
-        const va = g.vectorOf(a);
-        const vb = g.vectorOf(b);
-        if (!va || !vb) continue;
-        const s = dot(va, vb); // unit vectors: the cosine
-        if (!best || s > best.similarity) best = { queryItem: a, paperItem: b, similarity: s };
-      }
-    return best;
-  };
-
+  // ── fuse ──
+  const { fuse, applied, note } = chooseFusion(g, options.fusion, retriever, q.index, queryEdges);
+  step("fuse", `Fusing ${usable.length} facet list${usable.length === 1 ? "" : "s"} with ${FUSION_LABEL[applied]}`);
+  const t2 = performance.now();
+  const skip = q.index ?? q.exclude ?? undefined;
+  const fusionLists = toFusionLists(lists);
+  const fused = fuse(fusionLists, skip);
+  const passes = filterOf(g, options, new Set([q.index, q.exclude].filter((x): x is number => x !== null)));
   const results: RelatedPaper[] = [];
   for (const r of fused) {
     if (results.length >= options.k) break;
-    if (!passes(r.paper)) continue;
-    const row = rowOf(r.paper)!;
-    results.push({
-      externalId: row.externalId,
-      title: row.title,
-      year: row.year,
-      venue: row.venue,
-      authors: parseAuthors(row.authors),
-      score: r.score,
-      facets: r.provenance.map((p) => ({ facet: p.facet, rank: p.rank, weight: p.weight, evidence: evidence(p.facet, r.paper) })),
-    });
+    if (passes(r.paper)) results.push(describeResult(g, r, lists, q.facets, emb.vectors));
   }
+  const perFacet = perFacetLists(g, fusionLists, options.k, passes);
+  const fuseMs = performance.now() - t2;
 
-  const perFacet = Object.fromEntries(FACETS.map((f) => [f, [] as RelatedResult["perFacet"][Facet]])) as RelatedResult["perFacet"];
-  for (const f of options.facets) {
-    const list = lists[f];
-    if (!list) continue;
-    for (let i = 0; i < list.length && perFacet[f].length < options.k; i++) {
-      if (!passes(list[i])) continue;
-      const row = rowOf(list[i])!;
-      perFacet[f].push({ externalId: row.externalId, title: row.title, rank: i + 1, score: scores[f]![i] });
-    }
-  }
-
-  const queryFacets = Object.fromEntries(FACETS.map((f) => [f, queryItems(f)])) as Record<Facet, string[]>;
   return {
-    corpus: input.corpus,
+    corpus,
     build: g.build,
     retriever: options.retriever,
-    fusion: options.fusion,
-    query: { externalId: query.externalId, title: query.title, facets: queryFacets },
+    fusion: applied,
+    requestedFusion: options.fusion,
+    fusionNote: note,
+    query: {
+      source: q.source,
+      externalId: q.externalId,
+      title: q.title,
+      inGraph: q.index !== null,
+      facets: q.facets,
+      ...(q.extraction ? { extraction: q.extraction } : {}),
+    },
     results,
     perFacet,
-    timings: { retrieveMs, totalMs: performance.now() - t0 },
+    timings: {
+      ...(q.parseMs !== undefined ? { parseMs: q.parseMs } : {}),
+      ...(q.extractMs !== undefined ? { extractMs: q.extractMs } : {}),
+      embedMs: emb.ms,
+      retrieveMs,
+      fuseMs,
+      totalMs: performance.now() - t0,
+    },
   };
+}
+
+// ── the query paper ──────────────────────────────────────────────────────────────────────
+
+function nodeFacets(g: LoadedGraph, node: number): Record<Facet, string[]> {
+  return Object.fromEntries(FACETS.map((f) => [f, itemsOf(g, f, node)])) as Record<Facet, string[]>;
+}
+
+/** A node's item vectors in the given facets (none in the others, as for its items). */
+function nodeVectors(g: LoadedGraph, node: number, facets: readonly Facet[]): Record<Facet, Float32Array[]> {
+  return Object.fromEntries(FACETS.map((f) => [f, facets.includes(f) ? vectorsOf(g, f, node) : []])) as Record<Facet, Float32Array[]>;
+}
+
+async function resolveQuery(db: Db, g: LoadedGraph, input: RelatedInput, hooks: RelatedHooks): Promise<ResolvedQuery> {
+  if ("paperId" in input) return storedPaper(db, g, input.paperId);
+  const t0 = performance.now();
+  let paper: InputPaper;
+  if ("text" in input) {
+    hooks.onStep?.("parse", "Reading the pasted text");
+    paper = await readPaperInput({ kind: "text", text: input.text }, hooks.limits);
+  } else if ("paper" in input) {
+    hooks.onStep?.("parse", "Checking the paper record");
+    paper = await readPaperInput({ kind: "json", text: JSON.stringify(input.paper ?? null) }, hooks.limits);
+  } else {
+    hooks.onStep?.("parse", `Reading ${input.file.name || "the uploaded file"}`);
+    paper = await readPaperInput({ kind: "file", name: input.file.name, bytes: input.file.bytes }, hooks.limits);
+  }
+  const parseMs = performance.now() - t0;
+  const source: QuerySource = paper.source === "json" ? "record" : paper.source;
+  const externalId = paper.metadata?.externalId ?? null;
+  const exclude = externalId !== null ? (g.indexOfExternalId.get(externalId) ?? null) : null;
+  const base = { source, externalId, title: paper.title, abstract: paper.abstract, index: null, exclude, parseMs };
+
+  const given = emptyFacets();
+  for (const f of FACETS) given[f] = paper.facets?.[f] ?? [];
+  if (FACETS.some((f) => given[f].length > 0)) return { ...base, facets: given };
+
+  const extractor = hooks.extractor ?? (await queryExtractor());
+  hooks.onStep?.("extract", `Extracting facets with the ${extractor.id} extractor`);
+  const t1 = performance.now();
+  const r = await extractor.extract({ title: paper.title, abstract: paper.abstract, body: paper.body, authors: paper.metadata?.authors }, { signal: hooks.signal });
+  const extractMs = performance.now() - t1;
+  if (!r.ok) {
+    // "error": the provider could not be reached (a server-side problem); "invalid": no usable answer.
+    throw new QueryError(r.kind === "error" ? 502 : 422, "extraction_failed", `Facet extraction (${extractor.id}) failed: ${r.reason}`);
+  }
+  const facets = emptyFacets();
+  for (const f of FACETS) facets[f] = r.facets[f] ?? [];
+  return { ...base, facets, extraction: { provider: extractor.id, model: r.model, ms: extractMs }, extractMs };
+}
+
+/** A paper of the store: a node of the build, or a stored paper that is not (an out-of-corpus query). */
+async function storedPaper(db: Db, g: LoadedGraph, paperId: string): Promise<ResolvedQuery> {
+  const node = g.indexOfExternalId.get(paperId);
+  if (node !== undefined) {
+    const p = g.papers[node];
+    return { source: "corpus", externalId: p.externalId, title: p.title, abstract: "", index: node, exclude: null, facets: nodeFacets(g, node) };
+  }
+  const row = await db.paper.findFirst({
+    where: { corpus: { name: g.corpus }, externalId: paperId },
+    select: { externalId: true, title: true, abstract: true, facetItems: { select: { facet: true, text: true }, orderBy: { position: "asc" } } },
+  });
+  if (!row) throw new NotFoundError(`no paper "${paperId}" in corpus "${g.corpus}"`);
+  const facets = emptyFacets();
+  for (const i of row.facetItems) if ((FACETS as readonly string[]).includes(i.facet)) facets[i.facet as Facet].push(i.text);
+  return { source: "corpus", externalId: row.externalId, title: row.title, abstract: row.abstract, index: null, exclude: null, facets };
+}
+
+// ── fusion ───────────────────────────────────────────────────────────────────────────────
+
+function restrictCandidates(lists: FacetCandidateLists, facets: readonly Facet[]): Partial<Record<Facet, FacetCandidate[]>> {
+  const out: Partial<Record<Facet, FacetCandidate[]>> = {};
+  for (const f of facets) if (lists[f]) out[f] = lists[f];
+  return out;
+}
+
+function toFusionLists(lists: Partial<Record<Facet, FacetCandidate[]>>): FacetLists {
+  const out: Partial<Record<Facet, Candidate[]>> = {};
+  for (const f of FACETS) {
+    const l = lists[f];
+    if (l) out[f] = l.map((c) => ({ paper: c.paper, score: c.score, ...(c.queryItem !== undefined ? { queryItem: c.queryItem } : {}) }));
+  }
+  return out;
+}
+
+/** Every candidate is kept: filters apply after fusion, and the union is at most 4 × POOL. */
+const ALL = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Corroboration RRF's retrieved set C: each facet list's top 50 (the generative retriever's
+ * beam width). Over the walk's full 500-candidate lists, corr_f rewards hubs of the retrieved
+ * neighbourhood whatever their rank: on the 212 out-of-corpus queries with BM25 lists,
+ * R@20/R@50 = 0.226/0.358 with C = top 500 against 0.264/0.396 with C = top 50.
+ */
+export const CORROBORATION_DEPTH = 50;
+
+const UNSEEN_NOTE = "The query is not a node of the paper graph, so it has no stored edges w_f(q, d)";
+
+interface ChosenFusion {
+  applied: AppliedFusion;
+  note: string | null;
+  fuse(lists: FacetLists, exclude: number | undefined): FusedResult[];
+}
+
+function truncate(lists: FacetLists, depth: number): FacetLists {
+  const out: Partial<Record<Facet, readonly Candidate[]>> = {};
+  for (const f of FACETS) {
+    const l = lists[f];
+    if (!l) continue;
+    // Depth counts unique papers, as ranks do.
+    const seen = new Set<number>();
+    let end = 0;
+    while (end < l.length && (seen.size < depth || seen.has(l[end].paper))) seen.add(l[end++].paper);
+    out[f] = l.slice(0, end);
+  }
+  return out;
+}
+
+function chooseFusion(
+  g: LoadedGraph,
+  requested: RelatedOptions["fusion"],
+  retriever: Retriever,
+  node: number | null,
+  queryEdges: Partial<Record<Facet, QueryEdges>>,
+): ChosenFusion {
+  const corroboration = (note: string | null): ChosenFusion => {
+    const fusion: Fusion = createFusion("corroboration", { facetRow: csrFacetRow(g.graph), topN: ALL });
+    return { applied: "corroboration-rrf", note, fuse: (lists, exclude) => fusion.fuse(truncate(lists, CORROBORATION_DEPTH), { query: exclude }) };
+  };
+  const plain = (fusion: Fusion, applied: AppliedFusion): ChosenFusion => ({ applied, note: null, fuse: (lists, exclude) => fusion.fuse(lists, { query: exclude }) });
+  switch (requested) {
+    case "graph-rrf": {
+      if (node !== null) return plain(createFusion("graph-rrf", { weightOf: csrWeightOf(g.graph), topN: ALL }), "graph-rrf");
+      const edges = new Map<Facet, Map<number, number>>();
+      for (const f of FACETS) {
+        const e = queryEdges[f];
+        if (e) edges.set(f, new Map(Array.from(e.targets, (t, i) => [t, e.weights[i]])));
+      }
+      if (edges.size > 0) {
+        const fusion = createFusion("graph-rrf", { weightOf: (f, _q, d) => edges.get(f)?.get(d) ?? 0, topN: ALL });
+        return {
+          applied: "graph-rrf",
+          note: `${UNSEEN_NOTE}; graph-RRF read them from its ephemeral edges (its top-${g.graph.k} corpus papers per facet by facet similarity, weighted α·s), as the dense-graph walk did.`,
+          fuse: (lists, exclude) => fusion.fuse(lists, { query: exclude ?? -1 }),
+        };
+      }
+      return corroboration(
+        `${UNSEEN_NOTE}, so graph-RRF ran as corroboration RRF: each candidate is weighted by its facet similarity to the other top-${CORROBORATION_DEPTH} candidates.`,
+      );
+    }
+    case "corroboration-rrf":
+      return corroboration(null);
+    case "rrf":
+      return plain(createFusion("rrf", { topN: ALL }), "rrf");
+    case "lm-score":
+      return plain(createFusion("lm-score", { topN: ALL, logProb: retriever.scoreKind === "log-prob" }), "lm-score");
+  }
+}
+
+// ── results ──────────────────────────────────────────────────────────────────────────────
+
+function filterOf(g: LoadedGraph, options: RelatedOptions, never: ReadonlySet<number>): (node: number) => boolean {
+  return (node) => {
+    if (never.has(node)) return false;
+    const p = g.papers[node];
+    if (!p) return false;
+    if (options.yearFrom !== undefined && (p.year === null || p.year < options.yearFrom)) return false;
+    if (options.yearTo !== undefined && (p.year === null || p.year > options.yearTo)) return false;
+    if (options.venue !== undefined && p.venue !== options.venue) return false;
+    return true;
+  };
+}
+
+/** The best-matching pair of the query's and the paper's items in one facet (cosine). */
+function bestPair(queryItems: string[], queryVectors: Float32Array[], paperItems: string[], paperVectors: Float32Array[]): Evidence | null {
+  let best: Evidence | null = null;
+  for (let a = 0; a < queryItems.length; a++) {
+    const va = queryVectors[a];
+    if (!va) continue;
+    for (let b = 0; b < paperItems.length; b++) {
+      const s = dot(va, paperVectors[b]);
+      if (!best || s > best.similarity) best = { queryItem: queryItems[a], paperItem: paperItems[b], similarity: s };
+    }
+  }
+  return best;
+}
+
+function describeResult(
+  g: LoadedGraph,
+  r: FusedResult,
+  lists: Partial<Record<Facet, FacetCandidate[]>>,
+  queryItems: Record<Facet, string[]>,
+  queryVectors: Record<Facet, Float32Array[]>,
+): RelatedPaper {
+  const p = g.papers[r.paper];
+  const facets: CreditedFacet[] = r.provenance.map((prov) => {
+    const f = prov.facet;
+    // The first occurrence set the rank, so it is the one that produced the result.
+    const first = lists[f]?.find((c) => c.paper === r.paper);
+    const theirs = itemsOf(g, f, r.paper);
+    const theirVectors = vectorsOf(g, f, r.paper);
+    const qi = first?.queryItem;
+    let evidence: Evidence | null;
+    if (qi !== undefined && queryVectors[f][qi]) {
+      // A per-item retriever: the item that produced it, against the DocID's item if known.
+      const pi = first?.paperItem;
+      evidence =
+        pi !== undefined && theirs[pi] !== undefined
+          ? { queryItem: queryItems[f][qi], paperItem: theirs[pi], similarity: dot(queryVectors[f][qi], theirVectors[pi]) }
+          : bestPair([queryItems[f][qi]], [queryVectors[f][qi]], theirs, theirVectors);
+    } else evidence = bestPair(queryItems[f], queryVectors[f], theirs, theirVectors);
+    return {
+      facet: f,
+      rank: prov.rank,
+      weight: prov.weight,
+      queryItem: qi !== undefined ? (queryItems[f][qi] ?? null) : null,
+      docId: first?.docId ?? null,
+      evidence,
+    };
+  });
+  return { externalId: p.externalId, title: p.title, year: p.year, venue: p.venue, authors: p.authors, score: r.score, facets };
+}
+
+function perFacetLists(g: LoadedGraph, lists: FacetLists, k: number, passes: (node: number) => boolean): RelatedResult["perFacet"] {
+  const out = Object.fromEntries(FACETS.map((f) => [f, [] as PerFacetEntry[]])) as RelatedResult["perFacet"];
+  for (const f of FACETS) {
+    const list = lists[f];
+    if (!list) continue;
+    for (const c of collapseList(list)) {
+      if (out[f].length >= k) break;
+      if (!passes(c.paper)) continue;
+      const p = g.papers[c.paper];
+      out[f].push({ externalId: p.externalId, title: p.title, rank: c.rank, score: c.first.score ?? 0 });
+    }
+  }
+  return out;
 }

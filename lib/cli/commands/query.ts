@@ -1,44 +1,109 @@
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
-import { FACET_LETTERS } from "@/lib/query/format";
-import { corpusPaperInput, relatedOptions, relatedPapers, FUSIONS, RETRIEVERS } from "@/lib/query/related";
+import { z } from "zod";
+import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
+import { FACETS } from "@/lib/corpus/types";
 import { getDb } from "@/lib/db/client";
-import { emit, parseOptions, table } from "../output";
+import { HttpError } from "@/lib/http/respond";
+import { InputError, resolveLimits } from "@/lib/input";
+import { checkSize } from "@/lib/input/limits";
+import { QueryError } from "@/lib/query/errors";
+import { FACET_LETTERS } from "@/lib/query/format";
+import { relatedOptions, relatedPapers, type RelatedInput } from "@/lib/query/related";
+import { FUSION_NAMES, RETRIEVER_NAMES, type RelatedResult } from "@/lib/query/types";
+import { emit, parseOptions, table, UsageError } from "../output";
+
+const source = z
+  .object({
+    corpus: corpusName.default(DEFAULT_CORPUS),
+    paperId: z.string().trim().min(1).max(300).optional(),
+    file: z.string().trim().min(1).optional(),
+    text: z.string().optional(),
+  })
+  .refine((o) => [o.paperId, o.file, o.text].filter((x) => x !== undefined).length === 1, {
+    message: "give exactly one of --paper-id, --file or --text",
+  });
 
 export function registerQuery(program: Command): void {
   program
     .command("query")
-    .description("related papers for a corpus paper, each with the facets that surfaced it")
-    .requiredOption("--paper-id <id>", "external id of a corpus paper, e.g. P19-1542")
-    .option("--corpus <name>", "corpus name (default: acl-citegraph)")
+    .description("related papers for a corpus paper, a paper file (PDF, .txt, .json record) or pasted text, each with the facets that surfaced it")
+    .option("--paper-id <id>", "id of a paper in the store, e.g. P19-1542 (corpus papers and out-of-corpus query papers)")
+    .option("--file <path>", "a paper to query with: PDF, plain text, or a JSON record (title, abstract, facets…)")
+    .option("--text <text>", "the paper's text (title on the first line, then the abstract)")
+    .option("--corpus <name>", `corpus name (default: ${DEFAULT_CORPUS})`)
     .option("--k <k>", "number of results", "20")
-    .option("--retriever <name>", `retriever: ${RETRIEVERS.join(" | ")}`, "dense-graph")
-    .option("--fusion <name>", `fusion: ${FUSIONS.join(" | ")}`, "graph-rrf")
+    .option("--retriever <name>", `retriever: ${RETRIEVER_NAMES.join(" | ")}`, "dense-graph")
+    .option("--fusion <name>", `fusion: ${FUSION_NAMES.join(" | ")} (graph-rrf runs as corroboration RRF for papers outside the graph)`, "graph-rrf")
     .option("--facets <list>", "comma-separated facets to query (default: all four)")
     .option("--year-from <year>")
     .option("--year-to <year>")
     .option("--venue <venue>")
     .option("--json", "machine-readable output (results, provenance and per-facet lists)")
     .action(async (raw: Record<string, unknown>) => {
-      const input = parseOptions(corpusPaperInput, { corpus: raw.corpus, paperId: raw.paperId });
+      const src = parseOptions(source, { corpus: raw.corpus, paperId: raw.paperId, file: raw.file, text: raw.text });
       const options = parseOptions(relatedOptions, raw);
-      const result = await relatedPapers(getDb(), input, options);
-      emit(raw, result, () =>
-        [
-          `${result.query.title} (${result.query.externalId}) — ${result.retriever} + ${result.fusion}, build ${result.build}, ${result.timings.totalMs.toFixed(0)} ms`,
-          "",
-          table(
-            ["#", "id", "year", "facets", "title"],
-            result.results.map((r, i) => [
-              i + 1,
-              r.externalId,
-              r.year ?? "",
-              r.facets.map((f) => `${FACET_LETTERS[f.facet]}${f.rank}`).join(" "),
-              r.title.length > 70 ? `${r.title.slice(0, 69)}…` : r.title,
-            ]),
-          ),
-          "",
-          "facets: P problems · M methods · R results · C contributions, with the paper's rank in that facet's list",
-        ].join("\n"),
-      );
+      let input: RelatedInput;
+      if (src.paperId !== undefined) input = { corpus: src.corpus, paperId: src.paperId };
+      else if (src.text !== undefined) input = { corpus: src.corpus, text: src.text };
+      else input = { corpus: src.corpus, file: readInputFile(src.file as string) };
+      let result: RelatedResult;
+      try {
+        result = await relatedPapers(getDb(), input, options);
+      } catch (err) {
+        // Bad input is the user's to fix: exit code 2 with the reader's own sentence.
+        if (err instanceof InputError || ((err instanceof QueryError || err instanceof HttpError) && err.status < 500)) throw new UsageError(err.message);
+        throw err;
+      }
+      emit(raw, result, () => render(result));
     });
+}
+
+/** The file's bytes, refusing one over the upload limit before reading it. */
+function readInputFile(file: string): { name: string; bytes: Uint8Array } {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    throw new UsageError(`--file: cannot read "${file}"`);
+  }
+  try {
+    checkSize(size, resolveLimits(), "file");
+  } catch (err) {
+    throw new UsageError(`--file: ${(err as Error).message}`);
+  }
+  return { name: path.basename(file), bytes: new Uint8Array(readFileSync(file)) };
+}
+
+function render(result: RelatedResult): string {
+  const q = result.query;
+  const label = q.title || "(untitled)";
+  const how = [
+    `${result.retriever} + ${result.fusion}`,
+    `build ${result.build}`,
+    q.extraction ? `facets by ${q.extraction.model} (${q.extraction.ms.toFixed(0)} ms)` : null,
+    `${result.timings.totalMs.toFixed(0)} ms`,
+  ].filter(Boolean);
+  const lines = [`${label}${q.externalId ? ` (${q.externalId})` : ""} [${q.source}${q.inGraph ? "" : ", not in the graph"}] — ${how.join(", ")}`];
+  if (result.fusionNote) lines.push(result.fusionNote);
+  if (q.extraction) {
+    for (const f of FACETS) for (const item of q.facets[f]) lines.push(`  ${FACET_LETTERS[f]}  ${item.length > 110 ? `${item.slice(0, 109)}…` : item}`);
+  }
+  lines.push(
+    "",
+    table(
+      ["#", "id", "year", "facets", "title"],
+      result.results.map((r, i) => [
+        i + 1,
+        r.externalId,
+        r.year ?? "",
+        r.facets.map((f) => `${FACET_LETTERS[f.facet]}${f.rank}`).join(" "),
+        r.title.length > 70 ? `${r.title.slice(0, 69)}…` : r.title,
+      ]),
+    ),
+    "",
+    "facets: P problems · M methods · R results · C contributions, with the paper's rank in that facet's list (--json for the evidence)",
+  );
+  return lines.join("\n");
 }

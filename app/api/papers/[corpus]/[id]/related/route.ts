@@ -1,10 +1,12 @@
 import { z } from "zod";
-import { corpusName } from "@/lib/corpus/browse";
+import { corpusName, NotFoundError } from "@/lib/corpus/browse";
 import { getDb } from "@/lib/db/client";
-import { handleRoute, parseSearchParams, parseWith } from "@/lib/http/respond";
+import { searchParamsObject } from "@/lib/http/respond";
 import { segmentCandidates } from "@/lib/http/segments";
-import { relatedOptions, relatedPapers } from "@/lib/query/related";
-import { NotFoundError } from "@/lib/corpus/browse";
+import { queryErrorResponse } from "@/lib/query/errors";
+import { relatedOptions } from "@/lib/query/options";
+import { relatedPapers } from "@/lib/query/related";
+import { json } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -15,22 +17,27 @@ const params = z.object({
 });
 
 /**
- * GET /api/papers/:corpus/:id/related?k=20&fusion=graph-rrf&facets=problems,methods&yearFrom=&yearTo=&venue=
- * → related papers with provenance ("why related") and per-facet lists. The graph is loaded once
- * per process (lib/query/graph-store.ts) and shared by all requests.
+ * GET /api/papers/:corpus/:id/related?k=20&retriever=dense-graph&fusion=graph-rrf&facets=problems,methods&yearFrom=&yearTo=&venue=
+ * → related papers with provenance ("why related") and per-facet lists: the RelatedResult of
+ * lib/query/types.ts. Works for corpus papers and for the corpus's stored out-of-corpus query
+ * papers. The graph is loaded once per process (lib/query/graph-store.ts) and shared.
  */
-export const GET = handleRoute(async (req: Request, ctx: { params: Promise<{ corpus: string; id: string }> }) => {
-  const { corpus, id } = parseWith(params, await ctx.params);
-  const options = parseSearchParams(relatedOptions, new URL(req.url).searchParams);
-  // The id segment may arrive encoded or decoded (see lib/http/segments.ts): try both forms.
-  let lastMiss: unknown = null;
-  for (const candidate of segmentCandidates(id)) {
-    try {
-      return await relatedPapers(getDb(), { corpus, paperId: candidate }, options);
-    } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-      lastMiss = err;
+export async function GET(req: Request, ctx: { params: Promise<{ corpus: string; id: string }> }): Promise<Response> {
+  try {
+    const { corpus, id } = params.parse(await ctx.params);
+    const options = relatedOptions.parse(searchParamsObject(new URL(req.url).searchParams));
+    // The id segment may arrive encoded or decoded (see lib/http/segments.ts): try both forms.
+    let lastMiss: unknown = null;
+    for (const candidate of segmentCandidates(id)) {
+      try {
+        return json(await relatedPapers(getDb(), { corpus, paperId: candidate }, options));
+      } catch (err) {
+        if (!(err instanceof NotFoundError)) throw err;
+        lastMiss = err;
+      }
     }
+    throw lastMiss;
+  } catch (err) {
+    return queryErrorResponse(err, `GET ${new URL(req.url).pathname}`);
   }
-  throw lastMiss;
-});
+}

@@ -1,0 +1,19 @@
+import { getDb } from "@/lib/db/client";
+import { handleRelatedRequest } from "@/lib/query/request";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/**
+ * POST /api/related — related papers for a paper given as
+ *   application/json     { corpus?, paperId } | { corpus?, text } | { corpus?, paper: { title, abstract?, facets?, … } }
+ *   multipart/form-data  a "file" field (PDF, .txt or .json record), or a "text" field
+ * with the options k, retriever, fusion, facets, yearFrom, yearTo, venue beside it. Answers the
+ * RelatedResult of lib/query/types.ts; with ?stream=1, NDJSON lines {"step", "message"} as
+ * work proceeds and then {"result"} or {"error"}. Errors: { error: { code, message, issues? } }
+ * with 400, 404, 409 (no graph build / no model), 413, 415 or 422. The graph, the embedder and
+ * the extractor are loaded once per process and shared (lib/query/graph-store.ts, services.ts).
+ */
+export async function POST(req: Request): Promise<Response> {
+  return handleRelatedRequest(getDb(), req);
+}

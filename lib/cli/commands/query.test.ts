@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, test } from "node:test";
+import { testProvider } from "@/lib/db/testing";
+import { FACETS } from "@/lib/corpus/types";
+import { repoRoot } from "@/lib/db/config";
+import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/query/testing";
+import type { RelatedResult } from "@/lib/query/types";
+
+// `graft query` as a user runs it (a subprocess) against the hand-made graph build.
+
+describe(`graft query (${testProvider})`, { concurrency: false }, () => {
+  const t = useHandGraphStore("graft-cli-query-");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "graft-cli-query-files-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  function graft(...args: string[]) {
+    const r = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "lib/cli/main.ts"), "query", "--corpus", HAND_CORPUS, ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, DATABASE_URL: t.databaseUrl, GRAFT_DATA_ROOT: t.dataRoot, CI: "1" },
+      encoding: "utf8",
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  test("--paper-id: ranked results with provenance and per-facet lists (--json), and a table", () => {
+    const r = graft("--paper-id", "H0", "--k", "5", "--json");
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as RelatedResult;
+    assert.equal(out.query.externalId, "H0");
+    assert.equal(out.fusion, "graph-rrf");
+    assert.ok(out.results.length > 0);
+    assert.ok(out.results.every((x) => x.facets.length > 0 && x.facets.every((f) => f.rank >= 1 && f.weight > 0 && f.evidence !== null)));
+    assert.ok(out.perFacet.problems.length > 0);
+    const human = graft("--paper-id", "H0", "--k", "5");
+    assert.equal(human.code, 0);
+    assert.match(human.stdout, new RegExp(`1 +${out.results[0].externalId}`));
+  });
+
+  test("--file with a JSON record: an unseen paper, with the fusion that ran", () => {
+    const file = path.join(dir, "paper.json");
+    writeFileSync(file, JSON.stringify({ title: "Unseen", facets: Object.fromEntries(FACETS.map((f) => [f, [handItem(f, 0)]])) }));
+    const r = graft("--file", file, "--json", "--fusion", "corroboration-rrf");
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as RelatedResult;
+    assert.equal(out.query.source, "record");
+    assert.equal(out.query.inGraph, false);
+    assert.equal(out.fusion, "corroboration-rrf");
+    assert.ok(out.results.length > 0);
+  });
+
+  test("bad input exits 2 with the reason", () => {
+    const both = graft("--paper-id", "H0", "--text", "x");
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /exactly one of --paper-id, --file or --text/);
+    const short = path.join(dir, "short.txt");
+    writeFileSync(short, "Too short to be a paper.");
+    const s = graft("--file", short);
+    assert.equal(s.code, 2);
+    assert.match(s.stderr, /fewer than the 100 needed/);
+    const missing = graft("--file", path.join(dir, "nope.pdf"));
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /cannot read/);
+    const graftRetriever = graft("--paper-id", "H0", "--retriever", "graft");
+    assert.equal(graftRetriever.code, 2);
+    assert.match(graftRetriever.stderr, /needs a trained .*model/);
+  });
+});

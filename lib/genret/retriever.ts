@@ -1,0 +1,132 @@
+/**
+ * The generative retriever ("graft") behind the query pipeline's retriever interface
+ * (lib/query/retriever.ts): each query item is decoded with trie-constrained beam search into
+ * DocIDs of related papers, one list per facet. The model is the newest complete genret
+ * build of the corpus, loaded once per process (a cached singleton) and swapped atomically
+ * when a newer build completes.
+ */
+import path from "node:path";
+import { latestBuildWith } from "@/lib/builds/build-dir";
+import { FACETS, type Facet } from "@/lib/corpus/types";
+import type { Db } from "@/lib/db/client";
+import { dataRoot } from "@/lib/db/config";
+import { HttpError } from "@/lib/http/respond";
+import type { FacetCandidate, FacetCandidateLists, RetrieveContext, Retriever } from "@/lib/query/retriever";
+import { normalizeFacetItem } from "./docid";
+import { decodeTokens } from "./tokenizer";
+import { generativeFacetLists, loadGenretModel, type GenretModel } from "./model";
+
+export const GRAFT_BEAMS = Number(process.env.GRAFT_BEAMS ?? 50);
+
+interface Loaded {
+  build: number;
+  model: GenretModel;
+  /** Model node index → node index of the graph being served (-1 when absent). */
+  toGraph: Map<string, Int32Array>;
+  docIdText: Map<string, string>;
+}
+
+const RECHECK_MS = 5_000;
+const state = new Map<string, { loaded: Promise<Loaded> | null; build: number; checked: number }>();
+
+async function modelFor(db: Db, corpus: string): Promise<Loaded> {
+  const now = Date.now();
+  const held = state.get(corpus);
+  if (held?.loaded && now - held.checked < RECHECK_MS) return held.loaded;
+  const build = await latestBuildWith(db, corpus, "decoder.onnx");
+  if (!build) {
+    throw new HttpError(409, "not_ready", `retriever "graft" needs a trained model for corpus "${corpus}": run \`npm run graft -- build --stage genret --corpus ${corpus}\`, or use retriever dense-graph`);
+  }
+  if (held?.loaded && held.build === build.id) {
+    held.checked = now;
+    return held.loaded;
+  }
+  const loaded = (async (): Promise<Loaded> => {
+    const model = await loadGenretModel(path.resolve(dataRoot(), build.dir), { threads: Number(process.env.GRAFT_DECODE_THREADS ?? 1) });
+    return { build: build.id, model, toGraph: new Map(), docIdText: new Map() };
+  })();
+  const previous = held?.loaded;
+  state.set(corpus, { loaded, build: build.id, checked: now });
+  // The old model is released once the new one is ready (requests in flight keep using it).
+  loaded.then(() => previous?.then((p) => setTimeout(() => void p.model.decoder.close(), 60_000).unref()), () => state.delete(corpus));
+  return loaded;
+}
+
+function nodeMap(loaded: Loaded, ctx: RetrieveContext): Int32Array {
+  const key = `${ctx.graph.build}`;
+  let map = loaded.toGraph.get(key);
+  if (!map) {
+    map = Int32Array.from(loaded.model.paperIds, (id) => ctx.graph.indexOfExternalId.get(id) ?? -1);
+    loaded.toGraph.set(key, map);
+  }
+  return map;
+}
+
+function docIdText(loaded: Loaded, facet: Facet, identifier: number): string {
+  const key = `${facet}:${identifier}`;
+  let text = loaded.docIdText.get(key);
+  if (text === undefined) {
+    const trie = loaded.model.identifiers.tries[facet];
+    const { llamaIds } = loaded.model.identifiers.vocab;
+    // Rebuild the identifier's tokens from the trie by a search for its terminal node.
+    const tokens = identifierTokens(trie, identifier).map((t) => llamaIds[t]);
+    text = decodeTokens(tokens);
+    loaded.docIdText.set(key, text);
+  }
+  return text;
+}
+
+/** Compact tokens of an identifier (depth-first search of the trie; cached by the caller). */
+function identifierTokens(trie: GenretModel["identifiers"]["tries"][Facet], identifier: number): number[] {
+  const path: number[] = [];
+  const visit = (node: number): boolean => {
+    if (trie.identifierAt(node) === identifier) return true;
+    const { tokens, firstChild } = trie.children(node);
+    for (let i = 0; i < tokens.length; i++) {
+      path.push(tokens[i]);
+      if (visit(firstChild + i)) return true;
+      path.pop();
+    }
+    return false;
+  };
+  visit(0);
+  return path;
+}
+
+/** Which of the paper's items the DocID identifies: the one whose normalised text it begins. */
+function itemOf(ctx: RetrieveContext, facet: Facet, paper: number, docId: string): number | undefined {
+  const { offsets, texts } = ctx.graph.items[facet];
+  for (let i = offsets[paper]; i < offsets[paper + 1]; i++) if (normalizeFacetItem(texts[i]).startsWith(docId)) return i - offsets[paper];
+  return undefined;
+}
+
+export const graftRetriever: Retriever = {
+  name: "graft",
+  scoreKind: "log-prob",
+  async retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
+    const loaded = await modelFor(ctx.db, ctx.graph.corpus);
+    const { model } = loaded;
+    if (model.manifest.embedder !== ctx.graph.embedder) {
+      throw new HttpError(409, "not_ready", `the generative model was trained on ${model.manifest.embedder} vectors but the graph build uses ${ctx.graph.embedder}: rebuild it with \`graft build --stage genret\``);
+    }
+    const map = nodeMap(loaded, ctx);
+    const skip = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
+    const items: Partial<Record<Facet, Float32Array[]>> = {};
+    for (const f of ctx.facets) items[f] = ctx.query.vectors[f] ?? [];
+    const lists = await generativeFacetLists(model, { items }, { beams: GRAFT_BEAMS, facets: ctx.facets });
+    const out: FacetCandidateLists = {};
+    for (const f of FACETS) {
+      const list = lists[f];
+      if (!list) continue;
+      const mapped: FacetCandidate[] = [];
+      for (const c of list) {
+        const paper = map[c.paper];
+        if (paper < 0 || skip.has(paper)) continue;
+        const docId = c.docId === undefined ? undefined : docIdText(loaded, f, c.docId);
+        mapped.push({ paper, score: c.score ?? 0, queryItem: c.queryItem, docId, paperItem: docId === undefined ? undefined : itemOf(ctx, f, paper, docId) });
+      }
+      out[f] = mapped;
+    }
+    return out;
+  },
+};

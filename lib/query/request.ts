@@ -1,0 +1,184 @@
+/**
+ * The HTTP side of POST /api/related, framework-free (web Request/Response only) so it can be
+ * tested without a server: body reading under the upload limit, JSON or multipart parsing and
+ * validation, and the NDJSON progress stream.
+ */
+import type { Db } from "@/lib/db/client";
+import { json } from "@/lib/http/respond";
+import { resolveLimits, type InputLimits } from "@/lib/input";
+import { formatBytes } from "@/lib/input/limits";
+import { QueryError, queryErrorBody, queryErrorResponse } from "./errors";
+import { relatedFormFields, relatedRequestBody, type RelatedOptions } from "./options";
+import { relatedPapers, type RelatedHooks, type RelatedInput } from "./related";
+import type { RelatedResult, RelatedStreamLine } from "./types";
+
+/** Room for multipart boundaries, headers and option fields around the file itself. */
+const ENVELOPE_BYTES = 256 * 1024;
+
+export interface ParsedRelatedRequest {
+  input: RelatedInput;
+  options: RelatedOptions;
+  /** Bytes of the uploaded file, for the progress message. */
+  fileBytes?: number;
+}
+
+function tooLarge(limits: InputLimits): QueryError {
+  return new QueryError(
+    413,
+    "too_large",
+    `The request is larger than the ${formatBytes(limits.maxBytes)} upload limit; upload a smaller file or paste only the paper's text.`,
+  );
+}
+
+/** The body's bytes, refused as soon as they pass the limit (a lying Content-Length changes nothing). */
+export async function readBodyCapped(req: Request, maxBytes: number, limits: InputLimits): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = Number(req.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(limits);
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limits);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/** Content type without parameters, lower-cased. */
+function mediaType(req: Request): string {
+  return (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+}
+
+/** 415 before anything is read: the two body kinds the endpoint takes. */
+export function checkMediaType(req: Request): "json" | "multipart" {
+  const type = mediaType(req);
+  if (type === "application/json") return "json";
+  if (type === "multipart/form-data") return "multipart";
+  throw new QueryError(
+    415,
+    "unsupported_media_type",
+    `Send the paper as application/json ({ paperId | text | paper, …options }) or as multipart/form-data with a "file" field (PDF, .txt or .json); got ${type ? `"${type}"` : "no content type"}.`,
+  );
+}
+
+/** Reads and validates a POST /api/related request into relatedPapers' input and options. */
+export async function parseRelatedRequest(req: Request, limitOverrides: Partial<InputLimits> = {}): Promise<ParsedRelatedRequest> {
+  const kind = checkMediaType(req);
+  const limits = resolveLimits(limitOverrides);
+  const bytes = await readBodyCapped(req, limits.maxBytes + ENVELOPE_BYTES, limits);
+  if (kind === "json") {
+    let value: unknown;
+    try {
+      value = JSON.parse(new TextDecoder().decode(bytes));
+    } catch (err) {
+      throw new QueryError(400, "invalid_json", `The request body is not valid JSON (${(err as Error).message}).`);
+    }
+    const body = relatedRequestBody.parse(value);
+    const { corpus, paperId, text, paper, ...options } = body;
+    const input: RelatedInput = paperId !== undefined ? { corpus, paperId } : text !== undefined ? { corpus, text } : { corpus, paper };
+    return { input, options };
+  }
+
+  let form: FormData;
+  try {
+    form = await new Response(bytes, { headers: { "content-type": req.headers.get("content-type") ?? "" } }).formData();
+  } catch {
+    throw new QueryError(400, "invalid_request", "The multipart body could not be read; send the paper in a \"file\" field of a multipart/form-data request.");
+  }
+  const file = form.get("file");
+  const fields: Record<string, string> = {};
+  for (const [key, value] of form) {
+    if (key === "file") continue;
+    if (typeof value !== "string") throw new QueryError(400, "invalid_request", `Only "file" may hold a file; "${key}" does too.`);
+    // Empty form fields mean "not set", as in query strings.
+    if (value.trim() !== "" && !(key in fields)) fields[key] = value;
+  }
+  const { corpus, text, ...options } = relatedFormFields.parse(fields);
+  if (file !== null && typeof file !== "string") {
+    if (text !== undefined) throw new QueryError(400, "invalid_request", 'Give either a "file" or a "text" field, not both.');
+    const data = new Uint8Array(await file.arrayBuffer());
+    return { input: { corpus, file: { name: file.name || "upload", bytes: data } }, options, fileBytes: data.byteLength };
+  }
+  if (text !== undefined) return { input: { corpus, text }, options };
+  throw new QueryError(400, "invalid_request", 'The form has no "file" field: attach the paper as a PDF, .txt or .json file (or send a "text" field).');
+}
+
+/** A whole POST /api/related request: JSON in, JSON out, or the NDJSON stream with `?stream=1`. */
+export async function handleRelatedRequest(db: Db, req: Request, limitOverrides: Partial<InputLimits> = {}): Promise<Response> {
+  const context = "POST /api/related";
+  const streaming = ["1", "true"].includes(new URL(req.url).searchParams.get("stream") ?? "");
+  if (!streaming) {
+    try {
+      const { input, options } = await parseRelatedRequest(req, limitOverrides);
+      return json(await relatedPapers(db, input, options, { limits: limitOverrides, signal: req.signal }));
+    } catch (err) {
+      return queryErrorResponse(err, context);
+    }
+  }
+  // What can be refused without reading the body is refused with its status; after that the
+  // stream has begun (200) and errors arrive as its last line.
+  try {
+    checkMediaType(req);
+    const limits = resolveLimits(limitOverrides);
+    const declared = Number(req.headers.get("content-length") ?? NaN);
+    if (Number.isFinite(declared) && declared > limits.maxBytes + ENVELOPE_BYTES) throw tooLarge(limits);
+  } catch (err) {
+    return queryErrorResponse(err, context);
+  }
+  return ndjsonResponse(async (send, signal) => {
+    send({ step: "upload", message: "Receiving the paper" });
+    const { input, options, fileBytes } = await parseRelatedRequest(req, limitOverrides);
+    if (fileBytes !== undefined) send({ step: "upload", message: `Received ${formatBytes(fileBytes)}` });
+    const hooks: RelatedHooks = { limits: limitOverrides, signal, onStep: (step, message) => send({ step, message }) };
+    return relatedPapers(db, input, options, hooks);
+  }, context);
+}
+
+/**
+ * An NDJSON response: `run` sends progress lines, then its result (or its error) is the last
+ * line. A client that goes away aborts `signal`.
+ */
+export function ndjsonResponse(run: (send: (line: RelatedStreamLine) => void, signal: AbortSignal) => Promise<RelatedResult>, context: string): Response {
+  const encoder = new TextEncoder();
+  const abort = new AbortController();
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let open = true;
+      const send = (line: RelatedStreamLine) => {
+        if (open) controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`));
+      };
+      try {
+        send({ result: await run(send, abort.signal) });
+      } catch (err) {
+        if (!abort.signal.aborted) send(queryErrorBody(err, context).body);
+      } finally {
+        open = false;
+        if (!abort.signal.aborted) controller.close();
+      }
+    },
+    cancel() {
+      abort.abort(new Error("the client closed the stream"));
+    },
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": "application/x-ndjson; charset=utf-8",
+      "cache-control": "no-store",
+      // Proxies (nginx) must pass lines through as they come.
+      "x-accel-buffering": "no",
+    },
+  });
+}

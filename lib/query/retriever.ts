@@ -1,0 +1,126 @@
+/**
+ * Pluggable retrievers for relatedPapers (paper §"Facet Fusion with Graph-RRF": a retriever
+ * produces one ranked candidate list L_f(q) per facet; a fusion rule combines them).
+ *
+ * Writing one:
+ *
+ *   import { registerRetriever, type Retriever } from "@/lib/query/retriever";
+ *   const mine: Retriever = {
+ *     name: "graft",
+ *     scoreKind: "log-prob",                       // what FacetCandidate.score holds
+ *     async retrieve(ctx) {
+ *       // ctx.db: the store of this request; ctx.graph: the loaded build (CSR, node ↔ paper ids, every node's items and vectors,
+ *       //   ctx.graph.memo(key, make) to keep your own per-build index or model);
+ *       // ctx.query: its facet items (texts and unit vectors), and `index`, its node when the
+ *       //   query is a corpus paper of this build (null for an unseen paper);
+ *       // ctx.facets: the facets to retrieve for; ctx.pool: candidates wanted per facet.
+ *       return { problems: [{ paper: 12, score: -0.4, queryItem: 0, docId: "…" }], … };
+ *     },
+ *   };
+ *   registerRetriever(mine);   // at module load; import that module from ./retrievers/index.ts
+ *
+ * Rules: lists are best first and may repeat a paper (fusion collapses repeats, keeping the
+ * first occurrence, whose queryItem/docId become the provenance); `paper` is a node index of
+ * ctx.graph; never return ctx.query.index or ctx.query.exclude (fusion drops them anyway). A
+ * retriever whose model or index is missing for the corpus throws an HttpError(409,
+ * "not_ready", …) that names the build step to run.
+ */
+import type { Facet } from "@/lib/corpus/types";
+import type { Db } from "@/lib/db/client";
+import { HttpError } from "@/lib/http/respond";
+import type { LoadedGraph } from "./graph-store";
+import type { RetrieverName } from "./types";
+
+/** One retrieved candidate of one facet list. */
+export interface FacetCandidate {
+  /** Node index of the retrieved paper in the graph build (ctx.graph). */
+  paper: number;
+  /**
+   * The retriever's score; its meaning is the retriever's `scoreKind` (lm-score fusion sums
+   * exp(log-prob) or prob across facets; the rank-based rules only use list order).
+   */
+  score: number;
+  /**
+   * Index into ctx.query.items[facet] of the query item that produced the candidate. Absent
+   * for retrievers that work on the whole facet at once (the dense-graph walk, BM25): the
+   * "why related" evidence then pairs the most similar items.
+   */
+  queryItem?: number;
+  /** The DocID the candidate was decoded through (generative retrieval). */
+  docId?: string;
+  /** Index into the retrieved paper's items of this facet that the DocID identifies. */
+  paperItem?: number;
+}
+
+export type FacetCandidateLists = Partial<Record<Facet, FacetCandidate[]>>;
+
+export interface RetrieveContext {
+  /** The store the request runs against (use it, not getDb(): tests and tools pass their own). */
+  db: Db;
+  graph: LoadedGraph;
+  query: {
+    /** Node index when the query is a paper of this graph build; null for an unseen paper. */
+    index: number | null;
+    /** A node never to return (an uploaded record of a corpus paper); null when none. */
+    exclude: number | null;
+    title: string;
+    abstract: string;
+    /** Facet items per facet (possibly empty lists). */
+    items: Record<Facet, string[]>;
+    /** Their unit vectors (the build's embedder), aligned with `items`. */
+    vectors: Record<Facet, Float32Array[]>;
+  };
+  /** Facets to retrieve for (others may be left out of the answer). */
+  facets: readonly Facet[];
+  /** Candidates wanted per facet list (after collapsing repeats, at most). */
+  pool: number;
+  /**
+   * Out: a retriever that inserts an unseen query ephemerally (the dense-graph walk) records
+   * the query's first-hop edges here, per facet; graph-RRF then reads w_f(q, d) from them
+   * instead of falling back to corroboration RRF. Leave it alone otherwise.
+   */
+  queryEdges: Partial<Record<Facet, QueryEdges>>;
+  signal?: AbortSignal;
+}
+
+/** An unseen query's ephemeral row of one facet graph: corpus nodes and edge weights w_f(q, d). */
+export interface QueryEdges {
+  targets: ArrayLike<number>;
+  weights: ArrayLike<number>;
+}
+
+export interface Retriever {
+  readonly name: string;
+  /** What FacetCandidate.score is: a log-probability, a probability, or another score. */
+  readonly scoreKind: "log-prob" | "prob" | "score";
+  retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists>;
+}
+
+const registry = new Map<string, Retriever>();
+
+/** Adds a retriever, or replaces the one of the same name. */
+export function registerRetriever(r: Retriever): void {
+  registry.set(r.name, r);
+}
+
+/** Removes a retriever (tests that plug one in for a while). */
+export function unregisterRetriever(name: string): void {
+  registry.delete(name);
+}
+
+export function registeredRetrievers(): string[] {
+  return [...registry.keys()];
+}
+
+/** What to run when the generative retriever has no model yet. */
+export const GRAFT_MODEL_HINT = "train the generative retriever first (`npm run graft -- build --stage genret`), or use --retriever dense-graph";
+
+/** The retriever of that name; a known but unavailable one is a 409 not_ready. */
+export function getRetriever(name: RetrieverName | string, corpus: string): Retriever {
+  const r = registry.get(name);
+  if (r) return r;
+  if (name === "graft") {
+    throw new HttpError(409, "not_ready", `retriever "graft" needs a trained generative-retriever model for corpus "${corpus}" and none exists: ${GRAFT_MODEL_HINT}`);
+  }
+  throw new HttpError(400, "invalid_request", `unknown retriever "${name}" (available: ${registeredRetrievers().join(", ")})`);
+}

@@ -1,0 +1,115 @@
+/**
+ * Process-wide singletons of the query pipeline: the item embedder (per embedder id: a build's
+ * query items must be embedded with the model its graph was built with), the onnxruntime
+ * max-sim engine for ephemeral insertion, and the configured facet extractor. Each is created
+ * on first use and shared by every request; a failed creation is not cached, so the next
+ * request retries.
+ */
+import { z } from "zod";
+import { FACETS, type Facet } from "@/lib/corpus/types";
+import type { FacetExtractor } from "@/lib/facets/extractor";
+import { createEmbedder } from "@/lib/embed/registry";
+import type { Embedder } from "@/lib/embed/types";
+import { MaxSimEngine } from "@/lib/graph/topk";
+import { HttpError } from "@/lib/http/respond";
+import type { LoadedGraph } from "./graph-store";
+
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | null = null;
+  return () => {
+    p ??= make().catch((err: unknown) => {
+      p = null;
+      throw err;
+    });
+    return p;
+  };
+}
+
+const embedders = new Map<string, () => Promise<Embedder>>();
+
+/** The embedder a build was made with (its manifest id is a valid spec), loaded once. */
+export function queryEmbedder(embedderId: string): Promise<Embedder> {
+  let get = embedders.get(embedderId);
+  if (!get) embedders.set(embedderId, (get = once(() => createEmbedder(embedderId))));
+  return get();
+}
+
+/**
+ * One thread: a query's max-sim is a few small Gemms (milliseconds), and concurrent requests
+ * are better served by one core each than by all of them contending for both.
+ */
+export const maxSimEngine = once(() => MaxSimEngine.create({ threads: 1 }));
+
+/**
+ * Recently embedded query items by embedder and exact text, in memory only (user text is never
+ * written to the build's cache). A user who changes filters or the retriever re-sends the same
+ * paper; its items then cost nothing. Map order is insertion order: re-inserting on a hit
+ * keeps it least-recently-used first.
+ */
+const RECENT_MAX = 4096;
+const recent = new Map<string, Float32Array>();
+const recentKey = (embedderId: string, text: string) => `${embedderId}\u0000${text}`;
+function remember(key: string, v: Float32Array): void {
+  recent.delete(key);
+  recent.set(key, v);
+  if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value as string);
+}
+
+/**
+ * Vectors of a query's items, per facet, aligned with the texts: from the build's vector cache
+ * when a text is in it (corpus and stored query papers), else from recent queries, else
+ * embedded now (one batch of the distinct missing texts).
+ */
+export async function embedQueryItems(
+  g: LoadedGraph,
+  items: Record<Facet, string[]>,
+): Promise<{ vectors: Record<Facet, Float32Array[]>; embedded: number; ms: number }> {
+  const t0 = performance.now();
+  const lookup = (t: string): Float32Array | undefined => {
+    const stored = g.vectorOf(t);
+    if (stored) return stored;
+    const key = recentKey(g.embedder, t);
+    const hit = recent.get(key);
+    if (hit) remember(key, hit);
+    return hit;
+  };
+  const vectors = Object.fromEntries(FACETS.map((f) => [f, items[f].map(lookup)])) as Record<Facet, (Float32Array | undefined)[]>;
+  const missing = [...new Set(FACETS.flatMap((f) => items[f].filter((_, i) => !vectors[f][i])))];
+  if (missing.length > 0) {
+    if (!g.embedder) throw new HttpError(409, "not_ready", `graph build ${g.build} records no embedder, so new text cannot be compared with it: rebuild with \`npm run graft -- build --stage graph\``);
+    const embedder = await queryEmbedder(g.embedder);
+    const rows = await embedder.embed(missing);
+    const byText = new Map(missing.map((t, i) => [t, rows[i]]));
+    for (const [t, v] of byText) remember(recentKey(g.embedder, t), v);
+    for (const f of FACETS) vectors[f] = vectors[f].map((v, i) => v ?? byText.get(items[f][i]));
+  }
+  return { vectors: vectors as Record<Facet, Float32Array[]>, embedded: missing.length, ms: performance.now() - t0 };
+}
+
+// ── facet extraction for text and PDF input ──
+
+export const EXTRACTOR_ENV = "GRAFT_EXTRACTOR";
+const extractorSetting = z.enum(["offline", "llm"], { error: `${EXTRACTOR_ENV} must be "offline" or "llm"` });
+export type ExtractorName = z.infer<typeof extractorSetting>;
+
+/** The configured provider: env GRAFT_EXTRACTOR, default the embedded offline extractor. */
+export function extractorFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): ExtractorName {
+  const raw = env[EXTRACTOR_ENV]?.trim();
+  return raw ? extractorSetting.parse(raw) : "offline";
+}
+
+const extractors = new Map<ExtractorName, () => Promise<FacetExtractor>>();
+
+export function queryExtractor(name: ExtractorName = extractorFromEnv()): Promise<FacetExtractor> {
+  let get = extractors.get(name);
+  if (!get) {
+    get = once(async (): Promise<FacetExtractor> => {
+      if (name === "offline") return (await import("@/lib/facets/offline/extractor")).createOfflineExtractor();
+      const { loadLlmConfig } = await import("@/lib/facets/llm/config");
+      const { createLlmExtractor } = await import("@/lib/facets/llm/extract");
+      return createLlmExtractor(loadLlmConfig());
+    });
+    extractors.set(name, get);
+  }
+  return get();
+}

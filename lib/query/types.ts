@@ -1,0 +1,171 @@
+/**
+ * Shared shapes of the query pipeline (relatedPapers, `graft query`, POST /api/related, the web
+ * app). Client-safe: constants and types only, no server imports, so browser code can import
+ * it. The zod schemas that validate these live in lib/query/options.ts (server and client may
+ * both use them; zod is client-safe too).
+ */
+import type { Facet } from "@/lib/corpus/types";
+import type { ApiErrorCode } from "@/lib/http/types";
+
+// ── options ──────────────────────────────────────────────────────────────────────────────
+
+/** Retrievers a request may name: the generative retriever, the dense-graph teacher, BM25. */
+export const RETRIEVER_NAMES = ["graft", "dense-graph", "bm25"] as const;
+export type RetrieverName = (typeof RETRIEVER_NAMES)[number];
+export const DEFAULT_RETRIEVER: RetrieverName = "dense-graph";
+
+/**
+ * Fusion rules a request may ask for. "graph-rrf" is Graft's: w_f(q, d) comes from the query's
+ * row of the facet graph, or, for a paper that is not a graph node, from its ephemeral edges
+ * when the retriever made some (dense-graph); otherwise it runs as "corroboration-rrf" (the
+ * result says so). "corroboration-rrf" may also be asked for directly. "lm-score" (MINDER)
+ * needs a retriever whose candidate scores are model probabilities.
+ */
+export const FUSION_NAMES = ["graph-rrf", "corroboration-rrf", "rrf", "lm-score"] as const;
+export type FusionName = (typeof FUSION_NAMES)[number];
+export const DEFAULT_FUSION: FusionName = "graph-rrf";
+
+/** The rule that actually ran. */
+export type AppliedFusion = FusionName;
+
+export const MAX_K = 100;
+export const DEFAULT_K = 20;
+
+/** Request options (the validated form; every field but k, retriever, fusion, facets is optional). */
+export interface RelatedOptionsShape {
+  k: number;
+  retriever: RetrieverName;
+  fusion: FusionName;
+  facets: Facet[];
+  yearFrom?: number;
+  yearTo?: number;
+  venue?: string;
+}
+
+// ── the query paper ──────────────────────────────────────────────────────────────────────
+
+/** How the query paper arrived: a paper id in the store, pasted text, an uploaded PDF, a JSON record. */
+export type QuerySource = "corpus" | "text" | "pdf" | "record";
+
+export interface QueryPaper {
+  source: QuerySource;
+  /** The paper's id in the corpus, or a JSON record's own id; null for text and PDFs. */
+  externalId: string | null;
+  /** "" when no title could be recognised. */
+  title: string;
+  /**
+   * True when the query is a node of the graph build (an indexed corpus paper): retrieval starts
+   * from its own edges. False for everything else (text, PDFs, records, the corpus's
+   * out-of-corpus query papers): its items are inserted ephemerally.
+   */
+  inGraph: boolean;
+  /** The facet items retrieval used, per facet (possibly empty lists). */
+  facets: Record<Facet, string[]>;
+  /** Present when the facets were extracted for this request. */
+  extraction?: { provider: string; model: string; ms: number };
+}
+
+// ── results ──────────────────────────────────────────────────────────────────────────────
+
+export interface Evidence {
+  /** The query paper's item and the related paper's item that match best in this facet. */
+  queryItem: string;
+  paperItem: string;
+  /** Cosine of the two items' embeddings. */
+  similarity: number;
+}
+
+/** One facet's share of a result: why fusion credited it. */
+export interface CreditedFacet {
+  facet: Facet;
+  /** 1-based rank of the paper in this facet's retrieved list (duplicates collapsed). */
+  rank: number;
+  /**
+   * The factor the facet's reciprocal rank was scaled by: graph-RRF the edge weight w_f(q, d),
+   * corroboration RRF corr_f(d), plain RRF 1, lm-score the identifier probability.
+   */
+  weight: number;
+  /** The query item that produced the candidate, when the retriever works per item (else null). */
+  queryItem: string | null;
+  /** The DocID the candidate was decoded through (generative retriever), else null. */
+  docId: string | null;
+  /** "Why related": the query's item next to the related paper's matching item. */
+  evidence: Evidence | null;
+}
+
+export interface RelatedPaper {
+  externalId: string;
+  title: string;
+  year: number | null;
+  venue: string | null;
+  authors: string[];
+  score: number;
+  /** The facets fusion credited, in canonical facet order. */
+  facets: CreditedFacet[];
+}
+
+export interface PerFacetEntry {
+  externalId: string;
+  title: string;
+  rank: number;
+  score: number;
+}
+
+export interface RelatedTimings {
+  /** Reading a PDF / text / record (absent for corpus papers). */
+  parseMs?: number;
+  /** Facet extraction (absent when the facets were given or stored). */
+  extractMs?: number;
+  /** Embedding the query's items (0 when they came from the build's vector cache). */
+  embedMs: number;
+  retrieveMs: number;
+  fuseMs: number;
+  totalMs: number;
+}
+
+export interface RelatedResult {
+  corpus: string;
+  build: number;
+  retriever: RetrieverName;
+  /** The rule that ran (corroboration-rrf when graph-rrf was asked for an unseen paper). */
+  fusion: AppliedFusion;
+  requestedFusion: FusionName;
+  /** Why the applied fusion differs from the requested one, in a sentence; null when it does not. */
+  fusionNote: string | null;
+  query: QueryPaper;
+  results: RelatedPaper[];
+  /** What each facet retrieved on its own (top k, filters applied, before fusion). */
+  perFacet: Record<Facet, PerFacetEntry[]>;
+  timings: RelatedTimings;
+}
+
+// ── streaming (POST /api/related?stream=1: NDJSON) ──────────────────────────────────────
+
+export const QUERY_STEPS = ["upload", "parse", "extract", "embed", "retrieve", "fuse"] as const;
+export type QueryStep = (typeof QUERY_STEPS)[number];
+
+/** Error codes of the query API: the shared ones of lib/http/types.ts and its own. */
+export type QueryErrorCode =
+  | ApiErrorCode
+  | "too_large"
+  | "unsupported_media_type"
+  | "extraction_failed"
+  /** The query paper has no items in the requested facets. */
+  | "no_facets"
+  // lib/input's codes, passed through so the UI can tell them apart.
+  | "empty"
+  | "too_short"
+  | "too_many_pages"
+  | "not_pdf"
+  | "encrypted"
+  | "corrupt"
+  | "no_text"
+  | "invalid_json"
+  | "invalid_record";
+
+export interface QueryErrorBody {
+  error: { code: QueryErrorCode; message: string; issues?: { path: string; message: string }[] };
+}
+
+/** One NDJSON line: progress, then exactly one result or error line, last. */
+export type RelatedStreamLine = { step: QueryStep; message: string } | { result: RelatedResult } | QueryErrorBody;
