@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { CollectionButton } from "@/components/collection";
 import { FacetLegend } from "@/components/facets";
 import { LogoMark } from "@/components/logo";
 import { SiteNav } from "@/components/site-nav";
@@ -32,6 +33,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
               Graft
             </Link>
             <SiteNav />
+            <div className="ml-auto">
+              <CollectionButton />
+            </div>
           </div>
         </header>
         <Providers>

@@ -50,7 +50,7 @@ export function facetVars(facet: Facet): CSSProperties {
   return { "--facet": s.color, "--facet-ink": s.ink, "--facet-tint": s.tint } as CSSProperties;
 }
 
-function FacetLetter({ facet, size = "sm" }: { facet: Facet; size?: "sm" | "md" }) {
+export function FacetLetter({ facet, size = "sm" }: { facet: Facet; size?: "sm" | "md" }) {
   const dims = size === "md" ? "size-6 text-xs" : "size-[1.125rem] text-[0.6875rem]";
   return (
     <span
@@ -87,6 +87,32 @@ export function FacetChip({ facet, count, compact = false }: { facet: Facet; cou
           {count}
         </span>
       )}
+    </span>
+  );
+}
+
+/**
+ * A credited facet on a result: letter and rank in that facet's list ("M #2"), with the label and
+ * weight spoken and in the tooltip. Colour is never the only cue: the letter and rank are text.
+ */
+export function FacetRankChip({ facet, rank, weight, size = "sm" }: { facet: Facet; rank: number; weight?: number; size?: "sm" | "lg" }) {
+  const s = FACET_STYLES[facet];
+  const detail = `${s.label}: rank ${rank} in the ${s.label.toLowerCase()} list${weight !== undefined ? `, weight ${weight.toFixed(3)}` : ""}`;
+  return (
+    <span
+      style={facetVars(facet)}
+      title={detail}
+      data-facet={facet}
+      data-testid="facet-chip"
+      className={`inline-flex items-center gap-1 rounded-md border border-(--facet)/40 bg-(--facet-tint) font-medium text-(--facet-ink) ${
+        size === "lg" ? "py-1 pl-1 pr-2.5 text-base" : "py-0.5 pl-0.5 pr-1.5 text-xs leading-5"
+      }`}
+    >
+      <FacetLetter facet={facet} size={size === "lg" ? "md" : "sm"} />
+      <span className="sr-only">{detail}</span>
+      <span aria-hidden="true" className="tabular-nums">
+        #{rank}
+      </span>
     </span>
   );
 }

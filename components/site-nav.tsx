@@ -4,8 +4,11 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 
 const LINKS = [
-  // Paper pages are reached from the explorer, so they keep "Explore" marked as current.
-  { href: "/", label: "Explore", match: (p: string) => p === "/" || p.startsWith("/papers/") },
+  { href: "/", label: "Explore", match: (p: string) => p === "/" },
+  // Paper pages belong to the corpus, so they keep "Browse" marked as current.
+  { href: "/papers", label: "Browse", match: (p: string) => p === "/papers" || p.startsWith("/papers/") },
+  { href: "/demo", label: "Demo", match: (p: string) => p.startsWith("/demo") },
+  { href: "/annotate", label: "Annotate", match: (p: string) => p.startsWith("/annotate") || p.startsWith("/admin") || p === "/login" },
 ];
 
 export function SiteNav() {

@@ -8,14 +8,14 @@ const SHOTS = path.join(import.meta.dirname, "screenshots");
 const EUROPARL = "Europarl: A Parallel Corpus for Statistical Machine Translation";
 const FACET_LABELS = ["Problems", "Methods", "Results", "Contributions"];
 
-test("home page lists the demo corpus; title search opens a paper with facets and citations", async ({ page }) => {
-  await page.goto("/");
+test("the corpus browser lists the demo corpus; title search opens a paper with facets and citations", async ({ page }) => {
+  await page.goto("/papers");
   await expect(page.getByRole("heading", { level: 1, name: "acl-citegraph" })).toBeVisible();
   await expect(page.getByTestId("corpus-paper-count")).toHaveText("3,081");
   await expect(page.getByTestId("results-summary")).toHaveText("Showing 1–20 of 3,081 papers");
   await expect(page.getByRole("list").filter({ has: page.getByRole("link") }).first().getByRole("listitem")).toHaveCount(20);
-  // The first screenful: what a README reader should see of the explorer.
-  await page.screenshot({ path: path.join(SHOTS, "home.png") });
+  // The first screenful of the corpus browser.
+  await page.screenshot({ path: path.join(SHOTS, "browse.png") });
 
   // Debounced search: the URL follows the box, so the filtered view can be shared.
   await page.getByRole("searchbox", { name: "Title" }).fill("Europarl");
@@ -51,7 +51,7 @@ test("home page lists the demo corpus; title search opens a paper with facets an
 });
 
 test("a shared filtered URL restores the filters and the results", async ({ page }) => {
-  await page.goto("/?q=neural&yearFrom=2016&yearTo=2017&page=2");
+  await page.goto("/papers?q=neural&yearFrom=2016&yearTo=2017&page=2");
   await expect(page.getByRole("searchbox", { name: "Title" })).toHaveValue("neural");
   await expect(page.getByLabel("From year")).toHaveValue("2016");
   await expect(page.getByLabel("To year")).toHaveValue("2017");
@@ -63,7 +63,7 @@ test("a shared filtered URL restores the filters and the results", async ({ page
 
   // Back to page 1 through the pager; the filters stay in the URL.
   await page.getByRole("button", { name: "Previous" }).click();
-  await expect(page).toHaveURL(/\?q=neural&yearFrom=2016&yearTo=2017$/);
+  await expect(page).toHaveURL(/\/papers\?q=neural&yearFrom=2016&yearTo=2017$/);
   await expect(page.getByTestId("results-summary")).toHaveText(/^Showing 1–20 of \d+ papers$/);
 });
 
@@ -71,7 +71,7 @@ test("paper ids that are URLs round-trip through links and reloads", async ({ pa
   // Some ids are URLs ("http://…/162_pdf.pdf"): links must encode them and the page must
   // resolve them both after a client-side navigation and on a fresh server render.
   const id = "http://www.lrec-conf.org/proceedings/lrec2006/pdf/162_pdf.pdf";
-  await page.goto("/?q=MaltParser");
+  await page.goto("/papers?q=MaltParser");
   await page.getByRole("link", { name: "MaltParser: A Data-Driven Parser-Generator for Dependency Parsing" }).click();
   await expect(page).toHaveURL(new RegExp(`/papers/acl-citegraph/${encodeURIComponent(id).replace(/\./g, "\\.")}$`));
   await expect(page.getByRole("navigation", { name: "Breadcrumb" })).toContainText(id);
@@ -84,7 +84,7 @@ test("an unknown paper id shows the not-found page", async ({ page }) => {
   const res = await page.goto("/papers/acl-citegraph/NO-SUCH-PAPER.1");
   expect(res?.status()).toBe(404);
   await expect(page.getByRole("heading", { level: 1, name: "Paper not found" })).toBeVisible();
-  await expect(page.getByRole("link", { name: "Search the corpus" })).toHaveAttribute("href", "/");
+  await expect(page.getByRole("link", { name: "Search the corpus" })).toHaveAttribute("href", "/papers");
 });
 
 test("the API answers a malformed query with a typed 400", async ({ request }) => {
@@ -100,8 +100,8 @@ test("the API answers a malformed query with a typed 400", async ({ request }) =
   expect((await missing.json()).error.code).toBe("not_found");
 });
 
-test("the explorer shows the API's error message for an invalid filter", async ({ page }) => {
-  await page.goto("/?yearFrom=2019&yearTo=2010");
+test("the corpus browser shows the API's error message for an invalid filter", async ({ page }) => {
+  await page.goto("/papers?yearFrom=2019&yearTo=2010");
   const alert = page.getByRole("alert").filter({ hasText: "Could not load papers" });
   await expect(alert).toContainText("yearFrom must not be after yearTo");
 });

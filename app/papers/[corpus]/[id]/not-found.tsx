@@ -10,7 +10,7 @@ export default function PaperNotFound() {
         identifiers, such as an ACL Anthology id.
       </p>
       <Link
-        href="/"
+        href="/papers"
         className="mt-6 inline-flex h-9 items-center rounded-md border border-line-strong bg-surface px-4 text-sm font-medium shadow-xs hover:bg-canvas"
       >
         Search the corpus

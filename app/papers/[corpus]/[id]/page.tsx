@@ -3,11 +3,16 @@ import type { ReactNode } from "react";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { cache } from "react";
+import { SaveButton } from "@/components/collection";
+import { exploreHref } from "@/components/explore/explore-state";
+import { ExportMenu } from "@/components/export-menu";
 import { FacetChip, FacetList, FACETS } from "@/components/facets";
 import { plural } from "@/components/format";
 import { GraphNeighbours } from "@/components/graph-neighbours";
 import { PaperLinks } from "@/components/paper-links";
-import { RelatedPapers } from "@/components/related-papers";
+import { PaperRelated } from "@/components/paper-related";
+import { Icon, primaryButtonClass } from "@/components/ui";
+import type { ExportRecord } from "@/lib/export";
 import { corpusName, DEFAULT_CORPUS, getPaperDetail, NotFoundError, type PaperDetail } from "@/lib/corpus/browse";
 import { getDb } from "@/lib/db/client";
 import { paperNeighbours } from "@/lib/graph/neighbours";
@@ -45,7 +50,16 @@ export default async function PaperPage({ params }: { params: Params }) {
   const paper = await loadPaper(corpus, id);
   if (!paper) notFound();
 
-  const exploreHref = paper.corpus === DEFAULT_CORPUS ? "/" : `/?corpus=${encodeURIComponent(paper.corpus)}`;
+  const browseHref = paper.corpus === DEFAULT_CORPUS ? "/papers" : `/papers?corpus=${encodeURIComponent(paper.corpus)}`;
+  const record: ExportRecord = {
+    corpus: paper.corpus,
+    externalId: paper.externalId,
+    title: paper.title,
+    authors: paper.authors,
+    year: paper.year,
+    venue: paper.venue,
+    abstract: paper.abstract || null,
+  };
   const facetTotal = FACETS.reduce((n, f) => n + paper.facets[f].length, 0);
   const neighbours = paper.role === "corpus" ? await paperNeighbours(getDb(), paper.id) : null;
   const related = neighbours ? await loadRelated(paper.corpus, paper.externalId) : null;
@@ -55,11 +69,11 @@ export default async function PaperPage({ params }: { params: Params }) {
       <header className="border-b border-line bg-surface">
         <div className="mx-auto max-w-6xl px-4 pb-7 pt-6 sm:px-6">
           <nav aria-label="Breadcrumb" className="flex min-w-0 items-center gap-1.5 text-sm text-ink-faint">
-            <Link href={exploreHref} className="hover:text-ink hover:underline">
-              Explore
+            <Link href={browseHref} className="hover:text-ink hover:underline">
+              Browse
             </Link>
             <span aria-hidden="true">/</span>
-            <Link href={exploreHref} className="font-mono hover:text-ink hover:underline">
+            <Link href={browseHref} className="font-mono hover:text-ink hover:underline">
               {paper.corpus}
             </Link>
             <span aria-hidden="true">/</span>
@@ -87,6 +101,16 @@ export default async function PaperPage({ params }: { params: Params }) {
               </Meta>
             )}
           </dl>
+          <div className="mt-5 flex flex-wrap items-center gap-2">
+            {paper.role === "corpus" && (
+              <Link href={exploreHref(paper.corpus, paper.externalId)} className={primaryButtonClass} data-testid="explore-related">
+                Explore related work
+                <Icon name="chevronRight" className="size-4" />
+              </Link>
+            )}
+            <SaveButton record={record} />
+            <ExportMenu records={[record]} name={paper.title} label="Cite" align="left" />
+          </div>
         </div>
       </header>
 
@@ -121,7 +145,7 @@ export default async function PaperPage({ params }: { params: Params }) {
           </div>
         </section>
 
-        {related && related.results.length > 0 && <RelatedPapers corpus={paper.corpus} related={related} />}
+        {related && related.results.length > 0 && <PaperRelated result={related} />}
 
         {neighbours && <GraphNeighbours corpus={paper.corpus} neighbours={neighbours} />}
 
@@ -151,7 +175,7 @@ export default async function PaperPage({ params }: { params: Params }) {
 /** Related papers via the shared pipeline; a corpus without a graph build simply has none yet. */
 async function loadRelated(corpus: string, externalId: string): Promise<RelatedResult | null> {
   try {
-    return await relatedPapers(getDb(), { corpus, paperId: externalId }, relatedOptions.parse({ k: 10 }));
+    return await relatedPapers(getDb(), { corpus, paperId: externalId }, relatedOptions.parse({ k: 20 }));
   } catch (err) {
     if (err instanceof NoGraphBuildError) return null;
     throw err;

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { exploreHref, readParams, writeParams } from "./explore-state";
+import { hashString, inputKey, requestInit, splitLines } from "./related-client";
+
+describe("explorer URL state", () => {
+  test("defaults for a bare URL, and a bare URL back", () => {
+    const p = readParams(new URLSearchParams());
+    assert.equal(p.corpus, "acl-citegraph");
+    assert.equal(p.paper, null);
+    assert.equal(p.retriever, "graft");
+    assert.equal(p.fusion, "graph-rrf");
+    assert.equal(p.k, 20);
+    assert.deepEqual(p.facets, ["problems", "methods", "results", "contributions"]);
+    assert.equal(p.sort, "score");
+    assert.equal(p.view, "list");
+    assert.equal(writeParams(p).toString(), "");
+  });
+
+  test("round-trips every option, facets in canonical order", () => {
+    const sp = new URLSearchParams("paper=P19-1&retriever=bm25&fusion=rrf&k=50&facets=results,problems&yearFrom=2015&yearTo=2019&venue=ACL&sort=year&view=graph");
+    const p = readParams(sp);
+    assert.deepEqual(p.facets, ["problems", "results"]);
+    assert.equal(writeParams(p).toString(), "paper=P19-1&retriever=bm25&fusion=rrf&k=50&facets=problems%2Cresults&yearFrom=2015&yearTo=2019&venue=ACL&sort=year&view=graph");
+  });
+
+  test("malformed values fall back instead of breaking the page", () => {
+    const p = readParams(new URLSearchParams("retriever=magic&k=1000&facets=nope&yearFrom=abc&sort=random&view=3d"));
+    assert.equal(p.retriever, "graft");
+    assert.equal(p.k, 20);
+    assert.equal(p.facets.length, 4);
+    assert.equal(p.yearFrom, undefined);
+    assert.equal(p.sort, "score");
+    assert.equal(p.view, "list");
+    // A reversed range is read the right way round.
+    const r = readParams(new URLSearchParams("yearFrom=2020&yearTo=2010"));
+    assert.deepEqual([r.yearFrom, r.yearTo], [2010, 2020]);
+  });
+
+  test("explore links for corpus papers encode the id", () => {
+    assert.equal(exploreHref("acl-citegraph", "http://x.org/a b.pdf"), "/?paper=http%3A%2F%2Fx.org%2Fa+b.pdf");
+    assert.equal(exploreHref("other", "P1", { view: "graph" }), "/?corpus=other&paper=P1&view=graph");
+  });
+});
+
+describe("related-papers client", () => {
+  const options = { k: 10, retriever: "dense-graph" as const, fusion: "graph-rrf" as const, facets: ["methods" as const], yearFrom: 2018 };
+
+  test("JSON bodies for paper ids and text, with the options at the top level", async () => {
+    const init = requestInit({ kind: "paper", corpus: "c", paperId: "P1" }, options);
+    assert.equal(init.method, "POST");
+    assert.deepEqual(JSON.parse(init.body as string), { corpus: "c", paperId: "P1", k: 10, retriever: "dense-graph", fusion: "graph-rrf", facets: ["methods"], yearFrom: 2018 });
+    const text = requestInit({ kind: "text", corpus: "c", text: "hello" }, { ...options, venue: "ACL" });
+    assert.equal(JSON.parse(text.body as string).text, "hello");
+    assert.equal(JSON.parse(text.body as string).venue, "ACL");
+  });
+
+  test("multipart for files, facets as a comma list", async () => {
+    const file = new File([new Uint8Array([37, 80, 68, 70])], "paper.pdf", { type: "application/pdf" });
+    const init = requestInit({ kind: "file", corpus: "c", file }, { ...options, facets: ["methods", "results"] });
+    const form = init.body as FormData;
+    assert.equal(form.get("facets"), "methods,results");
+    assert.equal(form.get("k"), "10");
+    assert.equal((form.get("file") as File).name, "paper.pdf");
+    assert.equal(init.headers, undefined, "the browser sets the multipart boundary");
+  });
+
+  test("NDJSON lines split on newlines, keeping an unfinished tail", () => {
+    const { lines, rest } = splitLines('{"step":"parse","message":"a"}\n\n{"step":"fuse","message":"b"}\n{"resu');
+    assert.deepEqual(lines, [
+      { step: "parse", message: "a" },
+      { step: "fuse", message: "b" },
+    ]);
+    assert.equal(rest, '{"resu');
+  });
+
+  test("cache keys tell inputs apart", () => {
+    assert.notEqual(hashString("a"), hashString("b"));
+    assert.equal(inputKey({ kind: "text", corpus: "c", text: "abc" }), inputKey({ kind: "text", corpus: "c", text: "abc" }));
+    assert.notEqual(inputKey({ kind: "text", corpus: "c", text: "abc" }), inputKey({ kind: "text", corpus: "d", text: "abc" }));
+    assert.equal(inputKey({ kind: "paper", corpus: "c", paperId: "P1" }), "paper:c:P1");
+  });
+});

@@ -1,0 +1,192 @@
+"use client";
+
+import { useId } from "react";
+import { FACETS, type Facet } from "@/lib/corpus/types";
+import type { CorpusOverview } from "@/lib/corpus/browse";
+import type { AppliedFusion, FusionName, RetrieverName } from "@/lib/query/types";
+import { FACET_STYLES, FacetLetter, facetVars } from "../facets";
+import { shortVenue } from "../format";
+import { fieldClass, labelClass, overlayInputClass, quietButtonClass } from "../ui";
+import { K_CHOICES, type ExploreParams } from "./explore-state";
+
+export const RETRIEVER_LABELS: Record<RetrieverName, { label: string; hint: string }> = {
+  graft: { label: "Graft", hint: "Graph-distilled generative retriever: decodes related papers' identifiers per facet item" },
+  "dense-graph": { label: "Dense graph", hint: "The typed-graph teacher: facet-item similarity plus two-hop walks over the typed graph" },
+  bm25: { label: "BM25", hint: "Keyword baseline over titles and abstracts, per facet item" },
+};
+
+export const FUSION_LABELS: Record<AppliedFusion, string> = { "graph-rrf": "Graph-RRF", "corroboration-rrf": "corroboration RRF", rrf: "RRF", "lm-score": "LM score" };
+
+/**
+ * The explorer's controls: retriever (for comparison), fusion, facets, year range, venue and k.
+ * Every change goes to the URL and re-runs the query; the results stay on screen meanwhile.
+ */
+export function FiltersPanel({
+  params,
+  overview,
+  graftUnavailable,
+  onChange,
+}: {
+  params: ExploreParams;
+  overview: CorpusOverview | undefined;
+  graftUnavailable: string | null;
+  onChange: (patch: Partial<ExploreParams>) => void;
+}) {
+  const ids = { from: useId(), to: useId(), venue: useId(), k: useId() };
+  const years: number[] = [];
+  if (overview?.years.min != null && overview.years.max != null) for (let y = overview.years.max; y >= overview.years.min; y--) years.push(y);
+  const withValue = (list: number[], v: number | undefined) => (v !== undefined && !list.includes(v) ? [v, ...list] : list);
+  const venues = overview?.venues ?? [];
+  const effective = graftUnavailable && params.retriever === "graft" ? "dense-graph" : params.retriever;
+  const filtered = params.yearFrom !== undefined || params.yearTo !== undefined || params.venue !== undefined || params.facets.length < FACETS.length;
+
+  const toggleFacet = (f: Facet) => {
+    const next = params.facets.includes(f) ? params.facets.filter((x) => x !== f) : FACETS.filter((x) => x === f || params.facets.includes(x));
+    if (next.length > 0) onChange({ facets: next });
+  };
+
+  return (
+    <form aria-label="Retrieval options and filters" className="space-y-5" onSubmit={(e) => e.preventDefault()}>
+      <fieldset>
+        <legend className={labelClass}>Retriever</legend>
+        <div className="grid gap-1">
+          {(Object.keys(RETRIEVER_LABELS) as RetrieverName[]).map((r) => {
+            const down = r === "graft" && graftUnavailable;
+            const active = effective === r;
+            return (
+              <label
+                key={r}
+                title={down ? graftUnavailable : RETRIEVER_LABELS[r].hint}
+                className={`flex cursor-pointer items-center justify-between gap-2 rounded-md border px-2.5 py-1.5 text-sm transition-colors has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-focus ${
+                  active ? "border-ink bg-surface font-semibold shadow-xs" : "border-line-strong bg-surface text-ink-muted hover:text-ink"
+                } ${down ? "opacity-60" : ""}`}
+              >
+                <span className="flex items-center gap-2">
+                  <input type="radio" name="retriever" value={r} checked={active} onChange={() => onChange({ retriever: r })} className="accent-ink" />
+                  {RETRIEVER_LABELS[r].label}
+                </span>
+                {down && <span className="text-[0.6875rem] font-medium text-ink-faint">not trained</span>}
+              </label>
+            );
+          })}
+        </div>
+      </fieldset>
+
+      <fieldset>
+        <legend className={labelClass}>Fusion</legend>
+        <div className="flex gap-1">
+          {(["graph-rrf", "rrf"] as FusionName[]).map((f) => (
+            <label
+              key={f}
+              className={`relative flex flex-1 cursor-pointer items-center justify-center gap-1.5 rounded-md border px-2 py-1.5 text-[0.8125rem] has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-focus ${
+                params.fusion === f ? "border-ink bg-surface font-semibold" : "border-line-strong bg-surface text-ink-muted hover:text-ink"
+              }`}
+            >
+              <input type="radio" name="fusion" value={f} checked={params.fusion === f} onChange={() => onChange({ fusion: f })} className={overlayInputClass} />
+              {FUSION_LABELS[f]}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+
+      <fieldset>
+        <legend className={labelClass}>Facets</legend>
+        <div className="grid grid-cols-2 gap-1.5">
+          {FACETS.map((f) => {
+            const on = params.facets.includes(f);
+            const last = on && params.facets.length === 1;
+            return (
+              <label
+                key={f}
+                style={facetVars(f)}
+                title={last ? "At least one facet stays on" : FACET_STYLES[f].description}
+                className={`relative flex cursor-pointer items-center gap-1.5 rounded-md border py-1 pl-1 pr-2 text-[0.8125rem] font-medium transition-colors has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-focus ${
+                  on ? "border-(--facet)/40 bg-(--facet-tint) text-(--facet-ink)" : "border-line bg-surface text-ink-faint"
+                }`}
+              >
+                <input type="checkbox" className={overlayInputClass} checked={on} disabled={last} onChange={() => toggleFacet(f)} />
+                <FacetLetter facet={f} />
+                {FACET_STYLES[f].label}
+              </label>
+            );
+          })}
+        </div>
+      </fieldset>
+
+      <div className="grid grid-cols-2 gap-2">
+        <div>
+          <label htmlFor={ids.from} className={labelClass}>
+            From year
+          </label>
+          <select
+            id={ids.from}
+            className={fieldClass}
+            value={params.yearFrom ?? ""}
+            onChange={(e) => onChange({ yearFrom: e.target.value ? Number(e.target.value) : undefined })}
+          >
+            <option value="">Any</option>
+            {withValue(years.filter((y) => params.yearTo === undefined || y <= params.yearTo), params.yearFrom).map((y) => (
+              <option key={y} value={y}>
+                {y}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor={ids.to} className={labelClass}>
+            To year
+          </label>
+          <select
+            id={ids.to}
+            className={fieldClass}
+            value={params.yearTo ?? ""}
+            onChange={(e) => onChange({ yearTo: e.target.value ? Number(e.target.value) : undefined })}
+          >
+            <option value="">Any</option>
+            {withValue(years.filter((y) => params.yearFrom === undefined || y >= params.yearFrom), params.yearTo).map((y) => (
+              <option key={y} value={y}>
+                {y}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+
+      <div>
+        <label htmlFor={ids.venue} className={labelClass}>
+          Venue
+        </label>
+        <select id={ids.venue} className={fieldClass} value={params.venue ?? ""} onChange={(e) => onChange({ venue: e.target.value || undefined })}>
+          <option value="">All venues</option>
+          {params.venue && !venues.some((v) => v.venue === params.venue) && <option value={params.venue}>{shortVenue(params.venue)}</option>}
+          {venues.map((v) => (
+            <option key={v.venue} value={v.venue}>
+              {shortVenue(v.venue).slice(0, 70)} ({v.papers})
+            </option>
+          ))}
+        </select>
+      </div>
+
+      <div>
+        <label htmlFor={ids.k} className={labelClass}>
+          Results
+        </label>
+        <select id={ids.k} className={fieldClass} value={params.k} onChange={(e) => onChange({ k: Number(e.target.value) })}>
+          {[...new Set([...K_CHOICES, params.k])]
+            .sort((a, b) => a - b)
+            .map((k) => (
+              <option key={k} value={k}>
+                Top {k}
+              </option>
+            ))}
+        </select>
+      </div>
+
+      {filtered && (
+        <button type="button" className={quietButtonClass} onClick={() => onChange({ yearFrom: undefined, yearTo: undefined, venue: undefined, facets: [...FACETS] })}>
+          Clear filters
+        </button>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,134 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+import type { CreditedFacet, RelatedPaper } from "@/lib/query/types";
+import { SaveButton } from "../collection";
+import { FACET_STYLES, FacetLetter, FacetRankChip, facetVars } from "../facets";
+import { formatAuthors, paperHref, shortVenue } from "../format";
+import { Icon } from "../ui";
+import { toRecord } from "./records";
+
+export interface RankedPaper extends RelatedPaper {
+  /** Position in the fused ranking (1-based), kept when the list is re-sorted by year. */
+  fusedRank: number;
+}
+
+/** The fused ranking: each result with its facet chips, a save toggle and an expandable "why related". */
+export function ResultList({ corpus, results, large = false, openFirst = false }: { corpus: string; results: RankedPaper[]; large?: boolean; openFirst?: boolean }) {
+  return (
+    <ol className="divide-y divide-line overflow-hidden rounded-lg border border-line bg-surface shadow-xs" data-testid="result-list" aria-label="Related papers">
+      {results.map((r, i) => (
+        <ResultItem key={r.externalId} corpus={corpus} r={r} large={large} defaultOpen={openFirst && i === 0} />
+      ))}
+    </ol>
+  );
+}
+
+function ResultItem({ corpus, r, large, defaultOpen }: { corpus: string; r: RankedPaper; large: boolean; defaultOpen: boolean }) {
+  const [open, setOpen] = useState(defaultOpen);
+  const panelId = `why-${r.fusedRank}`;
+  return (
+    <li className={`group ${large ? "px-6 py-5" : "px-4 py-3.5 sm:px-5"}`} data-testid="result" data-id={r.externalId}>
+      <div className="flex items-start gap-3">
+        <span className={`shrink-0 pt-0.5 text-right tabular-nums text-ink-faint ${large ? "w-8 text-lg" : "w-6 text-sm"}`} aria-label={`Rank ${r.fusedRank}`}>
+          {r.fusedRank}
+        </span>
+        <div className="min-w-0 flex-1">
+          <div className="flex items-start justify-between gap-3">
+            <Link
+              href={paperHref(corpus, r.externalId)}
+              className={`font-medium leading-snug text-ink decoration-ink-faint underline-offset-[3px] hover:underline ${large ? "text-xl" : "text-[0.9375rem]"}`}
+              data-testid="result-title"
+            >
+              {r.title}
+            </Link>
+            <SaveButton record={toRecord(corpus, r)} compact />
+          </div>
+          <p className={`mt-0.5 truncate text-ink-faint ${large ? "text-base" : "text-[0.8125rem]"}`}>
+            <span className="tabular-nums text-ink-muted" data-testid="result-year">
+              {r.year ?? "n.d."}
+            </span>
+            <span aria-hidden="true" className="px-1.5 text-line-strong">
+              ·
+            </span>
+            {formatAuthors(r.authors)}
+            {r.venue && (
+              <>
+                <span aria-hidden="true" className="px-1.5 text-line-strong">
+                  ·
+                </span>
+                <span title={r.venue} data-testid="result-venue">
+                  {shortVenue(r.venue)}
+                </span>
+              </>
+            )}
+          </p>
+          <div className="mt-2 flex flex-wrap items-center gap-1.5">
+            <span className="sr-only">Surfaced by:</span>
+            {r.facets.map((f) => (
+              <FacetRankChip key={f.facet} facet={f.facet} rank={f.rank} weight={f.weight} size={large ? "lg" : "sm"} />
+            ))}
+            <button
+              type="button"
+              aria-expanded={open}
+              aria-controls={panelId}
+              onClick={() => setOpen((o) => !o)}
+              className={`ml-1 inline-flex items-center gap-1 rounded-md px-1.5 py-0.5 font-medium text-ink-muted hover:bg-canvas hover:text-ink ${large ? "text-base" : "text-xs"}`}
+            >
+              <Icon name="chevronRight" className={`size-3.5 transition-transform ${open ? "rotate-90" : ""}`} />
+              Why related
+            </button>
+          </div>
+          {open && <WhyRelated id={panelId} facets={r.facets} large={large} />}
+        </div>
+      </div>
+    </li>
+  );
+}
+
+/** For each credited facet: the query's item next to this paper's item, with the numbers behind the credit. */
+export function WhyRelated({ id, facets, large = false }: { id?: string; facets: CreditedFacet[]; large?: boolean }) {
+  return (
+    <div id={id} className="mt-3 space-y-2.5" data-testid="why-related">
+      {facets.map((f) => {
+        const s = FACET_STYLES[f.facet];
+        return (
+          <section key={f.facet} style={facetVars(f.facet)} className="rounded-md border border-line border-l-4 border-l-(--facet) bg-canvas/50" aria-label={`Why related through ${s.label.toLowerCase()}`}>
+            <h4 className={`flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-line/70 px-3 py-1.5 font-semibold text-(--facet-ink) ${large ? "text-base" : "text-xs"}`}>
+              <FacetLetter facet={f.facet} />
+              {s.label}
+              <span className="font-normal text-ink-faint">
+                rank {f.rank} · weight {f.weight.toFixed(3)}
+                {f.evidence ? ` · cosine ${f.evidence.similarity.toFixed(2)}` : ""}
+                {f.docId ? ` · via DocID “${f.docId}”` : ""}
+              </span>
+            </h4>
+            {f.evidence ? (
+              <div className={`grid gap-px bg-line/70 sm:grid-cols-2 ${large ? "text-lg leading-relaxed" : "text-sm leading-relaxed"}`}>
+                <p className="bg-surface px-3 py-2">
+                  <span className={`block font-medium uppercase tracking-[0.06em] text-ink-faint ${large ? "text-xs" : "text-[0.6875rem]"}`}>Query</span>
+                  <span data-testid="evidence-query">{f.evidence.queryItem}</span>
+                </p>
+                <p className="bg-surface px-3 py-2">
+                  <span className={`block font-medium uppercase tracking-[0.06em] text-ink-faint ${large ? "text-xs" : "text-[0.6875rem]"}`}>This paper</span>
+                  <span data-testid="evidence-paper">{f.evidence.paperItem}</span>
+                </p>
+              </div>
+            ) : (
+              <p className="bg-surface px-3 py-2 text-sm text-ink-faint">
+                {f.queryItem ? (
+                  <>
+                    Retrieved for the query item “{f.queryItem}”; this paper has no {s.label.toLowerCase()} item vectors to compare.
+                  </>
+                ) : (
+                  "No item vectors in this build to compare."
+                )}
+              </p>
+            )}
+          </section>
+        );
+      })}
+    </div>
+  );
+}
