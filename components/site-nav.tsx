@@ -8,6 +8,7 @@ const LINKS = [
   // Paper pages belong to the corpus, so they keep "Browse" marked as current.
   { href: "/papers", label: "Browse", match: (p: string) => p === "/papers" || p.startsWith("/papers/") },
   { href: "/demo", label: "Demo", match: (p: string) => p.startsWith("/demo") },
+  { href: "/eval", label: "Evaluation", match: (p: string) => p.startsWith("/eval") },
   { href: "/annotate", label: "Annotate", match: (p: string) => p.startsWith("/annotate") || p.startsWith("/admin") || p === "/login" },
 ];
 

@@ -9,6 +9,7 @@ import { NoGraphBuildError } from "@/lib/query/graph-store";
 import { registerBuild } from "./commands/build";
 import { registerCorpus } from "./commands/corpus";
 import { registerDb } from "./commands/db";
+import { registerEval } from "./commands/eval";
 import { registerImport } from "./commands/import";
 import { registerPapers } from "./commands/papers";
 import { registerQuery } from "./commands/query";
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerBuild(program);
   registerQuery(program);
   registerUser(program);
+  registerEval(program);
   return program;
 }
 

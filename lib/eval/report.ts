@@ -1,0 +1,491 @@
+/**
+ * The evaluation report: one stable JSON shape (what `reports/eval-latest.json` holds and the
+ * web app's Evaluation page renders), its Markdown rendering, and the files a run writes.
+ *
+ *   { "tables": { "main": [{ "method": "graft" | "dense-graph" | "bm25" | …, "R@5": …, "R@10": …,
+ *     "R@20": …, "R@50": … }], "ooc": […], … }, "attribution": { "precision": … },
+ *     "coverage": { … }, "nonObvious": { … }, "manifest": { … } }
+ *
+ * A row that did not run carries `status: "not run"` and `reason`; a row that cannot run
+ * offline carries `status: "not reproduced"` and only the paper's figures (`paper`).
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { FACETS, type Facet } from "@/lib/corpus/types";
+import type { RecallReport } from "./dense-graph";
+import type { NonObviousRow, NonObviousStats } from "./nonobvious";
+import type { Cutoff, PaperRecall } from "./paper-figures";
+import { coverageLadderSvg, recallCurvesSvg } from "./svg";
+
+export const CUTOFFS = ["R@5", "R@10", "R@20", "R@50"] as const satisfies readonly Cutoff[];
+export const cutoffK = (c: Cutoff): number => Number(c.slice(2));
+export type { Cutoff, PaperRecall };
+
+export const SUITES = ["main", "ooc", "ablations"] as const;
+export type Suite = (typeof SUITES)[number];
+
+/**
+ * The parts of each suite that can run on their own (`graft eval --only`): "fusion" also
+ * yields the leave-one-out table and in-corpus attribution; "ooc" the non-obvious analysis and
+ * out-of-corpus attribution.
+ */
+export const SUITE_PARTS = {
+  main: ["main", "fusion", "coverage"],
+  ooc: ["ooc"],
+  ablations: ["walkDepth", "alpha", "kMin", "identifiers", "supervision"],
+} as const satisfies Record<Suite, readonly string[]>;
+export type Part = (typeof SUITE_PARTS)[Suite][number];
+export const PARTS = Object.values(SUITE_PARTS).flat() as Part[];
+
+export type RowStatus = "ok" | "not run" | "not reproduced";
+
+export interface RecallRow extends Partial<Record<Cutoff, number>> {
+  /** Stable id: "graft", "dense-graph", "bm25", "doc-dense", "dense-only", "minder", … */
+  method: string;
+  label: string;
+  status: RowStatus;
+  /** Why a row has no numbers. */
+  reason?: string;
+  /** 95% bootstrap interval per cutoff. */
+  ci?: Partial<Record<Cutoff, [number, number]>>;
+  queries?: number;
+  meanGold?: number;
+  seconds?: number;
+  /** The paper's figure for the same row. */
+  paper?: PaperRecall;
+  /** Which candidate lists a fusion row fused ("dense-items" or "generative:<variant>"). */
+  lists?: string;
+  /** Leave-one-out: change in R@20 from the full fusion. */
+  delta?: number;
+  /** Sweep parameter of the row (α, walk depth, K_min). */
+  param?: number;
+}
+
+export const TABLES = {
+  main: { title: "Main results (in-corpus, test split)", cutoffs: CUTOFFS },
+  ooc: { title: "Out-of-corpus queries", cutoffs: CUTOFFS },
+  fusion: { title: "Fusion rules", cutoffs: ["R@20", "R@50"] },
+  leaveOneOut: { title: "Graph-RRF, leave one facet out", cutoffs: ["R@20"] },
+  walkDepth: { title: "Walk depth (dense-graph, test split)", cutoffs: ["R@20", "R@50"] },
+  alpha: { title: "Edge-weight sweep α (dense-graph, dev split)", cutoffs: ["R@20", "R@50"] },
+  kMin: { title: "Coverage floor K_min", cutoffs: ["R@20", "R@50"] },
+  identifiers: { title: "Identifier schemes (uniform sampling)", cutoffs: ["R@20", "R@50"] },
+  supervision: { title: "Supervision and objective alternatives", cutoffs: ["R@20", "R@50"] },
+} as const satisfies Record<string, { title: string; cutoffs: readonly Cutoff[] }>;
+export type TableName = keyof typeof TABLES;
+export const TABLE_NAMES = Object.keys(TABLES) as TableName[];
+
+export interface AttributionRow {
+  id: string;
+  label: string;
+  setting: "in-corpus" | "out-of-corpus";
+  lists: string;
+  fusion: string;
+  status: RowStatus;
+  reason?: string;
+  precision?: number;
+  subsetShare?: number;
+  pairs?: number;
+  perFacet?: Partial<Record<Facet, number>>;
+}
+
+export interface AttributionSection {
+  /** The headline: graph-RRF in-corpus over the generative lists, else over dense item lists. */
+  precision: number;
+  subsetShare: number;
+  pairs: number;
+  perFacet: Partial<Record<Facet, number>>;
+  lists: string;
+  fusion: string;
+  reference: string;
+  rows: AttributionRow[];
+  paper: { precision: number; subsetShare: number; perFacet: Partial<Record<Facet, number>> };
+}
+
+export interface CoverageVariantRow {
+  variant: string;
+  label: string;
+  status: RowStatus;
+  reason?: string;
+  examples?: number;
+  /** Share of corpus papers that are a training target at all. */
+  targetCoverage?: number;
+  targetPapers?: number;
+  identifiersUnderKMin?: number;
+  byOrigin?: Record<string, number>;
+  seconds?: number;
+  paper?: number;
+}
+
+export interface CoverageSection {
+  papers: number;
+  /** Papers with an incoming edge in some facet when each keeps its top-K (any source). */
+  byK: { k: number; covered: number; share: number; perFacet: Partial<Record<Facet, number>>; paper?: number }[];
+  /** Training-target coverage of each distillation recipe (train sources only). */
+  variants: CoverageVariantRow[];
+}
+
+export interface NonObviousMethodRow extends Partial<NonObviousRow> {
+  method: string;
+  label: string;
+  status: RowStatus;
+  reason?: string;
+  paper?: Partial<NonObviousRow>;
+}
+
+export interface NonObviousSection {
+  k: number;
+  nearest: number;
+  queries: number;
+  baseRate: number;
+  control: NonObviousStats;
+  rows: NonObviousMethodRow[];
+  paper: { baseRate: number };
+}
+
+export interface Manifest {
+  command: string;
+  date: string;
+  wallSeconds: number;
+  cpuSeconds?: number;
+  loadAverage?: { start: number; end: number };
+  git: { commit: string | null; dirty: boolean | null };
+  node: string;
+  platform: string;
+  cpus: number;
+  corpus: Record<string, unknown>;
+  embedder: string;
+  graph: Record<string, unknown>;
+  retrieval: Record<string, unknown>;
+  bootstrap: { resamples: number; seed: number; level: number };
+  generative: Record<string, unknown>;
+  sectionSeconds: Record<string, number>;
+  [key: string]: unknown;
+}
+
+export interface EvalReport {
+  version: 1;
+  /** "smoke" runs (CI) never replace the committed figures. */
+  kind: "full" | "smoke";
+  suites: Suite[];
+  date: string;
+  tables: Partial<Record<TableName, RecallRow[]>>;
+  attribution?: AttributionSection;
+  coverage?: CoverageSection;
+  nonObvious?: NonObviousSection;
+  manifest: Manifest;
+  /** When each part of eval-latest.json was last produced (it merges runs of single suites). */
+  updated?: Record<string, string>;
+  /** The Markdown report these figures were written with, relative to reports/. */
+  report?: string;
+}
+
+// ── rows ──
+
+export function recallRow(method: string, label: string, report: RecallReport, extra: Partial<RecallRow> = {}): RecallRow {
+  const row: RecallRow = { method, label, status: "ok", ci: {}, queries: report.queries, meanGold: report.meanGold, ...extra };
+  for (const c of CUTOFFS) {
+    const ci = report.recall[cutoffK(c)];
+    if (!ci) continue;
+    row[c] = ci.estimate;
+    (row.ci as Partial<Record<Cutoff, [number, number]>>)[c] = [ci.lower, ci.upper];
+  }
+  return row;
+}
+
+export function notRunRow(method: string, label: string, reason: string, extra: Partial<RecallRow> = {}): RecallRow {
+  return { method, label, status: "not run", reason, ...extra };
+}
+
+export function notReproducedRow(method: string, label: string, reason: string, paper: PaperRecall): RecallRow {
+  return { method, label, status: "not reproduced", reason, paper };
+}
+
+// ── stable-shape validation (what the web page trusts) ──
+
+const num = z.number().finite();
+const recallRowSchema = z
+  .object({
+    method: z.string(),
+    label: z.string(),
+    status: z.enum(["ok", "not run", "not reproduced"]),
+    reason: z.string().optional(),
+    "R@5": num.optional(),
+    "R@10": num.optional(),
+    "R@20": num.optional(),
+    "R@50": num.optional(),
+  })
+  .loose();
+export const reportSchema = z
+  .object({
+    version: z.literal(1),
+    kind: z.enum(["full", "smoke"]),
+    date: z.string(),
+    tables: z.partialRecord(z.enum(TABLE_NAMES as [TableName, ...TableName[]]), z.array(recallRowSchema)),
+    attribution: z.object({ precision: num }).loose().optional(),
+    coverage: z.object({ byK: z.array(z.object({ k: num, share: num }).loose()), variants: z.array(z.object({ variant: z.string() }).loose()) }).loose().optional(),
+    nonObvious: z.object({ rows: z.array(z.object({ method: z.string() }).loose()) }).loose().optional(),
+    manifest: z.object({ command: z.string(), date: z.string() }).loose(),
+  })
+  .loose();
+
+/** Parses a report file's text; throws an Error naming the first problem. */
+export function parseReport(text: string): EvalReport {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`not JSON: ${(err as Error).message}`);
+  }
+  const r = reportSchema.safeParse(raw);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    throw new Error(`${i.path.join(".") || "report"}: ${i.message}`);
+  }
+  return r.data as unknown as EvalReport;
+}
+
+/**
+ * eval-latest.json after a run: the new run's parts replace the same parts of the previous
+ * latest, so running one suite keeps the other suites' newest figures.
+ */
+export function mergeLatest(previous: EvalReport | null, next: EvalReport, reportFile: string): EvalReport {
+  const stamp = next.date;
+  const updated: Record<string, string> = { ...(previous?.updated ?? {}) };
+  const tables = { ...(previous?.tables ?? {}) };
+  for (const [name, rows] of Object.entries(next.tables) as [TableName, RecallRow[]][]) {
+    tables[name] = rows;
+    updated[`tables.${name}`] = stamp;
+  }
+  const merged: EvalReport = {
+    ...(previous ?? {}),
+    ...next,
+    suites: [...new Set([...(previous?.suites ?? []), ...next.suites])].sort((a, b) => SUITES.indexOf(a) - SUITES.indexOf(b)),
+    tables,
+    updated,
+    report: reportFile,
+  };
+  for (const part of ["attribution", "coverage", "nonObvious"] as const) {
+    if (next[part]) updated[part] = stamp;
+    else if (previous?.[part]) (merged as unknown as Record<string, unknown>)[part] = previous[part];
+  }
+  return merged;
+}
+
+// ── Markdown ──
+
+const f3 = (x: number | undefined): string => (x === undefined ? "–" : x.toFixed(3));
+/** A signed change at 3 decimals; one that rounds to zero reads 0.000, not −0.000. */
+export const formatDelta = (d: number): string => {
+  const s = d.toFixed(3);
+  return Number(s) === 0 ? "0.000" : d > 0 ? `+${s}` : s;
+};
+const pct = (x: number | undefined): string => (x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
+
+function mdTable(header: string[], rows: string[][]): string {
+  const esc = (c: string): string => c.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return [`| ${header.map(esc).join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(esc).join(" | ")} |`)].join("\n");
+}
+
+function cell(row: RecallRow, c: Cutoff): string {
+  if (row.status !== "ok") return "–";
+  const v = row[c];
+  const ci = row.ci?.[c];
+  return ci ? `${f3(v)} [${f3(ci[0])}, ${f3(ci[1])}]` : f3(v);
+}
+
+function paperCell(row: RecallRow, cutoffs: readonly Cutoff[]): string {
+  if (!row.paper) return "";
+  return cutoffs
+    .filter((c) => row.paper?.[c] !== undefined)
+    .map((c) => `${c} ${f3(row.paper?.[c])}`)
+    .join(", ");
+}
+
+export function recallTableMarkdown(name: TableName, rows: readonly RecallRow[]): string {
+  const { cutoffs } = TABLES[name];
+  const hasDelta = rows.some((r) => r.delta !== undefined);
+  const header = ["Method", ...cutoffs.map((c) => `${c} [95% CI]`), ...(hasDelta ? ["Δ R@20"] : []), "queries", "status", "paper"];
+  return mdTable(
+    header,
+    rows.map((r) => [
+      r.label,
+      ...cutoffs.map((c) => cell(r, c)),
+      ...(hasDelta ? [r.delta === undefined ? "" : formatDelta(r.delta)] : []),
+      r.queries === undefined ? "" : String(r.queries),
+      r.status === "ok" ? "ok" : `${r.status}: ${r.reason ?? ""}`,
+      paperCell(r, cutoffs),
+    ]),
+  );
+}
+
+export const TABLE_NOTES: Partial<Record<TableName, string>> = {
+  main: "Gold: the query's undirected neighbour set in the full top-20 typed graph (all facets, every split). Generative rows use graph-RRF.",
+  ooc: "Gold: the corpus papers each query cites (ooc-gold.tsv). Dense-graph inserts the query ephemerally (top-20 per facet by max-sim, first-hop weights α·s); generative rows use corroboration RRF (no query row in the graph).",
+  fusion:
+    "Every rule fuses the same per-facet candidate lists. dense-items: each query item's 50 nearest corpus items of the same facet by cosine, concatenated in bullet order (the decoded lists' shape, no model); generative:+floor: the K_min = 3 model's decoded lists, as in the paper. Best single facet: graph-RRF over the one facet with the best R@20. In-corpus graph-RRF keeps only candidates the query's row holds, all of which are gold.",
+  leaveOneOut: "Graph-RRF with one facet's list removed; Δ is the change in R@20 from all four.",
+  walkDepth: "Max-product path score, 500 candidates per facet, RRF k = 60, top 50.",
+  alpha: "Graph rebuilt per α (β = 1 − α); gold fixed to the α = 0.75 graph; dev split.",
+};
+
+function attributionMarkdown(a: AttributionSection): string {
+  const rows = a.rows.map((r) => [
+    r.label,
+    r.setting,
+    r.lists,
+    r.fusion,
+    r.status === "ok" ? f3(r.precision) : "–",
+    r.status === "ok" ? pct(r.subsetShare) : "–",
+    ...FACETS.map((f) => (r.status === "ok" ? f3(r.perFacet?.[f]) : "–")),
+    r.pairs === undefined ? "" : String(r.pairs),
+    r.status === "ok" ? "ok" : `${r.status}: ${r.reason ?? ""}`,
+  ]);
+  return [
+    `Headline (${a.fusion} over ${a.lists}): precision **${f3(a.precision)}**, credited set ⊆ reference in ${pct(a.subsetShare)} of ${a.pairs} pairs (paper: ${f3(a.paper.precision)}, ${pct(a.paper.subsetShare)}).`,
+    "",
+    `Reference: ${a.reference}`,
+    "",
+    mdTable(["Rows", "setting", "lists", "fusion", "precision", "subset share", ...FACETS, "pairs", "status"], rows),
+  ].join("\n");
+}
+
+function coverageMarkdown(c: CoverageSection): string {
+  return [
+    `Coverage vs pruning level K (${c.papers} papers; a paper is covered when some paper keeps it among its top-K in some facet):`,
+    "",
+    mdTable(
+      ["K", "covered", "coverage", ...FACETS, "paper"],
+      c.byK.map((r) => [String(r.k), String(r.covered), pct(r.share), ...FACETS.map((f) => pct(r.perFacet[f])), r.paper === undefined ? "" : pct(r.paper)]),
+    ),
+    "",
+    "Training-target coverage per distillation recipe (lib/genret/distill.ts on the K = 20 graph; sources are train papers only, targets any paper):",
+    "",
+    mdTable(
+      ["recipe", "examples", "target coverage", "target papers", "DocIDs < K_min", "fallback / floor rows", "s", "status", "paper"],
+      c.variants.map((v) => [
+        v.label,
+        v.examples === undefined ? "–" : v.examples.toLocaleString("en-US"),
+        pct(v.targetCoverage),
+        v.targetPapers === undefined ? "–" : String(v.targetPapers),
+        v.identifiersUnderKMin === undefined ? "–" : String(v.identifiersUnderKMin),
+        v.byOrigin ? `${v.byOrigin.fallback ?? 0} / ${v.byOrigin.floor ?? 0}` : "–",
+        v.seconds === undefined ? "" : v.seconds.toFixed(1),
+        v.status === "ok" ? "ok" : `${v.status}: ${v.reason ?? ""}`,
+        v.paper === undefined ? "" : pct(v.paper),
+      ]),
+    ),
+  ].join("\n");
+}
+
+function nonObviousMarkdown(n: NonObviousSection): string {
+  return [
+    `Top-${n.k} retrievals of ${n.queries} out-of-corpus queries; obvious = among the query's ${n.nearest} nearest corpus papers by max_f s_f (the graph's facet max-sim). Base rate (share of all non-obvious query–paper pairs that are cited): ${pct(n.baseRate)} (paper ${pct(n.paper.baseRate)}). Popularity control (the ${n.k} most-cited non-obvious papers per query): non-obvious precision ${pct(n.control.nonObviousPrecision)}.`,
+    "",
+    mdTable(
+      ["Method", "non-obvious share", "correct that are non-obvious", "non-obvious precision", "citation lift", "× popularity control", "status", "paper"],
+      n.rows.map((r) => [
+        r.label,
+        pct(r.nonObviousShare),
+        pct(r.correctNonObviousShare),
+        pct(r.nonObviousPrecision),
+        r.citationLift === undefined ? "–" : `${r.citationLift.toFixed(1)}×`,
+        r.popularityRatio === undefined ? "–" : `${r.popularityRatio.toFixed(1)}×`,
+        r.status === "ok" ? "ok" : `${r.status}: ${r.reason ?? ""}`,
+        r.paper
+          ? Object.entries(r.paper)
+              .map(([k, v]) => `${k} ${k.endsWith("Share") || k.endsWith("Precision") ? pct(v as number) : `${v}×`}`)
+              .join(", ")
+          : "",
+      ]),
+    ),
+  ].join("\n");
+}
+
+export function reportMarkdown(report: EvalReport): string {
+  const m = report.manifest;
+  const out: string[] = [
+    `# Evaluation: ${report.suites.join(", ")}${report.kind === "smoke" ? " (smoke)" : ""}`,
+    "",
+    `- Command: \`${m.command}\``,
+    `- Date: ${m.date}; wall time ${m.wallSeconds.toFixed(0)} s on ${m.cpus} CPU(s)${m.cpuSeconds === undefined ? "" : `, ${m.cpuSeconds.toFixed(0)} CPU s in the main process`}${m.loadAverage ? ` (load average ${m.loadAverage.start.toFixed(1)} → ${m.loadAverage.end.toFixed(1)})` : ""} (${m.platform}, Node ${m.node}); commit ${m.git.commit ?? "unknown"}${m.git.dirty ? " (uncommitted changes)" : ""}`,
+    `- Corpus: ${JSON.stringify(m.corpus)}`,
+    `- Embedder: \`${m.embedder}\`; graph: ${JSON.stringify(m.graph)}`,
+    `- Retrieval: ${JSON.stringify(m.retrieval)}`,
+    `- Recall: micro-averaged over query–paper pairs; 95% percentile-bootstrap CIs over queries (${m.bootstrap.resamples} resamples, seed ${m.bootstrap.seed})`,
+    `- Generative provider: ${JSON.stringify(m.generative)}`,
+    `- Seconds per section: ${Object.entries(m.sectionSeconds)
+      .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+      .join(", ")}`,
+    "",
+  ];
+  for (const name of TABLE_NAMES) {
+    const rows = report.tables[name];
+    if (!rows) continue;
+    out.push(`## ${TABLES[name].title}`, "");
+    if (TABLE_NOTES[name]) out.push(TABLE_NOTES[name] as string, "");
+    out.push(recallTableMarkdown(name, rows), "");
+    if (name === "ooc" && report.nonObvious) out.push("### Non-obvious retrievals", "", nonObviousMarkdown(report.nonObvious), "");
+  }
+  if (report.attribution) out.push("## Attribution", "", attributionMarkdown(report.attribution), "");
+  if (report.coverage) out.push("## Coverage", "", coverageMarkdown(report.coverage), "");
+  return `${out.join("\n").trimEnd()}\n`;
+}
+
+// ── files ──
+
+function writeAtomic(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
+export interface WrittenReport {
+  markdown: string;
+  json: string;
+  svgs: string[];
+  latest: string | null;
+}
+
+/** The day of a report, YYYY-MM-DD (UTC), as used in its file name. */
+export const reportDay = (date: string): string => date.slice(0, 10);
+
+/**
+ * Writes eval-<date>.md/.json and the SVG plots into `dir`; a full run also merges into
+ * eval-latest.json there (a smoke run never does).
+ */
+export function writeReport(report: EvalReport, dir: string): WrittenReport {
+  mkdirSync(dir, { recursive: true });
+  const base = report.kind === "smoke" ? `eval-smoke-${reportDay(report.date)}` : `eval-${reportDay(report.date)}`;
+  const markdown = path.join(dir, `${base}.md`);
+  const json = path.join(dir, `${base}.json`);
+  writeAtomic(markdown, reportMarkdown(report));
+  writeAtomic(json, `${JSON.stringify(report, null, 2)}\n`);
+  const svgs: string[] = [];
+  const svgPrefix = report.kind === "smoke" ? "eval-smoke" : "eval";
+  for (const table of ["main", "ooc"] as const) {
+    const rows = report.tables[table];
+    if (!rows) continue;
+    const file = path.join(dir, `${svgPrefix}-recall-${table}.svg`);
+    writeAtomic(file, recallCurvesSvg(rows, { title: `Recall@k: ${TABLES[table].title}` }));
+    svgs.push(file);
+  }
+  if (report.coverage) {
+    const file = path.join(dir, `${svgPrefix}-coverage.svg`);
+    writeAtomic(file, coverageLadderSvg(report.coverage));
+    svgs.push(file);
+  }
+  let latest: string | null = null;
+  if (report.kind === "full") {
+    latest = path.join(dir, "eval-latest.json");
+    let previous: EvalReport | null = null;
+    try {
+      previous = parseReport(readFileSync(latest, "utf8"));
+    } catch {
+      previous = null; // missing or unreadable: start afresh
+    }
+    writeAtomic(latest, `${JSON.stringify(mergeLatest(previous, report, path.basename(markdown)), null, 2)}\n`);
+  }
+  return { markdown, json, svgs, latest };
+}
