@@ -27,7 +27,7 @@ import { embedWithCache } from "@/lib/embed/cache";
 import { createEmbedder } from "@/lib/embed/registry";
 import { dot } from "@/lib/embed/types";
 import { calibrateThreshold } from "@/lib/facets/offline/calibrate";
-import { unitToItem } from "@/lib/facets/offline/extractor";
+import { composeItem, unitToItem } from "@/lib/facets/offline/extractor";
 import { type FacetSelection, MODEL_FORMAT, MODEL_PATH, MODEL_VERSION, type OfflineModel } from "@/lib/facets/offline/model";
 import { splitSentences } from "@/lib/facets/offline/text";
 import {
@@ -70,6 +70,8 @@ const dev = label("dev");
 const lexicalLabels = [...train, ...dev].map((p) => p.labels);
 
 let matcher: Matcher = lexicalMatcher;
+/** Set with embedding tuning: composition is judged by the evaluation's own notion of a match. */
+let composeMatcher: Matcher | undefined;
 let tuning: Record<string, unknown> = { labels: "lexical", tune: "lexical", matchF1: PROXY_MATCH_F1, objective: "f1" };
 if (values.labels !== "lexical" || values.tune === "embed") {
   // Every text compared: LLM items, unit items, and dev abstract sentences (calibration).
@@ -77,12 +79,20 @@ if (values.labels !== "lexical" || values.tune === "embed") {
   const compared = values.labels !== "lexical" ? [...train, ...dev] : dev;
   const unitItems = new Map<LabeledPaper, string[]>(compared.map((p) => [p, p.units.map((u) => unitToItem(u.text))]));
   const devSentences = dev.map((p) => splitSentences(p.abstract));
+  // Composed items ("<title>: <unit>") of dev papers, for tuning composition (model.ts COMPOSE_FACETS).
+  const composed = new Map<LabeledPaper, (string | null)[]>(
+    dev.map((p) => {
+      const title = p.units.find((u) => u.source === "title");
+      return [p, p.units.map((u) => (title && u.source !== "title" ? composeItem(title.text, u.text) : null))];
+    }),
+  );
   const texts = new Set<string>();
   for (const [p, items] of unitItems) {
     FACETS.forEach((f) => p.facets[f].forEach((t) => texts.add(t)));
     items.forEach((t) => texts.add(t));
   }
   devSentences.flat().forEach((t) => texts.add(t));
+  for (const list of composed.values()) for (const t of list) if (t) texts.add(t);
   const list = [...texts];
   const embedder = await createEmbedder("use-lite");
   const dir = path.join(process.env.GRAFT_DATA_ROOT ?? os.tmpdir(), "graft-offline-eval-cache");
@@ -105,6 +115,10 @@ if (values.labels !== "lexical" || values.tune === "embed") {
     cos,
   );
   const embedMatcher: Matcher = (gold, p, j) => cos(gold, (unitItems.get(p) as string[])[j]) >= cal.threshold;
+  composeMatcher = (gold, p, j) => {
+    const t = composed.get(p)?.[j];
+    return t ? cos(gold, t) >= cal.threshold : false;
+  };
   if (values.labels !== "lexical") {
     relabel(train, embedMatcher);
     relabel(dev, embedMatcher);
@@ -133,7 +147,7 @@ function fit(): {
   const positives = FACETS.map((_, k) => train.reduce((n, p) => n + p.labels.filter((l) => l[k]).length, 0));
   console.log(`train ${train.length} papers (${units} units), dev ${dev.length}; positive units per facet ${positives.join("/")}`);
   const devWeights = trainWeights(train, DEFAULT_TRAIN);
-  const tuned = tuneSelection(dev, devWeights, matcher, values.tune === "embed" ? "min" : "f1");
+  const tuned = tuneSelection(dev, devWeights, matcher, values.tune === "embed" ? "min" : "f1", composeMatcher);
   for (const f of FACETS) {
     const s = tuned.scores[f];
     console.log(`  dev ${f.padEnd(13)} ${JSON.stringify(tuned.selection[f])}  P ${s.precision.toFixed(3)} R ${s.recall.toFixed(3)}`);
@@ -163,7 +177,7 @@ if (values.labels === "best") {
   };
   // Selection mixes facets' probabilities, so it is re-tuned on the combined dev-time model.
   const devWeights = combine(result.devWeights, lex.devWeights);
-  const tuned = tuneSelection(dev, devWeights, matcher, "min");
+  const tuned = tuneSelection(dev, devWeights, matcher, "min", composeMatcher);
   result = { devWeights, weights: combine(result.weights, lex.weights), ...tuned };
   console.log(`label source per facet: ${FACETS.map((f, k) => `${f} ${labelSource[k]}`).join(", ")}; combined:`);
   for (const f of FACETS) {
@@ -180,7 +194,7 @@ const model: OfflineModel = {
   weights,
   selection,
   meta: {
-    id: `logreg-${values.labels}-${values.tune}-s${DEFAULT_TRAIN.seed}`,
+    id: `logreg-${values.labels}-${values.tune}-m${DEFAULT_TRAIN.minCount}-s${DEFAULT_TRAIN.seed}`,
     corpus: path.basename(corpusDir),
     trainPapers: train.length,
     devPapers: dev.length,

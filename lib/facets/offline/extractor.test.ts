@@ -5,9 +5,9 @@ import { test } from "node:test";
 import { readCorpus } from "@/lib/corpus/read";
 import { sharedDataDir } from "@/lib/corpus/paths";
 import { FACETS } from "@/lib/corpus/types";
-import { createOfflineExtractor, extractFacets } from "./extractor";
+import { composeItem, createOfflineExtractor, extractFacets } from "./extractor";
 import { overlap } from "./label";
-import { loadModel, MODEL_PATH, scoreUnit, selectUnits, TITLE_FACETS } from "./model";
+import { composeUnit, loadModel, MODEL_PATH, type OfflineModel, scoreUnit, selectUnits, TITLE_FACETS } from "./model";
 import { rng } from "./train";
 import { splitSentences } from "./text";
 import { paperUnits } from "./units";
@@ -99,4 +99,47 @@ test("on test papers, problems items overlap the LLM problems more than a random
     chance += best([sents[Math.floor(rand() * sents.length)]]);
   }
   assert.ok(ours > chance * 1.2, `offline ${(ours / 50).toFixed(3)} vs random sentence ${(chance / 50).toFixed(3)}`);
+});
+
+test("composeItem: title, colon, the unit as an item; names and acronyms keep their case; 500-character cap", () => {
+  assert.equal(composeItem("Tagging Tweets", "We propose a character-level tagger."), "Tagging Tweets: a character-level tagger.");
+  assert.equal(composeItem("Tagging Tweets.", "BERT taggers are robust."), "Tagging Tweets: BERT taggers are robust.");
+  assert.equal(composeItem("LaSyn", "LaSyn models latent syntax."), "LaSyn: LaSyn models latent syntax.");
+  const long = composeItem("A title", `We propose ${"a very long method description ".repeat(30)}`);
+  assert.ok(long.length <= 500 && long.endsWith("…"));
+});
+
+test("composeUnit picks the best non-title unit, or none without a title", () => {
+  const units = paperUnits({ title: "A parser for Hindi", abstract: "Hindi lacks treebanks. We build one." });
+  assert.equal(composeUnit(units, [0.9, 0.2, 0.5]), 2, "the title's own score does not count");
+  assert.equal(composeUnit(units.slice(1), [0.2, 0.5]), null);
+});
+
+test("a compose selection yields one item: the title joined with the best unit", () => {
+  const base = loadModel();
+  const model: OfflineModel = { ...base, selection: { ...base.selection, contributions: { threshold: 0, maxItems: 1, compose: true } } };
+  const facets = extractFacets({ title: "Evaluating semantic change detection", abstract: ABSTRACT }, model);
+  assert.ok(facets);
+  assert.equal(facets.contributions.length, 1);
+  assert.match(facets.contributions[0], /^Evaluating semantic change detection: /);
+  // Without a usable title the facet falls back to ordinary selection.
+  const untitled = extractFacets({ title: "", abstract: ABSTRACT }, model);
+  assert.ok(untitled && untitled.contributions.every((i) => !i.includes(": ")));
+});
+
+test("by default a sentence is an item of one facet only; exclusive: false shares it", () => {
+  const base = loadModel();
+  const all = { threshold: 0, maxItems: 5 };
+  const model: OfflineModel = { ...base, selection: { problems: all, methods: all, results: all, contributions: all } };
+  const paper = { title: "Evaluating semantic change detection", abstract: ABSTRACT };
+  const shared = extractFacets(paper, model, { exclusive: false });
+  const exclusive = extractFacets(paper, model);
+  assert.ok(shared && exclusive);
+  const count = (f: Record<string, string[]>) => Object.values(f).flat().length;
+  const distinct = (f: Record<string, string[]>) => new Set(Object.values(f).flat()).size;
+  assert.ok(count(shared) > distinct(shared), "with sharing, sentences repeat across facets");
+  for (const f of FACETS) assert.ok(exclusive[f].length >= 1, `${f} keeps an item`);
+  // Each sentence now sits in one facet, except where a facet had to keep its only one.
+  assert.ok(count(exclusive) < count(shared));
+  assert.ok(count(exclusive) - distinct(exclusive) <= FACETS.length);
 });

@@ -8,6 +8,7 @@
  *                  the strongest role cues and mean more at the start than anywhere else
  *   pos:*          position of the sentence in its source (first, second, last, middle...)
  *   len:*, num, pct, cl:*  length bucket, has a number, has a percentage, clause position
+ *   tt:0-3         how much of the title the unit restates (none, ≤ 1/4, ≤ 1/2, more)
  */
 import type { Unit } from "./units";
 import { tokenize } from "./text";
@@ -40,5 +41,6 @@ export function unitFeatures(u: Unit): string[] {
   if (/\d/.test(u.text)) f.add("num");
   if (/%|\bpercent|\bpoints?\b|\bBLEU\b|\bF1\b|\baccuracy\b/i.test(u.text)) f.add("pct");
   if (u.clauses > 1) f.add(u.clause === 0 ? "cl:first" : "cl:later");
+  f.add(`tt:${u.titleShare === 0 ? 0 : u.titleShare <= 0.25 ? 1 : u.titleShare <= 0.5 ? 2 : 3}`);
   return [...f];
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { finishItem, isMetaDescription, splitList, splitSentences, stripOpener, tokenize } from "./text";
+import { isMetaDescription } from "../audit/patterns";
+import { finishItem, sentenceSpans, splitList, splitSentences, stripOpener, tokenize } from "./text";
 
 test("splitSentences keeps abbreviations, initials and decimals inside sentences", () => {
   const text =
@@ -15,6 +16,19 @@ test("splitSentences keeps abbreviations, initials and decimals inside sentences
   ]);
 });
 
+test("a lone capital before a sentence opener ends the sentence; before a name it is an initial", () => {
+  assert.deepEqual(splitSentences("We rank 3rd in subtask B. We then add features. Work by J. Smith helps."), [
+    "We rank 3rd in subtask B.",
+    "We then add features.",
+    "Work by J. Smith helps.",
+  ]);
+  const text = "Data for task A. The model of R. Walker is used.";
+  assert.deepEqual(
+    sentenceSpans(text).map((s) => text.slice(s.start, s.end)),
+    ["Data for task A.", "The model of R. Walker is used."],
+  );
+});
+
 test("splitSentences splits at paragraph breaks and ignores empty input", () => {
   assert.deepEqual(splitSentences("First part without period\n\nSecond part."), ["First part without period", "Second part."]);
   assert.deepEqual(splitSentences("  \n "), []);
@@ -27,6 +41,9 @@ test("stripOpener removes content-free openers and capitalises", () => {
   assert.equal(stripOpener("Experimental results show that our model outperforms BERT."), "Our model outperforms BERT.");
   assert.equal(stripOpener("However, annotated data for low-resource languages is scarce."), "Annotated data for low-resource languages is scarce.");
   assert.equal(stripOpener("Here, we first introduce a benchmark for entity linking."), "A benchmark for entity linking.");
+  assert.equal(stripOpener("In the paper we presented a new Russian wordnet, RuWordNet."), "A new Russian wordnet, RuWordNet.");
+  assert.equal(stripOpener("Here we present a language-agnostic framework for MA&D."), "A language-agnostic framework for MA&D.");
+  assert.equal(stripOpener("It is argued that the prototype could serve a practical system."), "The prototype could serve a practical system.");
   // Nothing to strip: unchanged.
   assert.equal(stripOpener("Neural models need large training sets."), "Neural models need large training sets.");
   // Never reduced to a fragment.

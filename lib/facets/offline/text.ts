@@ -14,39 +14,71 @@ const ABBREVIATIONS = new Set([
   "co", "corp", "dept", "univ", "ch", "ref", "refs", "def", "thm", "esp", "incl", "w.r.t", "a.k.a", "u.s", "u.k",
 ]);
 
-/** True when the text before a period ends with an abbreviation (so the period is not a boundary). */
-function endsWithAbbreviation(before: string): boolean {
+/**
+ * Words that open sentences and do not follow an initial ("J. Smith"): after a lone capital they
+ * mark a boundary, as in "for subtask B. We then…".
+ */
+const SENTENCE_OPENER = /^["'([]?(?:We|The|This|These|Our|In|It|To|For|However|Finally|Moreover|Furthermore|Additionally|Overall|As|Here|Then|Thus|Therefore|Experiments?|Results?)\b/;
+
+/**
+ * True when the text before a period ends with an abbreviation (so the period is not a
+ * boundary). `after` is the text following the period's whitespace.
+ */
+function endsWithAbbreviation(before: string, after: string): boolean {
   const m = /(?:^|[\s(["'])((?:[A-Za-z]\.)*[A-Za-z]+)$/.exec(before);
   if (!m) return false;
   const word = m[1];
-  if (/^[A-Z]$/.test(word)) return true; // an initial: "J. Smith", "A. et al."
+  if (/^[A-Z]$/.test(word)) return !SENTENCE_OPENER.test(after); // an initial: "J. Smith", "A. et al."
   return ABBREVIATIONS.has(word.toLowerCase()) || /^(?:[a-z]\.)+[a-z]$/i.test(word);
 }
 
+/** A half-open character range [start, end) of a text. */
+export interface TextSpan {
+  start: number;
+  end: number;
+}
+
 /**
- * Splits text into sentences. A boundary is ".", "!" or "?" (optionally followed by closing
+ * Sentence boundaries of text, as character offsets into it (so a sentence can be located and
+ * highlighted in the original). A boundary is ".", "!" or "?" (optionally followed by closing
  * quotes or brackets) followed by whitespace and then an upper-case letter, digit, quote or
  * bracket — and not after an abbreviation. Decimals ("3.5") never match because a boundary
- * needs whitespace after the period. Newlines between paragraphs always split.
+ * needs whitespace after the period. Blank lines between paragraphs always split. Spans are
+ * trimmed of surrounding whitespace; empty ones are dropped.
  */
-export function splitSentences(text: string): string[] {
-  const out: string[] = [];
-  for (const para of text.split(/\n\s*\n/)) {
-    const s = para.replace(/\s+/g, " ").trim();
-    if (!s) continue;
+export function sentenceSpans(text: string): TextSpan[] {
+  const out: TextSpan[] = [];
+  const push = (start: number, end: number) => {
+    while (start < end && /\s/.test(text[start])) start++;
+    while (end > start && /\s/.test(text[end - 1])) end--;
+    if (end > start) out.push({ start, end });
+  };
+  const paragraphs: [number, number][] = [];
+  const paraRe = /\n\s*\n/g;
+  let from = 0;
+  let m: RegExpExecArray | null;
+  while ((m = paraRe.exec(text)) !== null) {
+    paragraphs.push([from, m.index]);
+    from = m.index + m[0].length;
+  }
+  paragraphs.push([from, text.length]);
+  for (const [ps, pe] of paragraphs) {
+    const para = text.slice(ps, pe);
     let start = 0;
     const re = /[.!?]["')\]]*\s+(?=["'([]?[A-Z0-9])/g;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(s)) !== null) {
-      if (s[m.index] === "." && endsWithAbbreviation(s.slice(start, m.index))) continue;
-      const sentence = s.slice(start, m.index + m[0].trimEnd().length).trim();
-      if (sentence) out.push(sentence);
+    while ((m = re.exec(para)) !== null) {
+      if (para[m.index] === "." && endsWithAbbreviation(para.slice(start, m.index), para.slice(m.index + m[0].length))) continue;
+      push(ps + start, ps + m.index + m[0].trimEnd().length);
       start = m.index + m[0].length;
     }
-    const tail = s.slice(start).trim();
-    if (tail) out.push(tail);
+    push(ps + start, pe);
   }
   return out;
+}
+
+/** Splits text into sentences (see sentenceSpans), each with its whitespace collapsed. */
+export function splitSentences(text: string): string[] {
+  return sentenceSpans(text).map((s) => text.slice(s.start, s.end).replace(/\s+/g, " "));
 }
 
 /** Lower-cased word tokens (letters, digits, inner hyphens/apostrophes). */
@@ -79,14 +111,15 @@ export function contentTokens(text: string): string[] {
  * "The authors..."); stripping these openers is what keeps offline items from being flagged.
  */
 const OPENERS: RegExp[] = [
-  /^(?:in|within|throughout) (?:this|the present|our) (?:paper|work|study|article|thesis|note|abstract|report|contribution|position paper|short paper|demo(?:nstration)?(?: paper)?)\s*,?\s*/i,
+  /^(?:in|within|throughout) (?:this|the present|our|the) (?:paper|work|study|article|thesis|note|abstract|report|contribution|position paper|short paper|demo(?:nstration)?(?: paper)?)\s*,?\s*/i,
   /^(?:this|the present|our) (?:paper|work|study|article|thesis|note|report|demo(?:nstration)?(?: paper)?|short paper|position paper)\s+(?:also\s+)?(?:presents?|proposes?|introduces?|describes?|reports?(?: on)?|investigates?|explores?|examines?|addresses(?: the problem of)?|focuses on|discusses|studies|tackles|deals with|considers|shows?|demonstrates?|aims (?:at|to)|attempts to|provides?|analy[sz]es|evaluates?|compares?|outlines?|summari[sz]es)\s+(?:that\s+|how\s+)?/i,
   /^\((?:i{1,3}|iv|vi{0,3}|ix|x|[a-h]|[1-9])\)\s*/i,
   /^(?:yet|however|but|although|though|nevertheless|nonetheless|unfortunately|recently|traditionally|currently|typically|in practice|in contrast)\s*,\s*/i,
   /^(?:here|first|firstly|second|secondly|third|finally|additionally|moreover|furthermore|in addition|to this end|to that end|specifically|concretely|in particular|as a result|consequently|therefore|thus|hence|overall|importantly|in summary|in sum|to sum up|in short|then|next|also|besides|lastly|further|instead|to address (?:this|these)(?: (?:issue|problem|challenge|limitation)s?)?|to (?:tackle|solve|overcome|alleviate|mitigate) (?:this|these)(?: (?:issue|problem|challenge|limitation)s?)?)\s*,\s*/i,
-  /^we\s+(?:first\s+|also\s+|then\s+|further\s+|additionally\s+|empirically\s+|experimentally\s+|systematically\s+|thoroughly\s+|finally\s+)?(?:propose|present|introduce|describe|develop|design|report(?: on)?|investigate|explore|examine|study|address|tackle|consider|discuss|focus on|outline|offer|provide|build|construct|create|release|collect|compile|adopt|apply|employ|extend|use|define|formulate|analy[sz]e|evaluate|compare|show|demonstrate|find|observe|argue|conduct|perform|achieve|obtain|train|test|experiment with|make|contribute|leverage|exploit|implement|annotate|present and evaluate)\s+(?:that\s+|how\s+|here\s+)?/i,
+  /^we\s+(?:first\s+|also\s+|then\s+|further\s+|additionally\s+|empirically\s+|experimentally\s+|systematically\s+|thoroughly\s+|finally\s+)?(?:propose|present|introduce|describe|develop|design|report(?: on)?|investigate|explore|examine|study|address|tackle|consider|discuss|focus on|outline|offer|provide|build|construct|create|release|collect|compile|adopt|apply|employ|extend|use|define|formulate|analy[sz]e|evaluate|compare|show|demonstrate|find|observe|argue|conduct|perform|achieve|obtain|train|test|experiment with|make|contribute|leverage|exploit|implement|annotate|present and evaluate)(?:e?d)?\s+(?:that\s+|how\s+|here\s+)?/i,
   /^(?:our|the|experimental|empirical|evaluation|experiment)?\s*(?:experimental |empirical |evaluation |experiment )?(?:results?|experiments?|evaluations?|analys[ie]s|findings|studies|observations)\s+(?:on [^,]{1,60}\s+)?(?:also\s+)?(?:show|shows|showed|demonstrate|demonstrates|demonstrated|indicate|indicates|indicated|suggest|suggests|suggested|reveal|reveals|revealed|confirm|confirms|confirmed|prove|proves|illustrate|illustrates)\s+(?:that\s+)?/i,
-  /^(?:it is|it was)\s+(?:shown|found|demonstrated|observed)\s+that\s+/i,
+  /^(?:it is|it was)\s+(?:shown|found|demonstrated|observed|argued|proposed|suggested|claimed)\s+that\s+/i,
+  /^here,?\s+(?=we\s)/i,
   /^(?:the authors|the paper|this paper)\s+/i,
 ];
 
@@ -136,17 +169,4 @@ export function finishItem(item: string): string {
   let s = item.trim().replace(/\s+/g, " ").replace(/[,:;]+$/, "");
   if (s && !/[.!?]["')\]]*$/.test(s)) s += ".";
   return capitalise(s);
-}
-
-/** Meta-description patterns like the paper's audit ("The paper addresses...", "The authors..."). */
-const META_PATTERNS = [
-  /^(?:the|this) (?:paper|article|work|study) (?:addresses|presents|proposes|describes|introduces|discusses)\b/i,
-  /^the authors\b/i,
-  /^(?:in )?this (?:paper|work|study)\b/i,
-  /^we (?:propose|present|describe|introduce)\b/i,
-  /^(?:the )?(?:paper|work|study) (?:is about|deals with)\b/i,
-];
-
-export function isMetaDescription(item: string): boolean {
-  return META_PATTERNS.some((re) => re.test(item.trim()));
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { labelUnits, overlap } from "./label";
 import { scoreFeatures } from "./model";
-import { DEFAULT_TRAIN, labelPaper, relabel, trainWeights, tuneSelection } from "./train";
+import { DEFAULT_TRAIN, labelPaper, proxyScore, relabel, trainWeights, tuneSelection } from "./train";
 
 const papers = [
   {
@@ -60,4 +60,17 @@ test("relabel uses the given matcher", () => {
   const labeled = papers.map(labelPaper);
   relabel(labeled, () => false);
   assert.ok(labeled.every((p) => p.labels.every((row) => row.every((x) => !x))));
+});
+
+test("tuning tries composition for contributions only when a compose matcher is given", () => {
+  const labeled = papers.map(labelPaper);
+  const w = trainWeights(labeled, { ...DEFAULT_TRAIN, minCount: 1, epochs: 30 });
+  const never = tuneSelection(labeled, w, () => false, "min", () => false);
+  assert.equal(never.selection.contributions.compose, undefined, "a composition that never matches is not chosen");
+  const always = tuneSelection(labeled, w, () => false, "min", () => true);
+  assert.equal(always.selection.contributions.compose, true);
+  assert.deepEqual([always.scores.contributions.precision, always.scores.contributions.recall], [1, 1]);
+  assert.equal(always.selection.methods.compose, undefined, "methods never compose");
+  const probs = labeled.map((p) => p.feats.map((fs) => scoreFeatures(w, fs)));
+  assert.throws(() => proxyScore(labeled, probs, 3, { threshold: 0, maxItems: 1, compose: true }), /needs composeMatch/);
 });

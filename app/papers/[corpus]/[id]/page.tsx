@@ -6,6 +6,7 @@ import { cache } from "react";
 import { SaveButton } from "@/components/collection";
 import { exploreHref } from "@/components/explore/explore-state";
 import { ExportMenu } from "@/components/export-menu";
+import { FacetAudit } from "@/components/facet-audit";
 import { FacetChip, FacetList, FACETS } from "@/components/facets";
 import { plural } from "@/components/format";
 import { GraphNeighbours } from "@/components/graph-neighbours";
@@ -15,6 +16,7 @@ import { Icon, primaryButtonClass } from "@/components/ui";
 import type { ExportRecord } from "@/lib/export";
 import { corpusName, DEFAULT_CORPUS, getPaperDetail, NotFoundError, type PaperDetail } from "@/lib/corpus/browse";
 import { getDb } from "@/lib/db/client";
+import { loadPaperAudit } from "@/lib/facets/audit/read";
 import { paperNeighbours } from "@/lib/graph/neighbours";
 import { resolveSegment } from "@/lib/http/segments";
 import { NoGraphBuildError } from "@/lib/query/graph-store";
@@ -63,6 +65,7 @@ export default async function PaperPage({ params }: { params: Params }) {
   const facetTotal = FACETS.reduce((n, f) => n + paper.facets[f].length, 0);
   const neighbours = paper.role === "corpus" ? await paperNeighbours(getDb(), paper.id) : null;
   const related = neighbours ? await loadRelated(paper.corpus, paper.externalId) : null;
+  const audit = await loadPaperAudit(getDb(), paper.id);
 
   return (
     <article>
@@ -144,6 +147,8 @@ export default async function PaperPage({ params }: { params: Params }) {
             <FacetList facets={paper.facets} />
           </div>
         </section>
+
+        {audit && audit.total > 0 && <FacetAudit audit={audit} />}
 
         {related && related.results.length > 0 && <PaperRelated result={related} />}
 
