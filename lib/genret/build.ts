@@ -76,7 +76,7 @@ export const DEFAULT_TRAINER: Required<Omit<TrainerOptions, "device" | "epochs">
   lr: 2e-3,
 };
 
-interface StoreCorpus {
+export interface StoreCorpus {
   graphBuild: { id: number; dir: string };
   externalIds: string[];
   splits: (Split | null)[];
@@ -85,7 +85,7 @@ interface StoreCorpus {
 }
 
 /** The graph build to distil and the corpus in its node order, from the store. */
-async function readStoreCorpus(db: Db, corpus: string): Promise<StoreCorpus> {
+export async function readStoreCorpus(db: Db, corpus: string): Promise<StoreCorpus> {
   const graphBuild = await db.build.findFirst({
     where: { corpus: { name: corpus }, status: "complete", artefacts: { some: { name: "graph.csr" } } },
     orderBy: { id: "desc" },

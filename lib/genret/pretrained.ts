@@ -3,14 +3,21 @@
  * a model trained by `graft build --stage genret` with the parameters in its genret.json, so
  * the app can answer with the "graft" retriever right after set-up instead of after hours of
  * CPU training. Installing it makes a regular versioned build from its files, after checking
- * that it fits the corpus (same papers, same embedder as the graph build).
+ * that it fits the corpus (same papers, same embedder as the graph build). The tries are not
+ * shipped (they would push the model past the repository's 25 MB budget): they are rebuilt
+ * from the store's facet items, and the rebuilt vocabulary must equal the model's.
  */
 import { copyFileSync, existsSync, readFileSync, renameSync } from "node:fs";
 import path from "node:path";
-import { completeBuild, recordArtefact, startBuild } from "@/lib/builds/build-dir";
+import { completeBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds/build-dir";
 import type { Db } from "@/lib/db/client";
 import { repoRoot } from "@/lib/db/config";
+import { FACETS } from "@/lib/corpus/types";
+import { readStoreCorpus } from "./build";
 import { MODEL_FILES, missingModelFiles } from "./model";
+import { buildIdentifiers, identifierFiles } from "./prepare";
+
+const TRIE_FILES = new Set(FACETS.map((f) => `trie-${f}.bin`));
 
 export const PRETRAINED_DIR = path.join(repoRoot, "lib", "genret", "pretrained", "acl-citegraph");
 
@@ -22,7 +29,7 @@ export interface InstallReport {
 }
 
 export async function installPretrainedModel(db: Db, corpus: string, source: string = PRETRAINED_DIR): Promise<InstallReport> {
-  const missing = missingModelFiles(source);
+  const missing = missingModelFiles(source).filter((f) => !TRIE_FILES.has(f));
   if (missing.length > 0) throw new Error(`${source} holds no complete model (missing ${missing.join(", ")})`);
   const graph = await db.build.findFirst({
     where: { corpus: { name: corpus }, status: "complete", artefacts: { some: { name: "graph.csr" } } },
@@ -35,13 +42,19 @@ export async function installPretrainedModel(db: Db, corpus: string, source: str
     throw new Error(`the shipped model was trained on ${meta.embedder} vectors, the graph build of "${corpus}" uses ${graphEmbedder}: train one with \`graft build --stage genret\``);
   }
   const modelIds = (JSON.parse(readFileSync(path.join(source, "papers.json"), "utf8")) as { externalIds: string[] }).externalIds;
-  const known = await db.paper.count({ where: { corpus: { name: corpus }, role: "corpus", externalId: { in: modelIds.slice(0, 1000) } } });
-  if (known < Math.min(1000, modelIds.length) * 0.99) {
-    throw new Error(`the shipped model was trained on another corpus (only ${known} of its first ${Math.min(1000, modelIds.length)} papers are in "${corpus}")`);
+  const store = await readStoreCorpus(db, corpus);
+  if (store.externalIds.length !== modelIds.length || store.externalIds.some((id, i) => id !== modelIds[i])) {
+    throw new Error(`the shipped model was trained on other papers than corpus "${corpus}" holds (${modelIds.length} vs ${store.externalIds.length} papers): train one with \`graft build --stage genret\``);
+  }
+  const ids = buildIdentifiers({ ids: store.externalIds, facets: store.facets });
+  const shippedVocab = (JSON.parse(readFileSync(path.join(source, "vocab.json"), "utf8")) as { llamaIds: number[] }).llamaIds;
+  if (shippedVocab.length !== ids.vocab.size || shippedVocab.some((t, i) => t !== ids.vocab.llamaIds[i])) {
+    throw new Error(`the facet items of "${corpus}" differ from those the shipped model was trained on (its DocID vocabulary does not match): train one with \`graft build --stage genret\``);
   }
   const build = await startBuild(db, corpus, { stage: "genret", source: path.relative(repoRoot, source), graphBuild: graph.id, variant: meta.variant, pretrained: true });
+  for (const f of identifierFiles(ids)) writeArtefact(build, "docids", f.name, f.name, f.data);
   for (const f of [...MODEL_FILES, "train.json"]) {
-    if (!existsSync(path.join(source, f))) continue;
+    if (!existsSync(path.join(source, f)) || TRIE_FILES.has(f) || f === "vocab.json") continue;
     copyFileSync(path.join(source, f), path.join(build.dir, `${f}.tmp`));
     renameSync(path.join(build.dir, `${f}.tmp`), path.join(build.dir, f));
     recordArtefact(build, "train", f, f);

@@ -4,8 +4,8 @@
  *
  *   npx tsx scripts/bench/decode.ts [--model DIR] [--queries 50] [--beams 50] [--threads 2]
  *
- * Default model: the newest complete genret build under $GRAFT_DATA_ROOT/acl-citegraph, else
- * the shipped demo model (lib/genret/pretrained/acl-citegraph).
+ * Default model: the newest complete genret build under $GRAFT_DATA_ROOT/acl-citegraph (e.g. the
+ * shipped demo model installed by scripts/demo.sh or `graft build --stage genret --pretrained`).
  */
 import { existsSync, readdirSync } from "node:fs";
 import os from "node:os";
@@ -17,7 +17,6 @@ import { dataRoot } from "@/lib/db/config";
 import { loadCorpusData } from "@/lib/eval/corpus-data";
 import { paperItems } from "@/lib/eval/dense-graph";
 import { generativeFacetLists, loadGenretModel, missingModelFiles } from "@/lib/genret/model";
-import { PRETRAINED_DIR } from "@/lib/genret/pretrained";
 
 const { values } = parseArgs({
   options: {
@@ -36,8 +35,7 @@ function newestModel(): string {
         .sort((a, b) => Number(b.slice(6)) - Number(a.slice(6)))
     : [];
   if (builds.length > 0) return path.join(dir, builds[0]);
-  if (missingModelFiles(PRETRAINED_DIR).length === 0) return PRETRAINED_DIR;
-  throw new Error("no generative-retriever model: run `npm run graft -- build --stage genret` first");
+  throw new Error("no generative-retriever model: run `npm run graft -- build --stage genret [--pretrained]` first");
 }
 
 const modelDir = values.model ?? newestModel();

@@ -58,6 +58,7 @@ def parse_args(argv=None):
     p.add_argument("--dropout", type=float, default=0.1)
     p.add_argument("--epochs", type=float, default=10.0)
     p.add_argument("--time-budget", type=float, default=0, help="seconds of training (0: none); the LR schedule is fitted to it")
+    p.add_argument("--max-steps", type=int, default=0, help="at most this many optimiser steps (equal budgets across data variants)")
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--warmup", type=int, default=200, help="warm-up steps")
@@ -122,7 +123,7 @@ def main(argv=None):
         torch.set_rng_state(ck["rng"])
         resumed = True
         old = ck.get("args", {})
-        if old.get("epochs") != args.epochs or old.get("time_budget") != args.time_budget:
+        if old.get("epochs") != args.epochs or old.get("time_budget") != args.time_budget or old.get("max_steps") != args.max_steps:
             # A longer (or shorter) run than the checkpoint planned: refit the LR schedule.
             state["total_steps"] = None
     with open(os.path.join(args.out, "config.json"), "w") as f:
@@ -156,6 +157,8 @@ def main(argv=None):
         return args.lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
 
     max_steps = math.ceil(args.epochs * steps_per_epoch)
+    if args.max_steps:
+        max_steps = min(max_steps, args.max_steps)
     if state["total_steps"] is None and not args.time_budget:
         state["total_steps"] = max_steps
     order = order_for(state["epoch"])
@@ -170,6 +173,7 @@ def main(argv=None):
                      "rng": torch.get_rng_state(), "args": vars(args), "pack": header}, ckpt_path)
 
     model.train()
+    steps_this_run, run_t0, run_step0 = 0, time.time(), state["step"]
     while True:
         total = state["total_steps"]
         if total is not None and state["step"] >= total:
@@ -230,9 +234,13 @@ def main(argv=None):
         now = time.time()
         state["train_seconds"] = now - t_start
         # Fit the schedule to the time budget once throughput is known.
-        if state["total_steps"] is None and args.time_budget and state["step"] == 30:
-            rate = state["step"] / max(1e-6, state["train_seconds"])
-            state["total_steps"] = max(state["step"] + 1, min(max_steps, int(rate * args.time_budget)))
+        steps_this_run += 1
+        if steps_this_run == 1:
+            run_t0, run_step0 = now, state["step"]
+        if state["total_steps"] is None and args.time_budget and steps_this_run == 31:
+            rate = (state["step"] - run_step0) / max(1e-6, now - run_t0)
+            left = max(0.0, args.time_budget - state["train_seconds"])
+            state["total_steps"] = max(state["step"] + 1, min(max_steps, state["step"] + int(rate * left)))
         if now - last_progress >= args.progress_every:
             eps = window_examples / (now - window_t)
             total_steps = state["total_steps"] or max_steps
