@@ -116,3 +116,59 @@ export function coverageLadderSvg(coverage: CoverageSection, options: { width?: 
   parts.push("</svg>");
   return `${parts.join("\n")}\n`;
 }
+
+export interface CurveSeries {
+  label: string;
+  /** (x, y) points, x ascending. */
+  points: readonly (readonly [number, number])[];
+}
+
+/** Line chart of y against x (e.g. recall against training examples seen); `reference` draws a dashed horizontal line. */
+export function learningCurveSvg(series: readonly CurveSeries[], options: { title: string; xLabel: string; yLabel: string; reference?: { label: string; y: number }; width?: number }): string {
+  const width = options.width ?? 640;
+  const plotH = 260;
+  const m = { left: 52, right: 16, top: 36, bottom: 40 };
+  const legend = series.length + (options.reference ? 1 : 0);
+  const height = m.top + plotH + m.bottom + 18 * legend + 8;
+  const plotW = width - m.left - m.right;
+  const xs = series.flatMap((s) => s.points.map((p) => p[0]));
+  const maxX = Math.max(1, ...xs);
+  const maxY = Math.max(0.01, options.reference?.y ?? 0, ...series.flatMap((s) => s.points.map((p) => p[1])));
+  const yTop = Math.ceil(maxY * 20) / 20;
+  const xOf = (x: number): number => m.left + (x / maxX) * plotW;
+  const yOf = (v: number): number => m.top + plotH - (v / yTop) * plotH;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(options.title)}" font-family="system-ui, sans-serif" font-size="12">`,
+    `<title>${escapeXml(options.title)}</title>`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${m.left}" y="20" font-size="14" font-weight="600" fill="#111827">${escapeXml(options.title)}</text>`,
+  ];
+  for (let t = 0; t <= 5; t++) {
+    const v = (yTop * t) / 5;
+    parts.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${fx(yOf(v))}" y2="${fx(yOf(v))}" stroke="#e5e7eb"/>`);
+    parts.push(`<text x="${m.left - 6}" y="${fx(yOf(v) + 4)}" text-anchor="end" fill="#4b5563">${v.toFixed(2)}</text>`);
+    const x = (maxX * t) / 5;
+    parts.push(`<text x="${fx(xOf(x))}" y="${m.top + plotH + 16}" text-anchor="middle" fill="#4b5563">${Math.round(x).toLocaleString("en-US")}</text>`);
+  }
+  parts.push(`<text x="${m.left + plotW / 2}" y="${m.top + plotH + 32}" text-anchor="middle" fill="#374151">${escapeXml(options.xLabel)}</text>`);
+  parts.push(`<text transform="translate(14 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle" fill="#374151">${escapeXml(options.yLabel)}</text>`);
+  let row = 0;
+  if (options.reference) {
+    const y = yOf(options.reference.y);
+    parts.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${fx(y)}" y2="${fx(y)}" stroke="#000000" stroke-dasharray="6 4"/>`);
+    const ly = m.top + plotH + m.bottom + 4;
+    parts.push(`<line x1="${m.left}" x2="${m.left + 12}" y1="${ly + 6}" y2="${ly + 6}" stroke="#000000" stroke-dasharray="4 2"/>`);
+    parts.push(`<text x="${m.left + 18}" y="${ly + 10}" fill="#111827">${escapeXml(`${options.reference.label} (${options.reference.y.toFixed(3)})`)}</text>`);
+    row = 1;
+  }
+  series.forEach((s, i) => {
+    const colour = PALETTE[i % PALETTE.length];
+    parts.push(`<polyline points="${s.points.map(([x, y]) => `${fx(xOf(x))},${fx(yOf(y))}`).join(" ")}" fill="none" stroke="${colour}" stroke-width="2"/>`);
+    for (const [x, y] of s.points) parts.push(marker(i, xOf(x), yOf(y), colour));
+    const ly = m.top + plotH + m.bottom + 4 + 18 * (i + row);
+    parts.push(marker(i, m.left + 6, ly + 6, colour));
+    parts.push(`<text x="${m.left + 18}" y="${ly + 10}" fill="#111827">${escapeXml(s.label)}</text>`);
+  });
+  parts.push("</svg>");
+  return `${parts.join("\n")}\n`;
+}

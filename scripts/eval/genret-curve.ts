@@ -15,6 +15,7 @@ import { sharedDataDir } from "@/lib/corpus/paths";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { denseGraphInCorpus, neighbourGold, paperItems } from "@/lib/eval/dense-graph";
 import { recallAtK } from "@/lib/eval/metrics";
+import { learningCurveSvg } from "@/lib/eval/svg";
 import { csrWeightOf, graphRrf, rrf } from "@/lib/fusion";
 import { loadGenretCorpusFiles, newestGraphBuildDir } from "@/lib/genret/corpus-files";
 import { generativeFacetLists, loadGenretModel } from "@/lib/genret/model";
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     out: { type: "string" },
     build: { type: "string" },
     only: { type: "string" },
+    svg: { type: "string" },
   },
 });
 if (!values.ids || !values.run) throw new Error("--ids DIR and --run RUN_DIR are required");
@@ -94,3 +96,16 @@ for (const d of selected) {
   console.log(JSON.stringify(row));
 }
 if (values.out) writeFileSync(values.out, JSON.stringify({ split: values.split, queries: queries.length, buildDir, rows }, null, 1));
+if (values.svg) {
+  const points = rows.slice(1).filter((r) => Number.isFinite(r.seen as number)) as Record<string, number>[];
+  const series = (key: string, label: string) => ({ label, points: points.map((r) => [r.seen, r[key]] as const) });
+  writeFileSync(
+    values.svg,
+    learningCurveSvg([series("graph-rrf R@20", "Graft lists + graph-RRF, R@20"), series("rrf R@20", "Graft lists + plain RRF, R@20")], {
+      title: `Generative retriever learning curve (${values.split}, ${queries.length} queries)`,
+      xLabel: "training examples seen",
+      yLabel: "recall@20 (micro)",
+      reference: { label: "dense-graph teacher R@20", y: rows[0]["R@20"] as number },
+    }),
+  );
+}
