@@ -34,6 +34,9 @@ const nextConfig: NextConfig = {
   // `npm test` runs `tsc --noEmit` over the whole repo first; a second type-check here only
   // doubles build time on 2 cores.
   typescript: { ignoreBuildErrors: true },
+  // proxy.ts makes Next buffer request bodies and silently truncate them past this (10 MB
+  // default): keep it above the upload limit.
+  experimental: { proxyClientMaxBodySize: `${Math.ceil(Number(process.env.GRAFT_MAX_UPLOAD_MB || 20)) + 1}mb` },
   // Native addons and packages that load them must be required at run time, not bundled.
   serverExternalPackages: [
     "better-sqlite3",

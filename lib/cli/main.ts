@@ -13,6 +13,7 @@ import { registerDb } from "./commands/db";
 import { registerEval } from "./commands/eval";
 import { registerExtract } from "./commands/extract";
 import { registerImport } from "./commands/import";
+import { registerJobs } from "./commands/jobs";
 import { registerPapers } from "./commands/papers";
 import { registerQuery } from "./commands/query";
 import { registerUser } from "./commands/user";
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerExtract(program);
   registerAudit(program);
   registerBuild(program);
+  registerJobs(program);
   registerQuery(program);
   registerUser(program);
   registerEval(program);

@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { completeBuild, failBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds/build-dir";
+import { type BuildHandle, completeBuild, failBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds/build-dir";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { bulkInsert } from "@/lib/db/bulk";
 import { type Db, dbProvider } from "@/lib/db/client";
@@ -29,7 +29,21 @@ export interface GraphStageOptions {
   /** Embedding worker processes (default: one per core, at most 2). */
   workers?: number;
   onProgress?: (phase: "embed" | "graph" | "store", done: number, total: number, detail?: string) => void;
+  /** Link the new build to this job (in the build's creating transaction), so a re-run of the job can resume it. */
+  jobId?: number;
+  /** Write into this existing build (a job resuming after a crash) instead of starting a new one. */
+  resume?: BuildHandle;
+  /** Checked between phases: an aborted build stops there and stays "running" for its job to resume. */
+  signal?: AbortSignal;
+  /**
+   * Called at each phase boundary, after its work is durable: "started" (build row exists),
+   * "embedded" (vector cache committed), "artefacts" (graph.csr + papers.json renamed into
+   * place), "edges" (edge rows committed). Jobs use it to log and to pause at test failpoints.
+   */
+  onPhase?: (phase: GraphStagePhase, build: BuildHandle) => void | Promise<void>;
 }
+
+export type GraphStagePhase = "started" | "embedded" | "artefacts" | "edges";
 
 export interface GraphStageReport {
   build: number;
@@ -83,8 +97,15 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
 
   const spec = options.embedder ?? embedderSpecFromEnv();
   const params = { stage: "graph", embedder: spec, k, alpha, beta, coverageKs: COVERAGE_KS };
-  const build = await startBuild(db, options.corpus, params);
+  if (options.resume && options.resume.corpus !== options.corpus)
+    throw new Error(`build ${options.resume.id} belongs to corpus "${options.resume.corpus}", not "${options.corpus}"`);
+  const build = options.resume ?? (await startBuild(db, options.corpus, params, { jobId: options.jobId }));
+  const phase = async (name: GraphStagePhase) => {
+    options.signal?.throwIfAborted();
+    await options.onPhase?.(name, build);
+  };
   try {
+    await phase("started");
     // ── embeddings (only texts missing from the cache are embedded) ──
     const t0 = performance.now();
     const probe = await createEmbedder(spec);
@@ -113,6 +134,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       await (pool as ParallelEmbedder | null)?.close?.();
     }
     const embedSeconds = (performance.now() - t0) / 1000;
+    await phase("embedded");
 
     // ── the typed graph ──
     const t1 = performance.now();
@@ -150,6 +172,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
     writeArtefact(build, "graph", "papers.json", "papers.json", JSON.stringify({ externalIds: papers.map((p) => p.externalId), dbIds: papers.map((p) => p.id) }), {
       note: "node index -> paper",
     });
+    await phase("artefacts");
 
     // ── edges into the store, for browsing ──
     const t2 = performance.now();
@@ -166,6 +189,9 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
     const STEP = 20_000;
     await db.$transaction(
       async (tx) => {
+        // A resumed build may already hold the edges of an earlier, interrupted run (committed
+        // just before the crash): replace them, in the same transaction, never add to them.
+        await tx.edge.deleteMany({ where: { buildId: build.id } });
         for (let i = 0; i < edges.length; i += STEP) {
           await bulkInsert(tx, provider, "Edge", columns, edges.slice(i, i + STEP));
           progress("store", Math.min(edges.length, i + STEP), edges.length);
@@ -174,6 +200,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       { timeout: 30 * 60 * 1000, maxWait: 60_000 },
     );
     const storeSeconds = (performance.now() - t2) / 1000;
+    await phase("edges");
 
     const flops = reports.reduce((s, r: FacetBuildReport) => s + r.kernel.flops, 0) / 1e9;
     const kernelSeconds = reports.reduce((s, r) => s + r.kernel.seconds, 0);
@@ -202,7 +229,9 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
     });
     return report;
   } catch (err) {
-    await failBuild(db, build, err);
+    // An aborted build (worker shutdown, lost lease) stays "running": its job resumes it, and
+    // another worker may already be doing so, which a "failed" mark here would contradict.
+    if (!options.signal?.aborted) await failBuild(db, build, err);
     throw err;
   }
 }

@@ -1,6 +1,18 @@
 // The JSON error contract of Graft's HTTP API, shared by the server helpers and the browser client.
 
-export type ApiErrorCode = "invalid_request" | "not_found" | "not_ready" | "internal" | "unauthorized" | "forbidden" | "conflict";
+export type ApiErrorCode =
+  | "invalid_request"
+  | "not_found"
+  | "not_ready"
+  | "internal"
+  | "unauthorized"
+  | "forbidden"
+  | "conflict"
+  | "rate_limited"
+  | "too_large"
+  | "length_required"
+  | "unsupported_media_type"
+  | "uri_too_long";
 
 export interface ApiIssue {
   /** Dotted path of the offending input field, "(root)" for whole-input checks. */

@@ -1,0 +1,29 @@
+// Failpoints: named places in a stage where a test can stop a worker on purpose. With
+// GRAFT_FAILPOINT=<name>, the worker reaching that point logs it, waits a moment for the log to
+// reach the store, prints a banner on stdout and then waits forever, so the kill-and-resume test
+// can SIGKILL it exactly there (from outside, as a crash would). Unset in production: one
+// environment lookup per phase boundary.
+
+export const FAILPOINT_ENV = "GRAFT_FAILPOINT";
+
+/** What the job's log records when a worker reaches a failpoint. */
+export function failpointLogLine(name: string): string {
+  return `failpoint ${name} reached: pausing`;
+}
+
+/** The stdout line a paused worker prints (tests wait for it). */
+export function failpointBanner(name: string): string {
+  return `failpoint ${name}: paused, waiting to be killed`;
+}
+
+export async function failpoint(name: string, announce: (line: string) => void): Promise<void> {
+  if (process.env[FAILPOINT_ENV] !== name) return;
+  announce(failpointLogLine(name));
+  // Log lines are written in the background every ~500 ms: let this one land first.
+  await new Promise((r) => setTimeout(r, 1200));
+  process.stdout.write(`${failpointBanner(name)}\n`);
+  await new Promise<never>(() => {
+    // Keep the event loop alive: a pending promise alone would let the process exit.
+    setInterval(() => {}, 60_000);
+  });
+}

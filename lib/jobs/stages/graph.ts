@@ -1,0 +1,118 @@
+import { z } from "zod";
+import path from "node:path";
+import { type BuildHandle, resumeBuild } from "@/lib/builds/build-dir";
+import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
+import type { Db } from "@/lib/db/client";
+import { dataRoot } from "@/lib/db/config";
+import { parseEmbedderSpec } from "@/lib/embed/registry";
+import type { GraphStageReport } from "@/lib/graph/build";
+import { failpoint } from "../failpoints";
+import { registerStage } from "../registry";
+
+// The graph stage as a job: buildGraphStage (embeddings → exact top-K typed edges → CSR +
+// manifest + edge rows) in a build the job owns. The build is linked to the job when it is
+// created; a re-run after a crash reopens that build and writes the same files and rows again
+// (files by rename, edges replaced in one transaction), or returns at once if it had completed.
+
+export const graphStageParams = z
+  .object({
+    corpus: corpusName.default(DEFAULT_CORPUS),
+    embedder: z
+      .string()
+      .trim()
+      .max(300, "embedder spec is longer than 300 characters")
+      .refine((s) => {
+        try {
+          parseEmbedderSpec(s);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'embedder must be "use-lite", "minilm" or "minilm:<hub id or local folder>"')
+      .optional(),
+    k: z.number().int().min(1).max(200).default(20),
+    alpha: z.number().min(0).max(1).default(0.75),
+    beta: z.number().min(0).max(1).optional(),
+    workers: z.number().int().min(1).max(16).optional(),
+  })
+  .strict();
+export type GraphStageParams = z.infer<typeof graphStageParams>;
+
+/**
+ * The job's result: the stage's report, the same shape as buildGraphStage's (the CLI prints
+ * either). When the build had completed before a crash, it is rebuilt from the manifest, which
+ * does not record how many vectors that run embedded (newlyEmbedded 0).
+ */
+async function reportOf(db: Db, buildId: number): Promise<GraphStageReport> {
+  const b = await db.build.findUniqueOrThrow({ where: { id: buildId } });
+  const m = JSON.parse(b.manifest) as {
+    embedder?: { id?: string };
+    timings?: { embedSeconds?: number; graphSeconds?: number; storeSeconds?: number };
+    statistics?: { papers?: number; items?: number; facets?: GraphStageReport["facets"]; coverage?: GraphStageReport["coverage"]; gflops?: number };
+  };
+  return {
+    build: b.id,
+    dir: path.resolve(dataRoot(), b.dir),
+    papers: m.statistics?.papers ?? 0,
+    items: m.statistics?.items ?? 0,
+    embedder: m.embedder?.id ?? "",
+    embedSeconds: m.timings?.embedSeconds ?? 0,
+    newlyEmbedded: 0,
+    graphSeconds: m.timings?.graphSeconds ?? 0,
+    storeSeconds: m.timings?.storeSeconds ?? 0,
+    gflops: m.statistics?.gflops ?? 0,
+    facets: m.statistics?.facets ?? [],
+    coverage: m.statistics?.coverage ?? [],
+  };
+}
+
+/** Overall progress: embedding dominates a cold build, the edge store a warm one. */
+const SPANS = { embed: [0, 0.5], graph: [0.5, 0.85], store: [0.85, 1] } as const;
+
+registerStage<GraphStageParams>(
+  "graph",
+  async ({ db, job, params, progress, log, signal }) => {
+    const { buildGraphStage } = await import("@/lib/graph/build");
+    let resume: BuildHandle | undefined;
+    if (job.buildId !== null) {
+      const r = await resumeBuild(db, job.buildId);
+      if (r.status === "complete") {
+        log(`build ${job.buildId} had completed before the previous worker stopped: nothing left to do`);
+        return reportOf(db, job.buildId);
+      }
+      log(`resuming build ${job.buildId} (was ${r.status}): its files and edges are written again`);
+      resume = r.handle;
+    }
+    const report = await buildGraphStage(db, {
+      corpus: params.corpus,
+      embedder: params.embedder,
+      k: params.k,
+      alpha: params.alpha,
+      beta: params.beta ?? 1 - params.alpha,
+      workers: params.workers,
+      jobId: job.id,
+      resume,
+      signal,
+      onProgress: (phase, done, total, detail) => {
+        const [a, b] = SPANS[phase];
+        progress(done, total, `${phase}${detail ? ` ${detail}` : ""} ${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")}`, a + (b - a) * (total ? done / total : 1));
+      },
+      onPhase: async (phase, build) => {
+        const what = {
+          started: `build ${build.id} in ${build.dir}`,
+          embedded: "item vectors ready (cache committed)",
+          artefacts: "graph.csr and papers.json written",
+          edges: "edges stored",
+        }[phase];
+        log(what);
+        await failpoint(`graph:${phase}`, (line) => log(line, "warn"));
+      },
+    });
+    log(`build ${report.build} complete: ${report.papers} papers, ${report.items} items; served from now on`);
+    return report;
+  },
+  {
+    params: graphStageParams,
+    description: "embed facet items, build the exact top-K typed graph, write graph.csr + manifest and store the edges",
+  },
+);
