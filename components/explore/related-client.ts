@@ -1,5 +1,4 @@
-import type { Facet } from "@/lib/corpus/types";
-import type { QueryErrorCode, QueryStep, RelatedResult, RelatedStreamLine, RetrieverName, FusionName } from "@/lib/query/types";
+import type { QueryErrorCode, QueryStep, RelatedOptionsShape, RelatedResult, RelatedStreamLine } from "@/lib/query/types";
 
 // Browser side of POST /api/related: builds the request (JSON for a paper id or pasted text,
 // multipart for a file), reads the NDJSON progress stream and returns the result, or throws a
@@ -10,15 +9,8 @@ export type QueryInput =
   | { kind: "text"; corpus: string; text: string }
   | { kind: "file"; corpus: string; file: File };
 
-export interface QueryOptions {
-  k: number;
-  retriever: RetrieverName;
-  fusion: FusionName;
-  facets: Facet[];
-  yearFrom?: number;
-  yearTo?: number;
-  venue?: string;
-}
+/** The request options the API validates (one shape for client and server). */
+export type QueryOptions = RelatedOptionsShape;
 
 export class RelatedError extends Error {
   constructor(

@@ -4,13 +4,17 @@
  * be the corpus file's line order (the store imports papers in file order and the graph
  * stage numbers them by id); this is checked against the build's papers.json.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readCorpus } from "@/lib/corpus/read";
+import { FACETS, type Facet } from "@/lib/corpus/types";
 import { dataRoot } from "@/lib/db/config";
 import { loadCorpusData, type CorpusData } from "@/lib/eval/corpus-data";
 import { readPaperGraph } from "@/lib/graph/csr";
-import type { GenretCorpus } from "./prepare";
+import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import type { DistillationExamples } from "./distill";
+import { writeTrainingPack, type PackHeader } from "./pack";
+import { identifierFiles, type GenretCorpus, type Identifiers } from "./prepare";
 
 /** The newest build directory with a graph.csr under <dataRoot>/<corpus>. */
 export function newestGraphBuildDir(corpus: string, root: string = dataRoot()): string {
@@ -43,4 +47,20 @@ export async function loadGenretCorpusFiles(corpusDir: string, buildDir: string,
     data,
     buildDir,
   };
+}
+
+/** Writes `out/pack/` (the training pack) and the identifier files into `out/`, for experiments and benchmarks. */
+export function writeExperimentDir(out: string, files: GenretCorpusFiles, ids: Identifiers, examples: DistillationExamples, variant: string): PackHeader {
+  const header = writeTrainingPack(path.join(out, "pack"), {
+    index: ids.index,
+    vocab: ids.vocab,
+    items: Object.fromEntries(FACETS.map((f) => [f, files.data.items[f]])) as Record<Facet, PackedFacetItems>,
+    examples,
+    tries: ids.tries,
+    embedder: files.data.embedderId,
+    variant,
+  });
+  mkdirSync(out, { recursive: true });
+  for (const f of identifierFiles(ids)) writeFileSync(path.join(out, f.name), f.data);
+  return header;
 }

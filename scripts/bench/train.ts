@@ -5,17 +5,15 @@
  *
  *   npx tsx scripts/bench/train.ts [--minutes 5] [--variant uniform] [--out DIR] [--d-model 256 --layers 4]
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { sharedDataDir } from "@/lib/corpus/paths";
-import { FACETS, type Facet } from "@/lib/corpus/types";
 import { repoRoot } from "@/lib/db/config";
 import { runTrainer } from "@/lib/genret/build";
-import { loadGenretCorpusFiles, newestGraphBuildDir } from "@/lib/genret/corpus-files";
-import { writeTrainingPack } from "@/lib/genret/pack";
-import { buildIdentifiers, identifierFiles, trainingExamples } from "@/lib/genret/prepare";
+import { loadGenretCorpusFiles, newestGraphBuildDir, writeExperimentDir } from "@/lib/genret/corpus-files";
+import { buildIdentifiers, trainingExamples } from "@/lib/genret/prepare";
 
 const { values } = parseArgs({
   options: {
@@ -36,23 +34,13 @@ const time = async <T>(name: string, f: () => T | Promise<T>): Promise<T> => {
   return r;
 };
 
-const { corpus, data } = await time("load (corpus, graph, cached vectors)", () =>
+const files = await time("load (corpus, graph, cached vectors)", () =>
   loadGenretCorpusFiles(path.join(sharedDataDir(), "acl-citegraph"), newestGraphBuildDir("acl-citegraph")),
 );
+const { corpus } = files;
 const ids = await time("docids + tries", () => buildIdentifiers(corpus));
 const examples = await time(`training data (${values.variant})`, () => trainingExamples(corpus, ids, values.variant as string, 0));
-await time("pack", () => {
-  writeTrainingPack(path.join(out, "pack"), {
-    index: ids.index,
-    vocab: ids.vocab,
-    items: Object.fromEntries(FACETS.map((f) => [f, data.items[f]])) as Record<Facet, (typeof data.items)[Facet]>,
-    examples,
-    tries: ids.tries,
-    embedder: data.embedderId,
-    variant: values.variant as string,
-  });
-  for (const f of identifierFiles(ids)) writeFileSync(path.join(out, f.name), f.data);
-});
+await time("pack", () => writeExperimentDir(out, files, ids, examples, values.variant as string));
 const rates: number[] = [];
 const result = await time("training + export", () =>
   runTrainer(

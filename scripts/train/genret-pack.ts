@@ -5,14 +5,11 @@
  *
  *   npx tsx scripts/train/genret-pack.ts --out DIR [--variant uniform] [--seed 0] [--corpus-dir D] [--build DIR]
  */
-import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { sharedDataDir } from "@/lib/corpus/paths";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import { loadGenretCorpusFiles, newestGraphBuildDir } from "@/lib/genret/corpus-files";
-import { writeTrainingPack } from "@/lib/genret/pack";
-import { buildIdentifiers, distillationStatistics, identifierFiles, identifierReport, trainingExamples } from "@/lib/genret/prepare";
+import { loadGenretCorpusFiles, newestGraphBuildDir, writeExperimentDir } from "@/lib/genret/corpus-files";
+import { buildIdentifiers, distillationStatistics, identifierReport, trainingExamples } from "@/lib/genret/prepare";
 
 const { values } = parseArgs({
   options: {
@@ -27,22 +24,13 @@ if (!values.out) throw new Error("--out DIR is required");
 const corpusDir = values["corpus-dir"] ?? path.join(sharedDataDir(), "acl-citegraph");
 const buildDir = values.build ?? newestGraphBuildDir("acl-citegraph");
 const t0 = performance.now();
-const { corpus, data } = await loadGenretCorpusFiles(corpusDir, buildDir);
+const files = await loadGenretCorpusFiles(corpusDir, buildDir);
+const { corpus } = files;
 const ids = buildIdentifiers(corpus);
 const t1 = performance.now();
 const examples = trainingExamples(corpus, ids, values.variant, Number(values.seed));
 const t2 = performance.now();
-const header = writeTrainingPack(path.join(values.out, "pack"), {
-  index: ids.index,
-  vocab: ids.vocab,
-  items: Object.fromEntries(FACETS.map((f) => [f, data.items[f]])) as Record<Facet, (typeof data.items)[Facet]>,
-  examples,
-  tries: ids.tries,
-  embedder: data.embedderId,
-  variant: values.variant,
-});
-mkdirSync(values.out, { recursive: true });
-for (const f of identifierFiles(ids)) writeFileSync(path.join(values.out, f.name), f.data);
+const header = writeExperimentDir(values.out, files, ids, examples, values.variant);
 const stats = distillationStatistics(examples, corpus.ids.length);
 const report = identifierReport(ids);
 console.log(
