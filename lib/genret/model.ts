@@ -59,6 +59,11 @@ export interface GenerativeQuery {
 export interface GenerativeOptions {
   beams?: number;
   facets?: readonly Facet[];
+  /**
+   * Filled with the compact tokens of every decoded identifier, keyed `${facet}:${identifier}`
+   * (the search has them already; callers that show DocIDs need not search the trie).
+   */
+  identifierTokens?: Map<string, readonly number[]>;
 }
 
 /** Candidates per facet, best first; `score` is the identifier's mean log-probability. */
@@ -76,6 +81,7 @@ export async function generativeFacetLists(model: GenretModel, query: Generative
   const hyps = await constrainedBeamSearch(model.decoder.open(), requests, { beams: options.beams ?? 50, maxTokens: model.identifiers.maxTokens });
   requests.forEach((r, i) => {
     const list = lists[r.facetName] as Candidate[];
+    if (options.identifierTokens) for (const h of hyps[i]) options.identifierTokens.set(`${r.facetName}:${h.identifier}`, h.tokens);
     for (const { paper, hypothesis } of expandToPapers(hyps[i], r.trie, query.exclude ?? -1)) {
       list.push({ paper, score: hypothesis.score, queryItem: r.item, docId: hypothesis.identifier });
     }

@@ -62,35 +62,15 @@ function nodeMap(loaded: Loaded, ctx: RetrieveContext): Int32Array {
   return map;
 }
 
-function docIdText(loaded: Loaded, facet: Facet, identifier: number): string {
-  const key = `${facet}:${identifier}`;
+/** The DocID's text, from the tokens the search produced (cached per model). */
+function docIdText(loaded: Loaded, key: string, tokens: readonly number[]): string {
   let text = loaded.docIdText.get(key);
   if (text === undefined) {
-    const trie = loaded.model.identifiers.tries[facet];
     const { llamaIds } = loaded.model.identifiers.vocab;
-    // Rebuild the identifier's tokens from the trie by a search for its terminal node.
-    const tokens = identifierTokens(trie, identifier).map((t) => llamaIds[t]);
-    text = decodeTokens(tokens);
+    text = decodeTokens(tokens.map((t) => llamaIds[t]));
     loaded.docIdText.set(key, text);
   }
   return text;
-}
-
-/** Compact tokens of an identifier (depth-first search of the trie; cached by the caller). */
-function identifierTokens(trie: GenretModel["identifiers"]["tries"][Facet], identifier: number): number[] {
-  const path: number[] = [];
-  const visit = (node: number): boolean => {
-    if (trie.identifierAt(node) === identifier) return true;
-    const { tokens, firstChild } = trie.children(node);
-    for (let i = 0; i < tokens.length; i++) {
-      path.push(tokens[i]);
-      if (visit(firstChild + i)) return true;
-      path.pop();
-    }
-    return false;
-  };
-  visit(0);
-  return path;
 }
 
 /** Which of the paper's items the DocID identifies: the one whose normalised text it begins. */
@@ -113,7 +93,8 @@ export const graftRetriever: Retriever = {
     const skip = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
     const items: Partial<Record<Facet, Float32Array[]>> = {};
     for (const f of ctx.facets) items[f] = ctx.query.vectors[f] ?? [];
-    const lists = await generativeFacetLists(model, { items }, { beams: GRAFT_BEAMS, facets: ctx.facets });
+    const tokens = new Map<string, readonly number[]>();
+    const lists = await generativeFacetLists(model, { items }, { beams: GRAFT_BEAMS, facets: ctx.facets, identifierTokens: tokens });
     const out: FacetCandidateLists = {};
     for (const f of FACETS) {
       const list = lists[f];
@@ -122,7 +103,9 @@ export const graftRetriever: Retriever = {
       for (const c of list) {
         const paper = map[c.paper];
         if (paper < 0 || skip.has(paper)) continue;
-        const docId = c.docId === undefined ? undefined : docIdText(loaded, f, c.docId);
+        const key = `${f}:${c.docId}`;
+        const seq = c.docId === undefined ? undefined : tokens.get(key);
+        const docId = seq === undefined ? undefined : docIdText(loaded, key, seq);
         mapped.push({ paper, score: c.score ?? 0, queryItem: c.queryItem, docId, paperItem: docId === undefined ? undefined : itemOf(ctx, f, paper, docId) });
       }
       out[f] = mapped;
