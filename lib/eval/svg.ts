@@ -31,6 +31,41 @@ function marker(i: number, x: number, y: number, colour: string): string {
   }
 }
 
+interface Frame {
+  width: number;
+  height: number;
+  m: { left: number; right: number; top: number; bottom: number };
+  plotW: number;
+  plotH: number;
+  yTop: number;
+  yOf: (v: number) => number;
+}
+
+/** The parts every chart starts with: the svg element, its title and the y grid with labels. */
+function chartHead(f: Frame, title: string): string[] {
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${f.width} ${f.height}" width="${f.width}" height="${f.height}" role="img" aria-label="${escapeXml(title)}" font-family="system-ui, sans-serif" font-size="12">`,
+    `<title>${escapeXml(title)}</title>`,
+    `<rect width="${f.width}" height="${f.height}" fill="#ffffff"/>`,
+    `<text x="${f.m.left}" y="20" font-size="14" font-weight="600" fill="#111827">${escapeXml(title)}</text>`,
+  ];
+  for (let t = 0; t <= 5; t++) {
+    const v = (f.yTop * t) / 5;
+    const y = f.yOf(v);
+    parts.push(`<line x1="${f.m.left}" x2="${f.m.left + f.plotW}" y1="${fx(y)}" y2="${fx(y)}" stroke="#e5e7eb"/>`);
+    parts.push(`<text x="${f.m.left - 6}" y="${fx(y + 4)}" text-anchor="end" fill="#4b5563">${v.toFixed(2)}</text>`);
+  }
+  return parts;
+}
+
+/** The x and y axis titles. */
+function axisTitles(f: Frame, xLabel: string, yLabel: string): string[] {
+  return [
+    `<text x="${f.m.left + f.plotW / 2}" y="${f.m.top + f.plotH + 32}" text-anchor="middle" fill="#374151">${escapeXml(xLabel)}</text>`,
+    `<text transform="translate(14 ${f.m.top + f.plotH / 2}) rotate(-90)" text-anchor="middle" fill="#374151">${escapeXml(yLabel)}</text>`,
+  ];
+}
+
 /** Recall at 5/10/20/50 per method (rows with numbers only), x on a log scale of k. */
 export function recallCurvesSvg(rows: readonly RecallRow[], options: { title: string; width?: number } = { title: "Recall@k" }): string {
   const series = rows.filter((r) => r.status === "ok" && CUTS.some((c) => r[c] !== undefined));
@@ -46,25 +81,14 @@ export function recallCurvesSvg(rows: readonly RecallRow[], options: { title: st
   const logMax = Math.log(50);
   const xOf = (k: number): number => m.left + ((Math.log(k) - logMin) / (logMax - logMin)) * plotW;
   const yOf = (v: number): number => m.top + plotH - (v / yTop) * plotH;
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(options.title)}" font-family="system-ui, sans-serif" font-size="12">`,
-    `<title>${escapeXml(options.title)}</title>`,
-    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${m.left}" y="20" font-size="14" font-weight="600" fill="#111827">${escapeXml(options.title)}</text>`,
-  ];
-  for (let t = 0; t <= 5; t++) {
-    const v = (yTop * t) / 5;
-    const y = yOf(v);
-    parts.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${fx(y)}" y2="${fx(y)}" stroke="#e5e7eb"/>`);
-    parts.push(`<text x="${m.left - 6}" y="${fx(y + 4)}" text-anchor="end" fill="#4b5563">${v.toFixed(2)}</text>`);
-  }
+  const frame: Frame = { width, height, m, plotW, plotH, yTop, yOf };
+  const parts = chartHead(frame, options.title);
   for (const c of CUTS) {
     const k = Number(c.slice(2));
     parts.push(`<line x1="${fx(xOf(k))}" x2="${fx(xOf(k))}" y1="${m.top}" y2="${m.top + plotH}" stroke="#f3f4f6"/>`);
     parts.push(`<text x="${fx(xOf(k))}" y="${m.top + plotH + 16}" text-anchor="middle" fill="#4b5563">${k}</text>`);
   }
-  parts.push(`<text x="${m.left + plotW / 2}" y="${m.top + plotH + 32}" text-anchor="middle" fill="#374151">k (log scale)</text>`);
-  parts.push(`<text transform="translate(14 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle" fill="#374151">recall@k (micro)</text>`);
+  parts.push(...axisTitles(frame, "k (log scale)", "recall@k (micro)"));
   series.forEach((r, i) => {
     const colour = PALETTE[i % PALETTE.length];
     const pts = CUTS.filter((c) => r[c] !== undefined).map((c) => [xOf(Number(c.slice(2))), yOf(r[c] as number)] as const);
@@ -137,21 +161,13 @@ export function learningCurveSvg(series: readonly CurveSeries[], options: { titl
   const yTop = Math.ceil(maxY * 20) / 20;
   const xOf = (x: number): number => m.left + (x / maxX) * plotW;
   const yOf = (v: number): number => m.top + plotH - (v / yTop) * plotH;
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(options.title)}" font-family="system-ui, sans-serif" font-size="12">`,
-    `<title>${escapeXml(options.title)}</title>`,
-    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${m.left}" y="20" font-size="14" font-weight="600" fill="#111827">${escapeXml(options.title)}</text>`,
-  ];
+  const frame: Frame = { width, height, m, plotW, plotH, yTop, yOf };
+  const parts = chartHead(frame, options.title);
   for (let t = 0; t <= 5; t++) {
-    const v = (yTop * t) / 5;
-    parts.push(`<line x1="${m.left}" x2="${m.left + plotW}" y1="${fx(yOf(v))}" y2="${fx(yOf(v))}" stroke="#e5e7eb"/>`);
-    parts.push(`<text x="${m.left - 6}" y="${fx(yOf(v) + 4)}" text-anchor="end" fill="#4b5563">${v.toFixed(2)}</text>`);
     const x = (maxX * t) / 5;
     parts.push(`<text x="${fx(xOf(x))}" y="${m.top + plotH + 16}" text-anchor="middle" fill="#4b5563">${Math.round(x).toLocaleString("en-US")}</text>`);
   }
-  parts.push(`<text x="${m.left + plotW / 2}" y="${m.top + plotH + 32}" text-anchor="middle" fill="#374151">${escapeXml(options.xLabel)}</text>`);
-  parts.push(`<text transform="translate(14 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle" fill="#374151">${escapeXml(options.yLabel)}</text>`);
+  parts.push(...axisTitles(frame, options.xLabel, options.yLabel));
   let row = 0;
   if (options.reference) {
     const y = yOf(options.reference.y);
