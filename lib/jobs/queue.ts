@@ -246,7 +246,11 @@ async function abandonBuild(db: Db, buildId: number | null, why: string): Promis
 // ── operator actions ───────────────────────────────────────────────────────────────────────
 
 export class JobStateError extends Error {
-  constructor(message: string) {
+  /** `missing`: no such job (HTTP 404); otherwise its state forbids the action (409). */
+  constructor(
+    message: string,
+    readonly missing = false,
+  ) {
     super(message);
     this.name = "JobStateError";
   }
@@ -258,7 +262,7 @@ export class JobStateError extends Error {
  */
 export async function cancelJob(db: Db, id: number): Promise<JobRow> {
   const job = await db.job.findUnique({ where: { id } });
-  if (!job) throw new JobStateError(`job ${id} does not exist`);
+  if (!job) throw new JobStateError(`job ${id} does not exist`, true);
   if (job.status !== "queued" && job.status !== "running") throw new JobStateError(`job ${id} is ${job.status}; only queued or running jobs can be cancelled`);
   const r = await db.job.updateMany({
     where: { id, status: job.status },
@@ -273,7 +277,7 @@ export async function cancelJob(db: Db, id: number): Promise<JobRow> {
 /** Queues a failed or cancelled job again; it keeps its build, so the stage resumes into it. */
 export async function retryJob(db: Db, id: number): Promise<JobRow> {
   const job = await db.job.findUnique({ where: { id } });
-  if (!job) throw new JobStateError(`job ${id} does not exist`);
+  if (!job) throw new JobStateError(`job ${id} does not exist`, true);
   if (job.status !== "failed" && job.status !== "cancelled") throw new JobStateError(`job ${id} is ${job.status}; only failed or cancelled jobs can be retried`);
   const r = await db.job.updateMany({
     where: { id, status: job.status },

@@ -1,21 +1,8 @@
-import { requireApiUser } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
-import { HttpError, handleRoute, parseWith } from "@/lib/http/respond";
-import { cancelJob, getJobDetail, JobStateError } from "@/lib/jobs/queue";
-import { jobIdParams } from "../route";
+import { cancelJob } from "@/lib/jobs/queue";
+import { jobActionRoute } from "../action";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 /** POST /api/admin/jobs/:id/cancel cancels a queued or running job (its build is never served) (admins only). 409 when the job's state does not allow it. */
-export const POST = handleRoute(async (req: Request, ctx: { params: Promise<{ id: string }> }) => {
-  await requireApiUser(req, "admin");
-  const { id } = parseWith(jobIdParams, await ctx.params);
-  try {
-    await cancelJob(getDb(), id);
-  } catch (err) {
-    if (err instanceof JobStateError) throw new HttpError(/does not exist/.test(err.message) ? 404 : 409, /does not exist/.test(err.message) ? "not_found" : "conflict", err.message);
-    throw err;
-  }
-  return getJobDetail(getDb(), id);
-});
+export const POST = jobActionRoute(cancelJob);

@@ -1,0 +1,23 @@
+import { requireApiUser } from "@/lib/auth/guard";
+import { getDb, type Db } from "@/lib/db/client";
+import { HttpError, handleRoute, parseWith } from "@/lib/http/respond";
+import { getJobDetail, JobStateError } from "@/lib/jobs/queue";
+import { jobIdParams } from "./route";
+
+/**
+ * The POST handler of an operator action on one job (admins only): answers the job's detail
+ * afterwards, 404 for an unknown job and 409 when its state does not allow the action.
+ */
+export function jobActionRoute(action: (db: Db, id: number) => Promise<unknown>) {
+  return handleRoute(async (req: Request, ctx: { params: Promise<{ id: string }> }) => {
+    await requireApiUser(req, "admin");
+    const { id } = parseWith(jobIdParams, await ctx.params);
+    try {
+      await action(getDb(), id);
+    } catch (err) {
+      if (err instanceof JobStateError) throw new HttpError(err.missing ? 404 : 409, err.missing ? "not_found" : "conflict", err.message);
+      throw err;
+    }
+    return getJobDetail(getDb(), id);
+  });
+}
