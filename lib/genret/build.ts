@@ -10,9 +10,9 @@
  * decoder.onnx, output.f32, config.json, train.json, then manifest.json last.
  */
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { completeBuild, failBuild, recordArtefact, resumeBuild, startBuild, writeArtefact, type BuildHandle } from "@/lib/builds/build-dir";
+import { completeBuild, failBuild, resumeBuild, startBuild, writeArtefact, type BuildHandle } from "@/lib/builds/build-dir";
 import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dataRoot, repoRoot } from "@/lib/db/config";
@@ -290,9 +290,7 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
     // ── export: the model files at the build's root ──
     t = performance.now();
     for (const f of ["decoder.onnx", "output.f32", "config.json", "train.json"]) {
-      copyFileSync(path.join(trainDir, f), `${at(f)}.tmp`);
-      renameSync(`${at(f)}.tmp`, at(f));
-      recordArtefact(build, "train", f, f);
+      writeArtefact(build, "train", f, f, readFileSync(path.join(trainDir, f)));
     }
     const manifestFile = { embedder: store.embedder, variant, seed, graphBuild: store.graphBuild.id };
     writeArtefact(build, "train", "genret.json", "genret.json", JSON.stringify(manifestFile, null, 1));

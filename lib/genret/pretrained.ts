@@ -7,9 +7,9 @@
  * shipped (they would push the model past the repository's 25 MB budget): they are rebuilt
  * from the store's facet items, and the rebuilt vocabulary must equal the model's.
  */
-import { copyFileSync, existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { completeBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds/build-dir";
+import { completeBuild, startBuild, writeArtefact } from "@/lib/builds/build-dir";
 import type { Db } from "@/lib/db/client";
 import { repoRoot } from "@/lib/db/config";
 import { FACETS } from "@/lib/corpus/types";
@@ -55,9 +55,7 @@ export async function installPretrainedModel(db: Db, corpus: string, source: str
   for (const f of identifierFiles(ids)) writeArtefact(build, "docids", f.name, f.name, f.data);
   for (const f of [...MODEL_FILES, "train.json"]) {
     if (!existsSync(path.join(source, f)) || TRIE_FILES.has(f) || f === "vocab.json") continue;
-    copyFileSync(path.join(source, f), path.join(build.dir, `${f}.tmp`));
-    renameSync(path.join(build.dir, `${f}.tmp`), path.join(build.dir, f));
-    recordArtefact(build, "train", f, f);
+    writeArtefact(build, "train", f, f, readFileSync(path.join(source, f)));
   }
   const training = existsSync(path.join(source, "train.json")) ? JSON.parse(readFileSync(path.join(source, "train.json"), "utf8")) : {};
   await completeBuild(db, build, { stage: "genret", pretrained: true, source: path.relative(repoRoot, source), embedder: { id: meta.embedder }, training });
