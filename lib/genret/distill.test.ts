@@ -420,6 +420,23 @@ describe("distill: determinism and train-only sources", () => {
     assert.ok(cov[0] <= cov[1] && cov[1] <= cov[2], `${cov}`);
   });
 
+  test("the K_min sweep: each floor adds examples and lifts the identifiers under it", () => {
+    const input = randomInput(15, 80, 3);
+    const runs = (["+oversample", "kmin-1", "kmin-2", "+floor", "kmin-4"] as const).map((v) => distill(input, { seed: 1, ...DISTILL_VARIANTS[v] }));
+    assert.deepEqual(
+      runs.slice(1).map((r) => r.meta.kMin),
+      [1, 2, 3, 4],
+    );
+    for (let i = 1; i < runs.length; i++) assert.ok(runs[i].length >= runs[i - 1].length, `variant ${i}: ${runs[i].length} < ${runs[i - 1].length}`);
+    // Each floor, read against the unfloored run at the same K_min, lifts identifiers over it (those
+    // no source links to stay under: the floor only replays existing in-neighbours).
+    for (const r of runs.slice(1)) {
+      const before = distillationStatistics({ ...runs[0], meta: { ...runs[0].meta, kMin: r.meta.kMin } }).identifiersUnderKMin;
+      const after = distillationStatistics(r).identifiersUnderKMin;
+      assert.ok(after < before, `K_min ${r.meta.kMin}: ${after} identifiers under the floor, ${before} without it`);
+    }
+  });
+
   test("rejects a mask of the wrong length and bad parameters", () => {
     assert.throws(() => distill({ ...small(), sourceMask: new Uint8Array(3) }), /sourceMask/);
     assert.throws(() => distill(small(), { kMin: -1 }), RangeError);

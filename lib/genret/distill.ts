@@ -97,6 +97,10 @@ export const DISTILL_VARIANTS = {
   "+oversample": { oversample: true },
   "+floor": { oversample: true, floor: true },
   "+fallback": { oversample: true, floor: true, fallback: true },
+  // The K_min sweep (appendix table "coverage floor"): +floor with another floor.
+  "kmin-1": { oversample: true, floor: true, kMin: 1 },
+  "kmin-2": { oversample: true, floor: true, kMin: 2 },
+  "kmin-4": { oversample: true, floor: true, kMin: 4 },
   "ce-reweight": { reweight: true },
   exhaustive: { exhaustive: true },
   "hard-neg-50": { hardNegatives: { poolSize: 50 } },
