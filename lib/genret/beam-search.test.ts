@@ -28,7 +28,7 @@ class TableSession implements DecoderSession {
 const request = (trie: ReturnType<typeof buildTrie>): DecodeRequest => ({ query: new Float32Array(4), facet: 0, trie });
 
 /** Mean renormalised log-probability of each identifier, by enumerating the trie. */
-function bruteForce(ids: number[][], table: (p: number[], t: number) => number): Map<string, number> {
+function bruteForce(ids: number[][], table: (p: number[], t: number) => number, alpha = 1): Map<string, number> {
   const trie = buildTrie(ids);
   const out = new Map<string, number>();
   for (const seq of ids) {
@@ -42,7 +42,7 @@ function bruteForce(ids: number[][], table: (p: number[], t: number) => number):
       sum += table(seq.slice(0, k), t) - lse;
       if (k < seq.length) node = trie.step(node, seq[k]);
     }
-    out.set(seq.join(","), sum / (seq.length + 1));
+    out.set(seq.join(","), sum / (seq.length + 1) ** alpha);
   }
   return out;
 }
@@ -63,6 +63,26 @@ describe("constrainedBeamSearch", () => {
     }
     const scores = hyps.map((h) => h.score);
     assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+  });
+
+  it("lengthPenalty α ranks by log-probability / length^α (0: the identifier's probability)", async () => {
+    const trie = buildTrie(ids);
+    for (const alpha of [0, 0.5]) {
+      const [hyps] = await constrainedBeamSearch(new TableSession(table), [request(trie)], { beams: 10, lengthPenalty: alpha });
+      const expected = bruteForce(ids, table, alpha);
+      assert.equal(hyps.length, ids.length);
+      for (const h of hyps) assert.ok(Math.abs(h.score - (expected.get(ids[h.identifier].join(",")) as number)) < 1e-9, `α ${alpha}`);
+      const scores = hyps.map((h) => h.score);
+      assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+    }
+    // A forced 4-token chain (log p = log ½ at its one decision) against a 1-token identifier
+    // (also ½): equal probabilities, so α = 0 ties them while the mean prefers the long one.
+    const tie = buildTrie([[8, 9, 10, 11], [12]]);
+    const [mean] = await constrainedBeamSearch(new TableSession(() => 0), [request(tie)], { beams: 2 });
+    const [prob] = await constrainedBeamSearch(new TableSession(() => 0), [request(tie)], { beams: 2, lengthPenalty: 0 });
+    assert.deepEqual(mean.map((h) => h.identifier), [0, 1]);
+    assert.ok(mean[0].score > mean[1].score);
+    assert.ok(Math.abs(prob[0].score - Math.log(0.5)) < 1e-12 && Math.abs(prob[1].score - Math.log(0.5)) < 1e-12);
   });
 
   it("never leaves the trie, even when the model prefers tokens outside it", async () => {

@@ -2,9 +2,9 @@
  * Trie-constrained beam search (paper, Appendix "Constrained-Decoding Algorithm"): every
  * step is restricted to the trie's children (forbidden logits masked, the distribution
  * renormalised over what the trie allows), EOS is allowed exactly where an identifier ends
- * and is the only choice at a leaf (so it is forced there), hypotheses are ranked by mean
- * log-probability per token, and hypotheses still open at the maximum length (off a leaf)
- * are discarded. Several requests (the items of one query) decode together in one batch,
+ * and is the only choice at a leaf (so it is forced there), hypotheses are ranked by their
+ * log-probability divided by length^α (α = 1: the paper's mean per token; α = 0: the sequence
+ * log-probability), and hypotheses still open at the maximum length (off a leaf) are discarded. Several requests (the items of one query) decode together in one batch,
  * sharing each model call.
  *
  * The model is behind `DecoderSession` so the search is testable with a hand-built model and
@@ -30,14 +30,14 @@ export interface DecoderSession {
 export interface DecodeRequest {
   /** The query item's embedding. */
   query: Float32Array;
-  /** Index into FACETS. */
+  /** The decoder's slot: a FACETS index, or a MINDER view index. */
   facet: number;
   trie: PrefixTrie;
 }
 
 export interface Hypothesis {
   identifier: number;
-  /** Mean log-probability per token, EOS included. */
+  /** Log-probability / length^α (EOS counted in the length); α = 1 is the mean per token. */
   score: number;
   tokens: number[];
 }
@@ -46,6 +46,12 @@ export interface BeamSearchOptions {
   beams?: number;
   /** Maximum tokens before EOS (the DocID length). */
   maxTokens?: number;
+  /**
+   * α in score = log p / length^α. 1 (default) is the paper's mean log-probability per token.
+   * With renormalised constrained decoding a forced token costs log 1 = 0, so the mean favours
+   * long identifiers whatever their probability; 0 ranks by the identifier's probability.
+   */
+  lengthPenalty?: number;
 }
 
 interface Live {
@@ -80,7 +86,7 @@ interface Candidate {
   token: number;
   node: number;
   sum: number;
-  mean: number;
+  rank: number;
 }
 
 /** log Σ exp of the first n entries. */
@@ -93,10 +99,10 @@ function logSumExp(x: Float64Array, n: number): number {
   return max + Math.log(s);
 }
 
-/** Keeps the `k` best candidates by mean log-probability (ties: earlier first). */
+/** Keeps the `k` best candidates by their normalised score (ties: earlier first). */
 function topK(cands: Candidate[], k: number): Candidate[] {
-  if (cands.length <= k) return cands.sort((a, b) => b.mean - a.mean);
-  return cands.sort((a, b) => b.mean - a.mean).slice(0, k);
+  if (cands.length <= k) return cands.sort((a, b) => b.rank - a.rank);
+  return cands.sort((a, b) => b.rank - a.rank).slice(0, k);
 }
 
 export async function constrainedBeamSearch(
@@ -106,6 +112,9 @@ export async function constrainedBeamSearch(
 ): Promise<Hypothesis[][]> {
   const beams = options.beams ?? 50;
   const maxTokens = options.maxTokens ?? 12;
+  const alpha = options.lengthPenalty ?? 1;
+  // Candidates of one step share their length, so pruning by sum / len^α is pruning by sum.
+  const norm = (sum: number, len: number) => (alpha === 0 ? sum : sum / len ** alpha);
   const finished: Hypothesis[][] = requests.map(() => []);
   if (requests.length === 0) return finished;
   let live: Live[][] = requests.map((_, r) => [{ row: r, node: 0, sum: 0, tokens: [] }]);
@@ -136,13 +145,13 @@ export async function constrainedBeamSearch(
         const len = h.tokens.length + 1;
         if (terminal) {
           const sum = h.sum + (scores[children.length] - lse);
-          finished[r].push({ identifier: trie.identifierAt(h.node), score: sum / len, tokens: h.tokens });
+          finished[r].push({ identifier: trie.identifierAt(h.node), score: norm(sum, len), tokens: h.tokens });
         }
         // At the length limit only EOS may follow; longer sequences would leave the trie anyway.
         if (step === maxTokens) continue;
         for (let i = 0; i < children.length; i++) {
           const sum = h.sum + (scores[i] - lse);
-          cands.push({ parent: h, token: children[i], node: firstChild + i, sum, mean: sum / len });
+          cands.push({ parent: h, token: children[i], node: firstChild + i, sum, rank: norm(sum, len) });
         }
       }
       for (const c of topK(cands, beams)) {
@@ -153,7 +162,7 @@ export async function constrainedBeamSearch(
           // Complete: the forced tail (and EOS at the leaf) each add log 1 = 0.
           const tail: number[] = [];
           for (let n = c.node; trie.childCount(n) > 0; n = trie.children(n).firstChild) tail.push(trie.children(n).tokens[0]);
-          finished[r].push({ identifier: forced.identifier, score: c.sum / (forced.length + 1), tokens: [...c.parent.tokens, c.token, ...tail] });
+          finished[r].push({ identifier: forced.identifier, score: norm(c.sum, forced.length + 1), tokens: [...c.parent.tokens, c.token, ...tail] });
           continue;
         }
         nextLive[r].push({ row: parents.length, node: c.node, sum: c.sum, tokens: [...c.parent.tokens, c.token] });

@@ -10,9 +10,10 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Candidate, FacetLists } from "@/lib/fusion/types";
-import { constrainedBeamSearch, expandToPapers, type DecodeRequest } from "./beam-search";
+import { constrainedBeamSearch, expandToPapers, type DecodeRequest, type Hypothesis } from "./beam-search";
 import { OnnxDecoder, type DecoderConfig } from "./onnx-session";
 import { readIdentifierFiles, type LoadedIdentifiers } from "./prepare";
+import { readVocabFile, type CompactVocab } from "./vocab";
 
 export interface GenretManifest {
   embedder: string;
@@ -29,24 +30,64 @@ export interface GenretModel {
   decoder: OnnxDecoder;
 }
 
-export const MODEL_FILES = ["decoder.onnx", "output.f32", "config.json", "vocab.json", "papers.json", "genret.json", ...FACETS.map((f) => `trie-${f}.bin`)];
+/** The files of any model directory that are the decoder's, whatever its identifiers (tries). */
+export const DECODER_FILES = ["decoder.onnx", "output.f32", "config.json", "vocab.json", "papers.json", "genret.json"];
+
+export const MODEL_FILES = [...DECODER_FILES, ...FACETS.map((f) => `trie-${f}.bin`)];
+
+/** The names of `files` that `dir` lacks. */
+export function missingFiles(dir: string, files: readonly string[]): string[] {
+  return files.filter((f) => !existsSync(path.join(dir, f)));
+}
 
 export function missingModelFiles(dir: string): string[] {
-  return MODEL_FILES.filter((f) => !existsSync(path.join(dir, f)));
+  return missingFiles(dir, MODEL_FILES);
+}
+
+/** A loaded decoder with the files beside it that say what it decodes to. */
+export interface DecoderFiles {
+  manifest: GenretManifest;
+  /** config.json's `config`, as written (a trainer may add fields, e.g. `facets`: the slot count). */
+  config: DecoderConfig & { facets?: number };
+  vocab: CompactVocab;
+  /** Longest identifier in tokens (vocab.json). */
+  maxTokens: number;
+  /** papers.json: node index -> external id. */
+  paperIds: string[];
+  decoder: OnnxDecoder;
+}
+
+export interface DecoderLoadOptions {
+  threads?: number;
+  /** Another decoder.onnx than the directory's (output.f32 is read beside it). */
+  decoder?: string;
+  /** The caller's own checks of the architecture, run before the ONNX graph is loaded. */
+  checkConfig?: (config: DecoderFiles["config"]) => void;
+}
+
+/**
+ * The decoder part of a model directory (DECODER_FILES; the caller checks they exist and reads
+ * its own tries). Throws when the decoder's output size is not vocab.json's.
+ */
+export async function loadDecoderFiles(dir: string, options: DecoderLoadOptions = {}): Promise<DecoderFiles> {
+  const read = (name: string): unknown => JSON.parse(readFileSync(path.join(dir, name), "utf8"));
+  const { config } = read("config.json") as { config: DecoderFiles["config"] };
+  const { vocab, maxTokens } = readVocabFile(path.join(dir, "vocab.json"));
+  if (config.vocab !== vocab.size) throw new Error(`${dir}: the decoder has ${config.vocab} output tokens, vocab.json ${vocab.size}`);
+  options.checkConfig?.(config);
+  const manifest = read("genret.json") as GenretManifest;
+  const paperIds = (read("papers.json") as { externalIds: string[] }).externalIds;
+  const decoder = await OnnxDecoder.load(options.decoder ?? path.join(dir, "decoder.onnx"), config, { threads: options.threads });
+  return { manifest, config, vocab, maxTokens, paperIds, decoder };
 }
 
 export async function loadGenretModel(dir: string, options: { threads?: number; decoder?: string } = {}): Promise<GenretModel> {
   const missing = missingModelFiles(dir);
   if (missing.length > 0) throw new Error(`${dir} is not a complete generative-retriever model (missing ${missing.join(", ")})`);
-  const train = JSON.parse(readFileSync(path.join(dir, "config.json"), "utf8")) as { config: DecoderConfig };
+  // The tries first, so a broken one fails before the graph loads (vocab.json, small, is read twice).
   const identifiers = readIdentifierFiles(dir);
-  if (train.config.vocab !== identifiers.vocab.size) {
-    throw new Error(`${dir}: the decoder has ${train.config.vocab} output tokens, vocab.json ${identifiers.vocab.size}`);
-  }
-  const manifest = JSON.parse(readFileSync(path.join(dir, "genret.json"), "utf8")) as GenretManifest;
-  const paperIds = (JSON.parse(readFileSync(path.join(dir, "papers.json"), "utf8")) as { externalIds: string[] }).externalIds;
-  const decoder = await OnnxDecoder.load(options.decoder ?? path.join(dir, "decoder.onnx"), train.config, { threads: options.threads });
-  return { dir, manifest, config: train.config, identifiers, paperIds, decoder };
+  const { manifest, config, paperIds, decoder } = await loadDecoderFiles(dir, options);
+  return { dir, manifest, config, identifiers, paperIds, decoder };
 }
 
 export interface GenerativeQuery {
@@ -56,8 +97,25 @@ export interface GenerativeQuery {
   exclude?: number;
 }
 
-export interface GenerativeOptions {
-  beams?: number;
+/**
+ * How a facet's list is assembled from its items' beams. "concatenate" is the paper's (item 1's
+ * beams, then item 2's, …); "interleave" takes every item's first beam, then every second, …;
+ * "score" merges all items' beams by their score.
+ */
+export type ListOrder = "concatenate" | "interleave" | "score";
+
+export interface DecodingSettings {
+  /** Beams per item (the paper: 50). */
+  beams: number;
+  /** α in log p / length^α (1: the paper's mean per token; see BeamSearchOptions). */
+  lengthPenalty: number;
+  listOrder: ListOrder;
+}
+
+/** The paper's decoding (Appendix "Constrained-Decoding Algorithm" and "Inference"). */
+export const PAPER_DECODING: DecodingSettings = { beams: 50, lengthPenalty: 1, listOrder: "concatenate" };
+
+export interface GenerativeOptions extends Partial<DecodingSettings> {
   facets?: readonly Facet[];
   /**
    * Filled with the compact tokens of every decoded identifier, keyed `${facet}:${identifier}`
@@ -66,9 +124,19 @@ export interface GenerativeOptions {
   identifierTokens?: Map<string, readonly number[]>;
 }
 
-/** Candidates per facet, best first; `score` is the identifier's mean log-probability. */
+/** One facet's (item, hypothesis) pairs in list order. */
+function orderBeams(perItem: readonly { item: number; hyps: readonly Hypothesis[] }[], order: ListOrder): { item: number; hyp: Hypothesis }[] {
+  const flat = perItem.flatMap(({ item, hyps }) => hyps.map((hyp, rank) => ({ item, hyp, rank })));
+  // Array.prototype.sort is stable, so ties keep item (bullet) order.
+  if (order === "interleave") flat.sort((a, b) => a.rank - b.rank);
+  else if (order === "score") flat.sort((a, b) => b.hyp.score - a.hyp.score);
+  return flat;
+}
+
+/** Candidates per facet, best first; `score` is the identifier's normalised log-probability. */
 export async function generativeFacetLists(model: GenretModel, query: GenerativeQuery, options: GenerativeOptions = {}): Promise<FacetLists> {
   const facets = options.facets ?? FACETS;
+  const settings = { ...PAPER_DECODING, ...definedOnly(options) };
   const requests: (DecodeRequest & { facetName: Facet; item: number })[] = [];
   for (const f of facets) {
     (query.items[f] ?? []).forEach((vec, item) =>
@@ -78,13 +146,30 @@ export async function generativeFacetLists(model: GenretModel, query: Generative
   const lists: Partial<Record<Facet, Candidate[]>> = {};
   for (const f of facets) lists[f] = [];
   if (requests.length === 0) return lists;
-  const hyps = await constrainedBeamSearch(model.decoder.open(), requests, { beams: options.beams ?? 50, maxTokens: model.identifiers.maxTokens });
-  requests.forEach((r, i) => {
-    const list = lists[r.facetName] as Candidate[];
-    if (options.identifierTokens) for (const h of hyps[i]) options.identifierTokens.set(`${r.facetName}:${h.identifier}`, h.tokens);
-    for (const { paper, hypothesis } of expandToPapers(hyps[i], r.trie, query.exclude ?? -1)) {
-      list.push({ paper, score: hypothesis.score, queryItem: r.item, docId: hypothesis.identifier });
-    }
+  const hyps = await constrainedBeamSearch(model.decoder.open(), requests, {
+    beams: settings.beams,
+    maxTokens: model.identifiers.maxTokens,
+    lengthPenalty: settings.lengthPenalty,
   });
+  for (const f of facets) {
+    const perItem = requests.flatMap((r, i) => (r.facetName === f ? [{ item: r.item, hyps: hyps[i] }] : []));
+    const list = lists[f] as Candidate[];
+    const trie = model.identifiers.tries[f];
+    // A paper reached twice from one item keeps its first occurrence (as expandToPapers does).
+    const seen = new Map<number, Set<number>>();
+    for (const { item, hyp } of orderBeams(perItem, settings.listOrder)) {
+      if (options.identifierTokens) options.identifierTokens.set(`${f}:${hyp.identifier}`, hyp.tokens);
+      const itemSeen = seen.get(item) ?? seen.set(item, new Set()).get(item)!;
+      for (const { paper } of expandToPapers([hyp], trie, query.exclude ?? -1)) {
+        if (itemSeen.has(paper)) continue;
+        itemSeen.add(paper);
+        list.push({ paper, score: hyp.score, queryItem: item, docId: hyp.identifier });
+      }
+    }
+  }
   return lists;
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -65,25 +65,68 @@ export interface PackInput {
   variant: string;
 }
 
+/**
+ * Marks out[at + k] = 1 where the trie leaves the decoder a choice (more than one child, EOS
+ * counted where an identifier ends) along the EOS-terminated target row at `at`; false when
+ * the row leaves the trie.
+ */
+function markDecisions(out: Uint8Array, rows: Int32Array, at: number, maxLen: number, trie: PrefixTrie): boolean {
+  let node = 0;
+  for (let k = 0; k < maxLen; k++) {
+    const t = rows[at + k];
+    const options = trie.childCount(node) + (trie.isTerminal(node) ? 1 : 0);
+    out[at + k] = options > 1 ? 1 : 0;
+    if (t === EOS) break;
+    node = trie.step(node, t);
+    if (node < 0) return false;
+  }
+  return true;
+}
+
 /** 1 at each target position where the trie allows more than one token (EOS included). */
 export function decisionMask(rows: Int32Array, maxLen: number, offset: Record<Facet, number>, tries: Record<Facet, PrefixTrie>): Uint8Array {
   const out = new Uint8Array(rows.length);
   for (const f of FACETS) {
     const trie = tries[f];
     for (let i = 0; i < trie.identifierCount; i++) {
-      const at = (offset[f] + i) * maxLen;
-      let node = 0;
-      for (let k = 0; k < maxLen; k++) {
-        const t = rows[at + k];
-        const options = trie.childCount(node) + (trie.isTerminal(node) ? 1 : 0);
-        out[at + k] = options > 1 ? 1 : 0;
-        if (t === EOS) break;
-        node = trie.step(node, t);
-        if (node < 0) throw new Error(`decisionMask: identifier ${i} of ${f} is not in its trie`);
-      }
+      if (!markDecisions(out, rows, (offset[f] + i) * maxLen, maxLen, trie)) throw new Error(`decisionMask: identifier ${i} of ${f} is not in its trie`);
     }
   }
   return out;
+}
+
+/** decisionMask for target rows that each name their own trie (MINDER: one trie per view). */
+export function decisionMaskByRow(rows: Int32Array, maxLen: number, trieOfRow: (row: number) => PrefixTrie): Uint8Array {
+  const out = new Uint8Array(rows.length);
+  for (let row = 0; row * maxLen < rows.length; row++) {
+    if (!markDecisions(out, rows, row * maxLen, maxLen, trieOfRow(row))) throw new Error(`decisionMask: target row ${row} is not in its trie`);
+  }
+  return out;
+}
+
+/**
+ * queries.f32: every facet's item vectors, facet after facet; an item's row is
+ * queryOffset[f] + items[f].offsets[paper] + item (`row`).
+ */
+export interface PackedQueries {
+  dim: number;
+  numQueries: number;
+  queryOffset: Record<Facet, number>;
+  queries: Float32Array;
+  row(f: Facet, paper: number, item: number): number;
+}
+
+export function packQueries(items: Record<Facet, PackedFacetItems>): PackedQueries {
+  const dim = items[FACETS[0]].dim;
+  const queryOffset = {} as Record<Facet, number>;
+  let numQueries = 0;
+  for (const f of FACETS) {
+    queryOffset[f] = numQueries;
+    numQueries += items[f].offsets[items[f].offsets.length - 1];
+  }
+  const queries = new Float32Array(numQueries * dim);
+  for (const f of FACETS) queries.set(items[f].data, queryOffset[f] * dim);
+  return { dim, numQueries, queryOffset, queries, row: (f, paper, item) => queryOffset[f] + items[f].offsets[paper] + item };
 }
 
 /** Compact-token rows of every identifier of every facet, each EOS-terminated and PAD-filled. */
@@ -107,7 +150,8 @@ export function encodeTargets(index: DocIdIndex, vocab: CompactVocab): { rows: I
   return { rows, maxLen, offset };
 }
 
-function atomicWrite(file: string, data: Uint8Array | string): void {
+/** Writes through a temporary file and a rename, so a reader never sees a half-written file. */
+export function atomicWrite(file: string, data: Uint8Array | string): void {
   const tmp = `${file}.tmp-${process.pid}`;
   writeFileSync(tmp, data);
   renameSync(tmp, file);
@@ -115,28 +159,40 @@ function atomicWrite(file: string, data: Uint8Array | string): void {
 
 const bytes = (a: Int32Array | Float32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
+/** The arrays of a pack, as the files list at the top of this module lays them out. */
+export interface PackArrays {
+  queries: Float32Array;
+  targets: Int32Array;
+  examples: Int32Array;
+  weights: Float32Array;
+  decisions: Uint8Array;
+}
+
+/** A pack header whose decoder slots need not be the facets (MINDER's are its views). */
+export type AnyPackHeader = Omit<PackHeader, "facets" | "targetOffset"> & { facets: readonly string[]; targetOffset: Record<string, number> };
+
+/** Writes a pack's files into `dir`, pack.json last: its presence marks a complete pack. */
+export function writePackFiles<H extends AnyPackHeader>(dir: string, header: H, arrays: PackArrays): H {
+  mkdirSync(dir, { recursive: true });
+  atomicWrite(path.join(dir, "queries.f32"), bytes(arrays.queries));
+  atomicWrite(path.join(dir, "targets.i32"), bytes(arrays.targets));
+  atomicWrite(path.join(dir, "examples.i32"), bytes(arrays.examples));
+  atomicWrite(path.join(dir, "weights.f32"), bytes(arrays.weights));
+  atomicWrite(path.join(dir, "decisions.u8"), arrays.decisions);
+  atomicWrite(path.join(dir, "pack.json"), JSON.stringify(header, null, 1));
+  return header;
+}
+
 export function writeTrainingPack(dir: string, input: PackInput): PackHeader {
   const { index, vocab, items, examples } = input;
-  mkdirSync(dir, { recursive: true });
-  const dim = items[FACETS[0]].dim;
-
-  const queryOffset = {} as Record<Facet, number>;
-  let numQueries = 0;
-  for (const f of FACETS) {
-    queryOffset[f] = numQueries;
-    numQueries += items[f].offsets[items[f].offsets.length - 1];
-  }
-  const queries = new Float32Array(numQueries * dim);
-  for (const f of FACETS) queries.set(items[f].data, queryOffset[f] * dim);
-
+  const q = packQueries(items);
   const targets = encodeTargets(index, vocab);
   const rows = new Int32Array(examples.length * 4);
   let hasNegatives = false;
   for (let r = 0; r < examples.length; r++) {
     const f = FACETS[examples.facet[r]];
-    const q = queryOffset[f] + items[f].offsets[examples.sourcePaper[r]] + examples.sourceItem[r];
     rows[4 * r] = examples.facet[r];
-    rows[4 * r + 1] = q;
+    rows[4 * r + 1] = q.row(f, examples.sourcePaper[r], examples.sourceItem[r]);
     rows[4 * r + 2] = targets.offset[f] + examples.targetIdentifier[r];
     const neg = examples.negative[r];
     rows[4 * r + 3] = neg >= 0 ? targets.offset[f] + neg : -1;
@@ -147,14 +203,14 @@ export function writeTrainingPack(dir: string, input: PackInput): PackHeader {
   const header: PackHeader = {
     format: "graft-genret-pack",
     version: PACK_VERSION,
-    dim,
+    dim: q.dim,
     maxLen: targets.maxLen,
     vocabSize: vocab.size,
     facets: [...FACETS],
-    numQueries,
+    numQueries: q.numQueries,
     numTargets: targets.rows.length / targets.maxLen,
     numExamples: examples.length,
-    queryOffset,
+    queryOffset: q.queryOffset,
     targetOffset: targets.offset,
     embedder: input.embedder,
     variant: input.variant,
@@ -162,12 +218,11 @@ export function writeTrainingPack(dir: string, input: PackInput): PackHeader {
     hasNegatives,
     hasWeights,
   };
-  atomicWrite(path.join(dir, "queries.f32"), bytes(queries));
-  atomicWrite(path.join(dir, "targets.i32"), bytes(targets.rows));
-  atomicWrite(path.join(dir, "examples.i32"), bytes(rows));
-  atomicWrite(path.join(dir, "weights.f32"), bytes(examples.weight));
-  atomicWrite(path.join(dir, "decisions.u8"), decisionMask(targets.rows, targets.maxLen, targets.offset, input.tries));
-  // The header last: its presence marks a complete pack.
-  atomicWrite(path.join(dir, "pack.json"), JSON.stringify(header, null, 1));
-  return header;
+  return writePackFiles(dir, header, {
+    queries: q.queries,
+    targets: targets.rows,
+    examples: rows,
+    weights: examples.weight,
+    decisions: decisionMask(targets.rows, targets.maxLen, targets.offset, input.tries),
+  });
 }

@@ -8,6 +8,7 @@
  * Compact id 0 is PAD (also the "no token yet" input), 1 is EOS, then the Llama-3 ids in
  * ascending order.
  */
+import { readFileSync } from "node:fs";
 import { FACETS } from "@/lib/corpus/types";
 import type { DocIdIndex } from "./docid";
 
@@ -24,7 +25,12 @@ export interface CompactVocab {
 export function buildCompactVocab(index: DocIdIndex): CompactVocab {
   const seen = new Set<number>();
   for (const f of FACETS) for (const ids of index.facets[f].identifiers) for (const t of ids) seen.add(t);
-  const sorted = [...seen].sort((a, b) => a - b);
+  return buildCompactVocabFromTokens(seen);
+}
+
+/** The compact vocabulary over any Llama-3 ids (duplicates allowed): PAD, EOS, then the distinct ids ascending. */
+export function buildCompactVocabFromTokens(tokens: Iterable<number>): CompactVocab {
+  const sorted = [...new Set(tokens)].sort((a, b) => a - b);
   const llamaIds = new Int32Array(sorted.length + FIRST_TOKEN);
   llamaIds[PAD] = -1;
   llamaIds[EOS] = -1;
@@ -42,4 +48,14 @@ export function compactIndex(vocab: CompactVocab): Map<number, number> {
 export function vocabFromJson(llamaIds: readonly number[]): CompactVocab {
   if (llamaIds[PAD] !== -1 || llamaIds[EOS] !== -1) throw new Error("vocab: entries 0 and 1 must be PAD and EOS (-1)");
   return { llamaIds: Int32Array.from(llamaIds), size: llamaIds.length };
+}
+
+/** vocab.json of a model directory: the compact vocabulary and the longest identifier in tokens. */
+export function vocabFileJson(vocab: CompactVocab, maxTokens: number): string {
+  return JSON.stringify({ llamaIds: Array.from(vocab.llamaIds), maxTokens });
+}
+
+export function readVocabFile(file: string): { vocab: CompactVocab; maxTokens: number } {
+  const v = JSON.parse(readFileSync(file, "utf8")) as { llamaIds: number[]; maxTokens: number };
+  return { vocab: vocabFromJson(v.llamaIds), maxTokens: v.maxTokens };
 }

@@ -3,7 +3,8 @@
  * for each decoder given, R@20/R@50 with plain RRF and graph-RRF over in-corpus queries of a
  * split, against the dense-graph teacher on the same queries.
  *
- *   npx tsx scripts/eval/genret-curve.ts --ids DIR --run RUN_DIR [--split dev] [--queries 200] [--beams 50] [--out curve.json]
+ *   npx tsx scripts/eval/genret-curve.ts --ids DIR --run RUN_DIR [--split dev] [--queries 200] [--beams 50]
+ *     [--length-penalty 1] [--list-order concatenate|interleave|score] [--out curve.json]
  *
  * DIR holds vocab.json and trie-*.bin (scripts/train/genret-pack.ts); RUN_DIR is the trainer's
  * --out (config.json, decoder.onnx, snapshots/<examples>/decoder.onnx).
@@ -18,8 +19,9 @@ import { recallAtK } from "@/lib/eval/metrics";
 import { learningCurveSvg } from "@/lib/eval/svg";
 import { csrWeightOf, graphRrf, rrf } from "@/lib/fusion";
 import { loadGenretCorpusFiles, newestGraphBuildDir } from "@/lib/genret/corpus-files";
-import { generativeFacetLists, loadGenretModel } from "@/lib/genret/model";
+import { generativeFacetLists, loadGenretModel, PAPER_DECODING } from "@/lib/genret/model";
 import { mulberry32 } from "@/lib/random";
+import { z } from "zod";
 
 const { values } = parseArgs({
   options: {
@@ -27,7 +29,9 @@ const { values } = parseArgs({
     run: { type: "string" },
     split: { type: "string", default: "dev" },
     queries: { type: "string", default: "200" },
-    beams: { type: "string", default: "50" },
+    beams: { type: "string", default: String(PAPER_DECODING.beams) },
+    "length-penalty": { type: "string", default: String(PAPER_DECODING.lengthPenalty) },
+    "list-order": { type: "string", default: PAPER_DECODING.listOrder },
     out: { type: "string" },
     build: { type: "string" },
     only: { type: "string" },
@@ -35,6 +39,9 @@ const { values } = parseArgs({
   },
 });
 if (!values.ids || !values.run) throw new Error("--ids DIR and --run RUN_DIR are required");
+const decoding = z
+  .object({ beams: z.coerce.number().int().min(1), lengthPenalty: z.coerce.number().min(0), listOrder: z.enum(["concatenate", "interleave", "score"]) })
+  .parse({ beams: values.beams, lengthPenalty: values["length-penalty"], listOrder: values["list-order"] });
 const buildDir = values.build ?? newestGraphBuildDir("acl-citegraph");
 const { corpus, data } = await loadGenretCorpusFiles(path.join(sharedDataDir(), "acl-citegraph"), buildDir);
 const gold = neighbourGold(corpus.graph);
@@ -54,6 +61,15 @@ if (existsSync(path.join(values.run, "decoder.onnx"))) {
   const t = existsSync(path.join(values.run, "train.json")) ? (JSON.parse(readFileSync(path.join(values.run, "train.json"), "utf8")) as { seen: number }) : { seen: NaN };
   decoders.push({ label: "final", file: path.join(values.run, "decoder.onnx"), seen: t.seen });
 }
+// Training wall time at each snapshot, from the trainer's metrics.jsonl (progress records).
+const metricsFile = path.join(values.run, "metrics.jsonl");
+const progress = existsSync(metricsFile)
+  ? readFileSync(metricsFile, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { seen: number; elapsed: number })
+  : [];
+const trainSecondsAt = (seen: number): number | null => progress.find((r) => r.seen >= seen)?.elapsed ?? progress.at(-1)?.elapsed ?? null;
 const selected = values.only ? decoders.filter((d) => values.only?.split(",").includes(d.label)) : decoders;
 const modelDir = path.join("/tmp", `genret-curve-${process.pid}`);
 mkdirSync(modelDir, { recursive: true });
@@ -77,7 +93,7 @@ for (const d of selected) {
   const t0 = performance.now();
   for (const q of queries) {
     const items = paperItems(data.items, q) as Partial<Record<Facet, Float32Array[]>>;
-    const lists = await generativeFacetLists(model, { items, exclude: q }, { beams: Number(values.beams) });
+    const lists = await generativeFacetLists(model, { items, exclude: q }, decoding);
     runsRrf.push({ retrieved: rrf(lists, { exclude: q }).map((r) => r.paper), gold: gold[q] });
     runsGraph.push({ retrieved: graphRrf(lists, { query: q, weightOf }).map((r) => r.paper), gold: gold[q] });
   }
@@ -86,6 +102,7 @@ for (const d of selected) {
   const row = {
     label: d.label,
     seen: d.seen,
+    trainSeconds: Number.isFinite(d.seen) ? trainSecondsAt(d.seen) : null,
     "rrf R@20": recallAtK(runsRrf, 20),
     "rrf R@50": recallAtK(runsRrf, 50),
     "graph-rrf R@20": recallAtK(runsGraph, 20),
@@ -95,7 +112,7 @@ for (const d of selected) {
   rows.push(row);
   console.log(JSON.stringify(row));
 }
-if (values.out) writeFileSync(values.out, JSON.stringify({ split: values.split, queries: queries.length, buildDir, rows }, null, 1));
+if (values.out) writeFileSync(values.out, JSON.stringify({ split: values.split, queries: queries.length, decoding, buildDir, rows }, null, 1));
 if (values.svg) {
   const points = rows.slice(1).filter((r) => Number.isFinite(r.seen as number)) as Record<string, number>[];
   const series = (key: string, label: string) => ({ label, points: points.map((r) => [r.seen, r[key]] as const) });
