@@ -31,7 +31,11 @@ export interface Identifiers {
 }
 
 export function buildIdentifiers(corpus: Pick<GenretCorpus, "ids" | "facets">): Identifiers {
-  const index = buildDocIdIndex(corpus.ids.map((externalId, i) => ({ externalId, facets: corpus.facets[i] })));
+  return identifiersFromIndex(buildDocIdIndex(corpus.ids.map((externalId, i) => ({ externalId, facets: corpus.facets[i] }))));
+}
+
+/** Vocabulary and tries of any DocID index (the bullet DocIDs or a baseline scheme's, lib/genret/docid-schemes.ts). */
+export function identifiersFromIndex(index: DocIdIndex): Identifiers {
   const vocab = buildCompactVocab(index);
   const map = compactIndex(vocab);
   const tries = {} as Record<Facet, PrefixTrie>;
