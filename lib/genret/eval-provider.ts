@@ -3,25 +3,31 @@
  * decodes the harness's queries with one trained model per variant, found as complete model
  * directories under <dataRoot>/<corpus>/genret-models/<variant>/ (or GRAFT_GENRET_MODELS/<variant>/),
  * e.g. the builds of `graft build --stage genret --variant <v>` copied or linked there. The
- * harness does all fusion itself; this only produces the per-facet candidate lists.
+ * harness does all fusion itself; this only produces the per-facet candidate lists, or for
+ * "minder" the per-view lists (a MINDER model directory: lib/genret/minder.ts, written by
+ * scripts/train/minder-pack.ts plus the trainer's decoder).
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { GenerativeProvider, GenerativeProviderContext, GenerativeResult, GenerativeVariant } from "@/lib/eval/generative";
 import type { Candidate, FacetLists } from "@/lib/fusion/types";
+import { loadMinderModel, minderViewLists, missingMinderModelFiles, type MinderModel } from "./minder";
 import { generativeFacetLists, loadGenretModel, missingModelFiles, type GenretModel } from "./model";
+
+/** MINDER's model directory holds view tries instead of facet tries. */
+const isMinder = (variant: GenerativeVariant): boolean => variant === "minder";
 
 export async function createGenerativeProvider(context: GenerativeProviderContext): Promise<GenerativeProvider> {
   const root = process.env.GRAFT_GENRET_MODELS ?? path.join(context.dataRoot, path.basename(path.resolve(context.corpusDir)), "genret-models");
   const dirOf = (variant: string): string => path.join(root, variant);
   const beams = Number(process.env.GRAFT_BEAMS ?? 50);
-  const loaded = new Map<string, Promise<GenretModel>>();
+  const loaded = new Map<string, Promise<GenretModel | MinderModel>>();
 
   return {
     unavailable(variant: GenerativeVariant): string | null {
       const dir = dirOf(variant);
       if (!existsSync(dir)) return `no trained model for "${variant}" under ${root}`;
-      const missing = missingModelFiles(dir);
+      const missing = isMinder(variant) ? missingMinderModelFiles(dir) : missingModelFiles(dir);
       return missing.length > 0 ? `${dir} is incomplete (missing ${missing.join(", ")})` : null;
     },
     describe(variant: GenerativeVariant): Record<string, unknown> {
@@ -32,7 +38,7 @@ export async function createGenerativeProvider(context: GenerativeProviderContex
     async run(variant, queries, options): Promise<GenerativeResult[]> {
       let p = loaded.get(variant);
       if (!p) {
-        p = loadGenretModel(dirOf(variant), { threads: 2 });
+        p = isMinder(variant) ? loadMinderModel(dirOf(variant), { threads: 2 }) : loadGenretModel(dirOf(variant), { threads: 2 });
         loaded.set(variant, p);
       }
       const model = await p;
@@ -43,15 +49,20 @@ export async function createGenerativeProvider(context: GenerativeProviderContex
       const index = new Map(options.corpusIds.map((id, i) => [id, i]));
       const toCorpus = Int32Array.from(model.paperIds, (id) => index.get(id) ?? -1);
       const fromCorpus = new Map(model.paperIds.map((id, i) => [index.get(id), i]));
+      const mapList = (list: readonly Candidate[]): Candidate[] => list.flatMap((c) => (toCorpus[c.paper] >= 0 ? [{ ...c, paper: toCorpus[c.paper] }] : []));
       const out: GenerativeResult[] = [];
       for (const [n, q] of queries.entries()) {
         const exclude = q.corpusIndex === null ? undefined : fromCorpus.get(q.corpusIndex);
-        const lists = await generativeFacetLists(model, { items: q.items, exclude }, { beams });
-        const mapped: FacetLists = {};
-        for (const [facet, list] of Object.entries(lists) as [keyof FacetLists, Candidate[]][]) {
-          mapped[facet] = list.flatMap((c) => (toCorpus[c.paper] >= 0 ? [{ ...c, paper: toCorpus[c.paper] }] : []));
+        if ("tries" in model) {
+          // MINDER: every item of every facet, untyped, once per view.
+          const views = await minderViewLists(model, { items: q.items, exclude }, { beams });
+          out.push({ views: Object.fromEntries(Object.entries(views).map(([view, list]) => [view, mapList(list)])) });
+        } else {
+          const lists = await generativeFacetLists(model, { items: q.items, exclude }, { beams });
+          const mapped: FacetLists = {};
+          for (const [facet, list] of Object.entries(lists) as [keyof FacetLists, Candidate[]][]) mapped[facet] = mapList(list);
+          out.push({ lists: mapped });
         }
-        out.push({ lists: mapped });
         options.onProgress?.(n + 1, queries.length);
       }
       context.log(`generative ${variant}: decoded ${queries.length} queries`);
