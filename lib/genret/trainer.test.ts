@@ -16,6 +16,7 @@ import type { DistillationExamples } from "./distill";
 import { generativeFacetLists, loadGenretModel } from "./model";
 import { writeTrainingPack } from "./pack";
 import { buildIdentifiers, identifierFiles } from "./prepare";
+import { identifierTokenPrior } from "./token-prior";
 
 const PYTHON = process.env.GRAFT_PYTHON ?? "/usr/bin/python3";
 const DIM = 16;
@@ -96,6 +97,24 @@ describe("trainer (PyTorch) → ONNX → constrained decoding", () => {
     assert.ok(lastLoss < firstLoss / 4, `loss fell from ${firstLoss} to ${lastLoss}`);
     const train = JSON.parse(readFileSync(path.join(dir, "run", "train.json"), "utf8")) as { export: { checked: boolean } };
     assert.equal(train.export.checked, true);
+  });
+
+  it("starts from a token prior when given one, and rejects one of the wrong size", async () => {
+    const ids = buildIdentifiers({ ids: facets.map((_, i) => `p${i}`), facets });
+    const prior = identifierTokenPrior(ids, (f, p) => (f === "problems" ? vectors[p] : undefined), DIM);
+    const withPrior = new Set<number>();
+    for (let c = 0; c < ids.vocab.size; c++) if (prior.subarray(c * DIM, (c + 1) * DIM).some((x) => x !== 0)) withPrior.add(c);
+    writeFileSync(path.join(dir, "prior.f32"), new Uint8Array(prior.buffer));
+    const events: Record<string, unknown>[] = [];
+    const run = ["--out", path.join(dir, "run-prior"), "--init-tokens", path.join(dir, "prior.f32"), "--epochs", "1", "--no-export"];
+    const done = await runTrainer(PYTHON, [...args([]), ...run], (e) => events.push(e));
+    assert.equal(done.steps, 1);
+    // Exactly the tokens of embedded identifiers (the problems DocIDs) start from the prior.
+    assert.equal((events.find((e) => e.event === "start") as { tokenPrior: number }).tokenPrior, withPrior.size);
+    assert.ok(withPrior.size > 0 && withPrior.size < ids.vocab.size);
+
+    writeFileSync(path.join(dir, "short.f32"), new Uint8Array(prior.buffer.slice(0, prior.byteLength - 4)));
+    await assert.rejects(runTrainer(PYTHON, [...args([]), "--out", path.join(dir, "run-short"), "--init-tokens", path.join(dir, "short.f32"), "--epochs", "1"], () => {}), /expected .* x 16/);
   });
 
   it("decodes the learnt mapping on onnxruntime, only ever emitting identifiers of the trie", async () => {

@@ -76,6 +76,32 @@ class DocIdDecoder(nn.Module):
         nn.init.normal_(self.pos.weight, std=0.02)
         nn.init.normal_(self.facet.weight, std=0.02)
 
+    @torch.no_grad()
+    def init_token_prior(self, prior):
+        """Token embeddings and the query projection from one shared basis (lib/genret/token-prior.ts).
+
+        prior: [vocab, dim_in] tensor, one L2-normalised sentence-embedding vector per token (zero
+        rows: no prior). The top-d principal directions of the prior rows map both a token's prior
+        and a query item into d dimensions, so the tied output layer starts out scoring tokens by
+        their identifiers' similarity to the query. Scaled to the usual 0.02 init std.
+        Returns the number of tokens initialised from the prior.
+        """
+        d = self.config["d"]
+        rows = prior.norm(dim=1) > 0
+        mu = prior[rows].mean(0)
+        _, _, basis = torch.pca_lowrank(prior[rows] - mu, q=min(d, int(rows.sum()), prior.shape[1]), center=False)  # [dim_in, q]
+        z = (prior[rows] - mu) @ basis
+        scale = 0.02 / float(z.std())
+        q = basis.shape[1]
+        self.tok.weight[rows, :q] = z * scale
+        if q < d:
+            self.tok.weight[rows, q:] = 0
+        self.proj.weight.zero_()
+        self.proj.weight[:q] = basis.T * scale
+        self.proj.bias.zero_()
+        self.proj.bias[:q] = -(mu @ basis) * scale
+        return int(rows.sum())
+
     def prefix(self, query, facet):
         return self.proj(query) + self.facet(facet)
 

@@ -73,6 +73,7 @@ def parse_args(argv=None):
     p.add_argument("--progress-every", type=float, default=10, help="seconds")
     p.add_argument("--device", default="auto", help="auto | cpu | cuda")
     p.add_argument("--threads", type=int, default=1, help="torch intra-op threads on the CPU")
+    p.add_argument("--init-tokens", help="token prior (float32 [vocab, dim], lib/genret/token-prior.ts) to initialise token embeddings and the query projection from")
     p.add_argument("--no-export", action="store_true")
     return p.parse_args(argv)
 
@@ -109,6 +110,13 @@ def main(argv=None):
     no_decay = [p for name, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=args.lr)
 
+    token_prior = 0
+    if args.init_tokens:
+        prior = np.fromfile(args.init_tokens, dtype="<f4")
+        if prior.size != header["vocabSize"] * header["dim"]:
+            raise SystemExit(f"{args.init_tokens}: {prior.size} floats, expected {header['vocabSize']} x {header['dim']} (vocabulary x query dimension)")
+        token_prior = model.init_token_prior(torch.from_numpy(prior.reshape(header["vocabSize"], header["dim"])).to(device))
+
     steps_per_epoch = math.ceil(n / args.batch)
     state = {"step": 0, "seen": 0, "epoch": 0, "pos": 0, "total_steps": None, "train_seconds": 0.0, "next_snapshot": args.snapshot_every}
     ckpt_path = os.path.join(args.out, "checkpoint.pt")
@@ -129,7 +137,7 @@ def main(argv=None):
     with open(os.path.join(args.out, "config.json"), "w") as f:
         json.dump({"config": model.config, "pack": args.pack}, f, indent=1)
     emit("start", params=model.parameter_count(), examples=n, device=str(device), resumed=resumed, config=model.config,
-         seen=state["seen"], epochs=args.epochs, timeBudget=args.time_budget)
+         seen=state["seen"], epochs=args.epochs, timeBudget=args.time_budget, tokenPrior=0 if resumed else token_prior)
 
     # Length of each example's loss span, for bucketing: batches of similar length waste no
     # compute on padding. Chunks of 64 batches are sorted by length, then the batch order is
