@@ -33,6 +33,7 @@ export const GENERATIVE_VARIANTS = {
   "hard-neg-50": { label: "Hard negatives, top-50", recipe: "uniform + unlikelihood term, negatives from the top-50 pool" },
   "hard-neg-100": { label: "Hard negatives, top-100", recipe: "uniform + unlikelihood term, negatives from the top-100 pool" },
   minder: { label: "MINDER", recipe: "title, substring and pseudo-query identifiers (untyped views), LM-score fusion" },
+  shipped: { label: "Graft, shipped model", recipe: "the demo corpus's pretrained model: uniform sampling, d = 256 × 4 layers, trained for hours (lib/genret/pretrained)" },
 } as const;
 export type GenerativeVariant = keyof typeof GENERATIVE_VARIANTS;
 export const GENERATIVE_VARIANT_IDS = Object.keys(GENERATIVE_VARIANTS) as GenerativeVariant[];

@@ -310,6 +310,8 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         rows.push(await generativeRow("+oversample", "graft-oversample", GENERATIVE_VARIANTS["+oversample"].label, { paper: PAPER_MAIN["graft-oversample"] }));
         rows.push(await generativeRow("+floor", "graft-floor", GENERATIVE_VARIANTS["+floor"].label, { paper: PAPER_MAIN["graft-floor"] }));
         rows.push(await generativeRow("+fallback", "graft", GENERATIVE_VARIANTS["+fallback"].label, { paper: PAPER_MAIN.graft }));
+        // The ladder above is trained at one reduced, equal budget; this is the model users get.
+        rows.push(await generativeRow("shipped", "graft-shipped", `${GENERATIVE_VARIANTS.shipped.label} (graph-RRF)`));
         tables.main = rows;
       });
     }
@@ -469,16 +471,34 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         const denseCorr = ooc.map((i, pos) => corroboration.fuse(denseItemsOoc[pos], { query: oocSelf(i) >= 0 ? oocSelf(i) : undefined }));
         await add("dense-items-corroboration", "Dense item lists + corroboration RRF (no model)", (_i, pos) => papersOf(denseCorr[pos]));
 
-        const gen = await decode(GRAFT_VARIANT, "ooc");
-        let genCorr: FusedResult[][] | null = null;
-        if (Array.isArray(gen) && gen.every((r) => r.lists)) {
-          genCorr = ooc.map((i, pos) => corroboration.fuse(gen[pos].lists as FacetLists, { query: oocSelf(i) >= 0 ? oocSelf(i) : undefined }));
-          const g = genCorr;
-          await add("graft", "Graft (corroboration RRF)", (_i, pos) => papersOf(g[pos]), PAPER_OOC.graft);
-        } else {
-          const reason = Array.isArray(gen) ? "the provider returned views, not facet lists" : gen.reason;
-          rows.push(notRunRow("graft", "Graft (corroboration RRF)", reason, { paper: PAPER_OOC.graft }));
-        }
+        // Graph-RRF for an unseen query: w_f(q, d) from its ephemeral edges (top-K by s_f, weighted
+        // α·s as lib/graph/ephemeral.ts inserts it), the weighting the query pipeline gives the
+        // dense-graph lists of an unseen paper.
+        const ephemeralWeights = nearest.map((per) => {
+          const byFacet = new Map<Facet, Map<number, number>>();
+          for (const [f, l] of Object.entries(per) as [Facet, { targets: Int32Array; scores: Float32Array }][]) {
+            byFacet.set(f, new Map(Array.from(l.targets.subarray(0, EVAL_K), (t, j) => [t, mainAlpha * l.scores[j]])));
+          }
+          return byFacet;
+        });
+        const ephemeralGraphRrf = (lists: FacetLists, pos: number): FusedResult[] =>
+          createFusion("graph-rrf", { weightOf: (f, _q, d) => ephemeralWeights[pos].get(f)?.get(d) ?? 0 }).fuse(lists, { query: -1 });
+        /** Out-of-corpus rows of one generative model: corroboration RRF (the paper's) and ephemeral graph-RRF. */
+        const oocGenerative = async (variant: GenerativeVariant, method: string, label: string, paper?: RecallRow["paper"]): Promise<FusedResult[][] | null> => {
+          const gen = await decode(variant, "ooc");
+          if (!Array.isArray(gen) || !gen.every((r) => r.lists)) {
+            const reason = Array.isArray(gen) ? "the provider returned views, not facet lists" : gen.reason;
+            rows.push(notRunRow(method, `${label} (corroboration RRF)`, reason, { paper }));
+            rows.push(notRunRow(`${method}-ephemeral`, `${label} (graph-RRF over ephemeral edges)`, reason));
+            return null;
+          }
+          const corr = ooc.map((i, pos) => corroboration.fuse(gen[pos].lists as FacetLists, { query: oocSelf(i) >= 0 ? oocSelf(i) : undefined }));
+          await add(method, `${label} (corroboration RRF)`, (_i, pos) => papersOf(corr[pos]), paper);
+          await add(`${method}-ephemeral`, `${label} (graph-RRF over ephemeral edges)`, (_i, pos) => papersOf(ephemeralGraphRrf(gen[pos].lists as FacetLists, pos)));
+          return corr;
+        };
+        const genCorr = await oocGenerative(GRAFT_VARIANT, "graft", "Graft", PAPER_OOC.graft);
+        await oocGenerative("shipped", "graft-shipped", GENERATIVE_VARIANTS.shipped.label);
         tables.ooc = rows;
 
         // ── non-obvious retrievals ──
@@ -506,7 +526,7 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
           return { id, label, setting: "out-of-corpus", lists, fusion: "corroboration", status: "ok", precision: a.precision, subsetShare: a.subsetShare, pairs: a.pairs, perFacet: Object.fromEntries(FACETS.map((f) => [f, a.perFacet[f].precision])) };
         };
         attributionRows.push(oocAttribution("corroboration:dense-items", "corroboration RRF over dense item lists", "dense-items", denseCorr));
-        attributionRows.push(oocAttribution(`corroboration:generative:${GRAFT_VARIANT}`, `corroboration RRF over generative ${GRAFT_VARIANT}`, `generative:${GRAFT_VARIANT}`, genCorr, Array.isArray(gen) ? "the provider returned views" : gen.reason));
+        attributionRows.push(oocAttribution(`corroboration:generative:${GRAFT_VARIANT}`, `corroboration RRF over generative ${GRAFT_VARIANT}`, `generative:${GRAFT_VARIANT}`, genCorr, rows.find((r) => r.method === "graft")?.reason));
       });
     }
 
