@@ -184,7 +184,8 @@ def main(argv=None):
     steps_this_run, run_t0, run_step0 = 0, time.time(), state["step"]
     while True:
         total = state["total_steps"]
-        if total is not None and state["step"] >= total:
+        # The epoch (or --max-steps) limit holds even before a time budget's schedule is fitted.
+        if (total is not None and state["step"] >= total) or state["step"] >= max_steps:
             break
         if args.time_budget and state["train_seconds"] >= args.time_budget:
             break
@@ -248,7 +249,7 @@ def main(argv=None):
         if state["total_steps"] is None and args.time_budget and steps_this_run == 31:
             rate = (state["step"] - run_step0) / max(1e-6, now - run_t0)
             left = max(0.0, args.time_budget - state["train_seconds"])
-            state["total_steps"] = max(state["step"] + 1, min(max_steps, state["step"] + int(rate * left)))
+            state["total_steps"] = min(max_steps, max(state["step"] + 1, state["step"] + int(rate * left)))
         if now - last_progress >= args.progress_every:
             eps = window_examples / (now - window_t)
             total_steps = state["total_steps"] or max_steps

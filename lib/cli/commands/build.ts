@@ -32,6 +32,7 @@ const buildOptions = z.object({
   ff: z.coerce.number().int().min(16).max(16384).default(DEFAULT_TRAINER.ff),
   batch: z.coerce.number().int().min(1).max(65536).default(DEFAULT_TRAINER.batch),
   lr: z.coerce.number().positive().max(1).default(DEFAULT_TRAINER.lr),
+  tokenPrior: z.boolean().default(DEFAULT_TRAINER.tokenPrior),
   device: z.enum(["auto", "cpu", "cuda"]).default("auto"),
   pretrained: z.union([z.boolean(), z.string().min(1)]).optional(),
   ifMissing: z.boolean().default(false),
@@ -87,6 +88,7 @@ export function registerBuild(program: Command): void {
     .option("--ff <n>", "feed-forward width", String(DEFAULT_TRAINER.ff))
     .option("--batch <n>", "examples per step", String(DEFAULT_TRAINER.batch))
     .option("--lr <x>", "peak learning rate", String(DEFAULT_TRAINER.lr))
+    .option("--no-token-prior", "start token embeddings from noise instead of the identifiers' embeddings")
     .option("--device <d>", "auto (CUDA when present) | cpu | cuda", "auto")
     .option("--if-missing", "skip a stage whose complete build already exists (set-up scripts)")
     .option("--pretrained [dir]", "genret: install a trained model instead of training (default: the one shipped for the demo corpus)")
@@ -131,6 +133,7 @@ export function registerBuild(program: Command): void {
             ff: opts.ff,
             batch: opts.batch,
             lr: opts.lr,
+            tokenPrior: opts.tokenPrior,
             device: opts.device === "auto" ? undefined : opts.device,
           },
           onProgress: (phase, d, t, detail) => bar.update(d, t, detail ? `${phase} ${detail}` : phase),

@@ -16,6 +16,7 @@ export const genretStageParams = z
     epochs: z.number().positive().max(10_000).optional(),
     dModel: z.number().int().min(16).max(4096).optional(),
     layers: z.number().int().min(1).max(48).optional(),
+    tokenPrior: z.boolean().optional(),
     device: z.enum(["cpu", "cuda"]).optional(),
   })
   .strict();
@@ -31,7 +32,7 @@ registerStage<GenretStageParams>(
       corpus: params.corpus,
       variant: params.variant,
       seed: params.seed,
-      trainer: { timeBudget: params.trainMinutes * 60, epochs: params.epochs, dModel: params.dModel, layers: params.layers, device: params.device },
+      trainer: { timeBudget: params.trainMinutes * 60, epochs: params.epochs, dModel: params.dModel, layers: params.layers, tokenPrior: params.tokenPrior, device: params.device },
       onProgress: (phase, done, total, detail) => {
         const [a, b] = SPANS[phase];
         progress(done, total, `${phase}${detail ? ` ${detail}` : ""}`, a + (b - a) * (total ? done / total : 1));
