@@ -28,11 +28,12 @@
  *   score, exhaustive Cartesian pairing, hard negatives for an unlikelihood term with a
  *   top-50 / top-100 negative pool.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { FACETS, type Facet, type Split } from "@/lib/corpus/types";
 import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
 import { mulberry32 } from "@/lib/random";
+import { atomicWrite } from "./pack";
 
 /** Replication ceiling C ("Edge-weighted oversampling with replication ceiling C=5"). */
 export const REPLICATION_CEILING = 5;
@@ -594,9 +595,7 @@ export function decodeDistillationExamples(bytes: Uint8Array): DistillationExamp
 /** Writes through a temporary file and a rename, so a reader never sees a half-written file. */
 export function writeDistillationExamples(file: string, examples: DistillationExamples): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, encodeDistillationExamples(examples));
-  renameSync(tmp, file);
+  atomicWrite(file, encodeDistillationExamples(examples));
 }
 
 export function readDistillationExamples(file: string): DistillationExamples {

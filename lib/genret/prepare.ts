@@ -4,7 +4,6 @@
  * identifier as postings) → coverage-aware distillation → training pack. `graft build`
  * (lib/genret/build.ts), the benchmarks and the eval harness all go through here.
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus/types";
 import type { PaperGraph } from "@/lib/graph/csr";
@@ -12,7 +11,7 @@ import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { DISTILL_VARIANTS, distill, distillationStatistics, trainMask, type DistillationExamples, type DistillOptions, type DistillVariant } from "./distill";
 import { buildDocIdIndex, docIdStatistics, type DocIdIndex } from "./docid";
 import { buildTrie, readTrieFile, serializeTrie, trieStatistics, type PrefixTrie } from "./trie";
-import { buildCompactVocab, compactIndex, vocabFromJson, type CompactVocab } from "./vocab";
+import { buildCompactVocab, compactIndex, readVocabFile, vocabFileJson, type CompactVocab } from "./vocab";
 
 export interface GenretCorpus {
   /** External ids in node order (the graph's order). */
@@ -76,7 +75,7 @@ export { distillationStatistics };
 /** The files a model directory needs besides the decoder: vocabulary and the four tries. */
 export function identifierFiles(ids: Identifiers): { name: string; data: string | Uint8Array }[] {
   return [
-    { name: "vocab.json", data: JSON.stringify({ llamaIds: Array.from(ids.vocab.llamaIds), maxTokens: ids.index.maxTokens }) },
+    { name: "vocab.json", data: vocabFileJson(ids.vocab, ids.index.maxTokens) },
     ...FACETS.map((f) => ({ name: `trie-${f}.bin`, data: serializeTrie(ids.tries[f]) })),
   ];
 }
@@ -88,10 +87,9 @@ export interface LoadedIdentifiers {
 }
 
 export function readIdentifierFiles(dir: string): LoadedIdentifiers {
-  const v = JSON.parse(readFileSync(path.join(dir, "vocab.json"), "utf8")) as { llamaIds: number[]; maxTokens: number };
   const tries = {} as Record<Facet, PrefixTrie>;
   for (const f of FACETS) tries[f] = readTrieFile(path.join(dir, `trie-${f}.bin`));
-  return { vocab: vocabFromJson(v.llamaIds), maxTokens: v.maxTokens, tries };
+  return { ...readVocabFile(path.join(dir, "vocab.json")), tries };
 }
 
 export type { PackedFacetItems };
