@@ -102,6 +102,7 @@ test("writeReport writes dated files, plots and eval-latest.json; smoke runs lea
     assert.deepEqual(w.svgs.map((f) => path.basename(f)), ["eval-recall-main.svg"]);
     const latest = parseReport(readFileSync(path.join(dir, "eval-latest.json"), "utf8"));
     assert.equal(latest.report, "eval-2026-03-04.md");
+    assert.equal(readFileSync(path.join(dir, "eval-latest.md"), "utf8"), reportMarkdown(latest));
     const s = writeReport(sampleReport("2026-03-05T00:00:00.000Z", { kind: "smoke" }), dir);
     assert.equal(s.latest, null);
     assert.equal(path.basename(s.markdown), "eval-smoke-2026-03-05.md");

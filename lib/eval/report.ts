@@ -453,7 +453,7 @@ export const reportDay = (date: string): string => date.slice(0, 10);
 
 /**
  * Writes eval-<date>.md/.json and the SVG plots into `dir`; a full run also merges into
- * eval-latest.json there (a smoke run never does).
+ * eval-latest.json there and renders it as eval-latest.md (a smoke run never does).
  */
 export function writeReport(report: EvalReport, dir: string): WrittenReport {
   mkdirSync(dir, { recursive: true });
@@ -485,7 +485,10 @@ export function writeReport(report: EvalReport, dir: string): WrittenReport {
     } catch {
       previous = null; // missing or unreadable: start afresh
     }
-    writeAtomic(latest, `${JSON.stringify(mergeLatest(previous, report, path.basename(markdown)), null, 2)}\n`);
+    const merged = mergeLatest(previous, report, path.basename(markdown));
+    writeAtomic(latest, `${JSON.stringify(merged, null, 2)}\n`);
+    // Every table of the newest figures on one page (the dated file holds only this run's parts).
+    writeAtomic(path.join(dir, "eval-latest.md"), reportMarkdown(merged));
   }
   return { markdown, json, svgs, latest };
 }
