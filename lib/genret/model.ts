@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Candidate, FacetLists } from "@/lib/fusion/types";
-import { constrainedBeamSearch, expandToPapers, type DecodeRequest, type Hypothesis } from "./beam-search";
+import { constrainedBeamSearch, expandToPapers, type DecodeRequest } from "./beam-search";
 import { OnnxDecoder, type DecoderConfig } from "./onnx-session";
 import { readIdentifierFiles, type LoadedIdentifiers } from "./prepare";
 import { readVocabFile, type CompactVocab } from "./vocab";
@@ -99,7 +99,7 @@ export interface GenerativeQuery {
 
 /**
  * How a facet's list is assembled from its items' beams. "concatenate" is the paper's (item 1's
- * beams, then item 2's, …); "interleave" takes every item's first beam, then every second, …;
+ * candidates, then item 2's, …); "interleave" takes every item's first candidate, then every second, …;
  * "score" merges all items' beams by their score.
  */
 export type ListOrder = "concatenate" | "interleave" | "score";
@@ -124,13 +124,13 @@ export interface GenerativeOptions extends Partial<DecodingSettings> {
   identifierTokens?: Map<string, readonly number[]>;
 }
 
-/** One facet's (item, hypothesis) pairs in list order. */
-function orderBeams(perItem: readonly { item: number; hyps: readonly Hypothesis[] }[], order: ListOrder): { item: number; hyp: Hypothesis }[] {
-  const flat = perItem.flatMap(({ item, hyps }) => hyps.map((hyp, rank) => ({ item, hyp, rank })));
+/** One facet's list from its items' candidate lists (each best first), in the chosen order. */
+function orderItemLists(perItem: readonly (readonly Candidate[])[], order: ListOrder): Candidate[] {
+  if (order === "concatenate") return perItem.flat();
+  const flat = perItem.flatMap((list) => list.map((c, rank) => ({ c, rank })));
   // Array.prototype.sort is stable, so ties keep item (bullet) order.
-  if (order === "interleave") flat.sort((a, b) => a.rank - b.rank);
-  else if (order === "score") flat.sort((a, b) => b.hyp.score - a.hyp.score);
-  return flat;
+  flat.sort(order === "interleave" ? (a, b) => a.rank - b.rank : (a, b) => (b.c.score ?? 0) - (a.c.score ?? 0));
+  return flat.map(({ c }) => c);
 }
 
 /** Candidates per facet, best first; `score` is the identifier's normalised log-probability. */
@@ -151,21 +151,13 @@ export async function generativeFacetLists(model: GenretModel, query: Generative
     maxTokens: model.identifiers.maxTokens,
     lengthPenalty: settings.lengthPenalty,
   });
+  // Each item's identifiers → papers (a paper reached twice from one item keeps its first rank).
+  const perRequest = requests.map((r, i) => {
+    if (options.identifierTokens) for (const h of hyps[i]) options.identifierTokens.set(`${r.facetName}:${h.identifier}`, h.tokens);
+    return expandToPapers(hyps[i], r.trie, query.exclude ?? -1).map(({ paper, hypothesis }): Candidate => ({ paper, score: hypothesis.score, queryItem: r.item, docId: hypothesis.identifier }));
+  });
   for (const f of facets) {
-    const perItem = requests.flatMap((r, i) => (r.facetName === f ? [{ item: r.item, hyps: hyps[i] }] : []));
-    const list = lists[f] as Candidate[];
-    const trie = model.identifiers.tries[f];
-    // A paper reached twice from one item keeps its first occurrence (as expandToPapers does).
-    const seen = new Map<number, Set<number>>();
-    for (const { item, hyp } of orderBeams(perItem, settings.listOrder)) {
-      if (options.identifierTokens) options.identifierTokens.set(`${f}:${hyp.identifier}`, hyp.tokens);
-      const itemSeen = seen.get(item) ?? seen.set(item, new Set()).get(item)!;
-      for (const { paper } of expandToPapers([hyp], trie, query.exclude ?? -1)) {
-        if (itemSeen.has(paper)) continue;
-        itemSeen.add(paper);
-        list.push({ paper, score: hyp.score, queryItem: item, docId: hyp.identifier });
-      }
-    }
+    lists[f] = orderItemLists(perRequest.filter((_, i) => requests[i].facetName === f), settings.listOrder);
   }
   return lists;
 }
