@@ -16,6 +16,7 @@ import { FACETS } from "@/lib/corpus/types";
 import { readStoreCorpus } from "./build";
 import { MODEL_FILES, missingModelFiles } from "./model";
 import { buildIdentifiers, identifierFiles } from "./prepare";
+import { readVocabFile } from "./vocab";
 
 const TRIE_FILES = new Set(FACETS.map((f) => `trie-${f}.bin`));
 
@@ -47,8 +48,8 @@ export async function installPretrainedModel(db: Db, corpus: string, source: str
     throw new Error(`the shipped model was trained on other papers than corpus "${corpus}" holds (${modelIds.length} vs ${store.externalIds.length} papers): train one with \`graft build --stage genret\``);
   }
   const ids = buildIdentifiers({ ids: store.externalIds, facets: store.facets });
-  const shippedVocab = (JSON.parse(readFileSync(path.join(source, "vocab.json"), "utf8")) as { llamaIds: number[] }).llamaIds;
-  if (shippedVocab.length !== ids.vocab.size || shippedVocab.some((t, i) => t !== ids.vocab.llamaIds[i])) {
+  const shippedVocab = readVocabFile(path.join(source, "vocab.json")).vocab;
+  if (shippedVocab.size !== ids.vocab.size || shippedVocab.llamaIds.some((t, i) => t !== ids.vocab.llamaIds[i])) {
     throw new Error(`the facet items of "${corpus}" differ from those the shipped model was trained on (its DocID vocabulary does not match): train one with \`graft build --stage genret\``);
   }
   const build = await startBuild(db, corpus, { stage: "genret", source: path.relative(repoRoot, source), graphBuild: graph.id, variant: meta.variant, pretrained: true });
