@@ -19,7 +19,7 @@ import { ENGLISH_STOPWORDS, tokenize } from "@/lib/eval/bm25";
 import { STOPWORDS as PAPER_STOPWORDS } from "@/lib/facets/offline/text";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { mulberry32 } from "@/lib/random";
-import { DOCID_MAX_TOKENS, type DocIdIndex, type FacetDocIds } from "./docid";
+import { DOCID_MAX_TOKENS, postingCounts, type DocIdIndex, type FacetDocIds } from "./docid";
 import { buildIdentifiers, identifiersFromIndex, type Identifiers } from "./prepare";
 import { decodeTokens, encodeDocIdTokens } from "./tokenizer";
 
@@ -482,20 +482,13 @@ export interface IdentifierShape {
 
 /** Shape of one facet's identifiers (for the baselines every facet is the same). */
 export function identifierShape(ids: FacetDocIds): IdentifierShape {
-  let collisions = 0;
-  let papersInCollisions = 0;
-  let maxPapers = 0;
+  const { collisions, papersInCollisions, maxPapers } = postingCounts(ids.papersOf);
   let tokens = 0;
   let maxTokens = 0;
-  ids.papersOf.forEach((owners, i) => {
-    if (owners.length > 1) {
-      collisions += 1;
-      papersInCollisions += owners.length;
-    }
-    maxPapers = Math.max(maxPapers, owners.length);
-    tokens += ids.identifiers[i].length;
-    maxTokens = Math.max(maxTokens, ids.identifiers[i].length);
-  });
+  for (const id of ids.identifiers) {
+    tokens += id.length;
+    maxTokens = Math.max(maxTokens, id.length);
+  }
   const n = ids.identifiers.length;
   return { distinctIdentifiers: n, collisions, papersInCollisions, maxPapersPerIdentifier: maxPapers, meanTokens: n === 0 ? 0 : tokens / n, maxTokens };
 }

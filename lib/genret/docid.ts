@@ -247,6 +247,23 @@ export interface DocIdStatistics {
   total: Omit<FacetDocIdStatistics, "facet" | "docIdsPerPaper">;
 }
 
+/** Postings of a facet's identifiers: in all, identifiers shared by more than one paper, the papers behind those, the most behind one. */
+export function postingCounts(papersOf: readonly (readonly number[])[]): { postings: number; collisions: number; papersInCollisions: number; maxPapers: number } {
+  let postings = 0;
+  let collisions = 0;
+  let papersInCollisions = 0;
+  let maxPapers = 0;
+  for (const owners of papersOf) {
+    postings += owners.length;
+    if (owners.length > 1) {
+      collisions += 1;
+      papersInCollisions += owners.length;
+    }
+    if (owners.length > maxPapers) maxPapers = owners.length;
+  }
+  return { postings, collisions, papersInCollisions, maxPapers };
+}
+
 export function docIdStatistics(index: DocIdIndex): DocIdStatistics {
   const facets = {} as Record<Facet, FacetDocIdStatistics>;
   const total = {
@@ -264,14 +281,7 @@ export function docIdStatistics(index: DocIdIndex): DocIdStatistics {
 
   for (const facet of FACETS) {
     const f = index.facets[facet];
-    let postings = 0;
-    let collisions = 0;
-    let maxPapers = 0;
-    for (const owners of f.papersOf) {
-      postings += owners.length;
-      if (owners.length > 1) collisions += 1;
-      if (owners.length > maxPapers) maxPapers = owners.length;
-    }
+    const { postings, collisions, maxPapers } = postingCounts(f.papersOf);
     let papersWithDocIds = 0;
     f.itemIdentifiers.forEach((row, ordinal) => {
       if (row.some((id) => id >= 0)) {
