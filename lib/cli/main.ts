@@ -5,7 +5,7 @@ import { Command, CommanderError } from "commander";
 import { CorpusFormatError } from "@/lib/corpus/read";
 import { NotFoundError } from "@/lib/corpus/browse";
 import { disconnectDb } from "@/lib/db/client";
-import { NoGraphBuildError } from "@/lib/query/graph-store";
+import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { registerBuild } from "./commands/build";
 import { registerCorpus } from "./commands/corpus";
 import { registerAudit } from "./commands/audit";

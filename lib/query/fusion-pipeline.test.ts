@@ -8,8 +8,8 @@ import { HttpError } from "@/lib/http/respond";
 import { QueryError } from "./errors";
 import { relatedOptions } from "./options";
 import { relatedPapers, type RelatedInput } from "./related";
-import { registerRetriever, unregisterRetriever, type FacetCandidateLists, type Retriever } from "./retriever";
-import { HAND_CORPUS, handItem, useHandGraphStore } from "./testing";
+import { registerRetriever, unregisterRetriever, type FacetCandidateLists, type Retriever } from "@/lib/retrieve/retriever";
+import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/retrieve/testing";
 import type { RelatedResult } from "./types";
 
 // relatedPapers over the hand-made graph of ./testing.ts with fixed candidate lists, plugged in

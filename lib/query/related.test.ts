@@ -5,7 +5,7 @@ import { FACETS } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
-import { loadGraph, NoGraphBuildError } from "./graph-store";
+import { loadGraph, NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { embedQueryItems } from "./services";
 import { relatedOptions, relatedPapers } from "./related";
 

@@ -21,10 +21,10 @@ import { collapseList, createFusion, csrFacetRow, csrWeightOf, type Candidate, t
 import { HttpError } from "@/lib/http/respond";
 import { readPaperInput, type InputLimits, type InputPaper } from "@/lib/input";
 import { QueryError } from "./errors";
-import { itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "./graph-store";
+import { itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "@/lib/retrieve/graph-store";
 import type { RelatedOptions } from "./options";
-import { getRetriever, type FacetCandidate, type FacetCandidateLists, type QueryEdges, type Retriever } from "./retriever";
-import "./retrievers";
+import { getRetriever, type FacetCandidate, type FacetCandidateLists, type QueryEdges, type Retriever } from "@/lib/retrieve/retriever";
+import "@/lib/retrieve";
 import { embedQueryItems, queryExtractor } from "./services";
 import type { AppliedFusion, CreditedFacet, Evidence, PerFacetEntry, QuerySource, QueryStep, RelatedPaper, RelatedResult } from "./types";
 

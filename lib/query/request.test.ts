@@ -3,8 +3,8 @@ import { describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
 import { FACETS } from "@/lib/corpus/types";
 import { handleRelatedRequest } from "./request";
-import { unregisterRetriever } from "./retriever";
-import { HAND_CORPUS, handItem, useHandGraphStore } from "./testing";
+import { unregisterRetriever } from "@/lib/retrieve/retriever";
+import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/retrieve/testing";
 import type { QueryErrorBody, RelatedResult, RelatedStreamLine } from "./types";
 
 // POST /api/related end to end on web Request/Response objects: body kinds, validation, size

@@ -1,7 +1,7 @@
 /**
  * Process-wide singletons of the query pipeline: the item embedder (per embedder id: a build's
- * query items must be embedded with the model its graph was built with), the onnxruntime
- * max-sim engine for ephemeral insertion, and the configured facet extractor. Each is created
+ * query items must be embedded with the model its graph was built with) and the configured
+ * facet extractor (the retrievers' max-sim engine: lib/retrieve/services.ts). Each is created
  * on first use and shared by every request; a failed creation is not cached, so the next
  * request retries.
  */
@@ -10,20 +10,9 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { FacetExtractor } from "@/lib/facets/extractor";
 import { createEmbedder } from "@/lib/embed/registry";
 import type { Embedder } from "@/lib/embed/types";
-import { MaxSimEngine } from "@/lib/graph/topk";
 import { HttpError } from "@/lib/http/respond";
-import type { LoadedGraph } from "./graph-store";
-
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let p: Promise<T> | null = null;
-  return () => {
-    p ??= make().catch((err: unknown) => {
-      p = null;
-      throw err;
-    });
-    return p;
-  };
-}
+import type { LoadedGraph } from "@/lib/retrieve/graph-store";
+import { once } from "@/lib/retrieve/services";
 
 const embedders = new Map<string, () => Promise<Embedder>>();
 
@@ -33,12 +22,6 @@ export function queryEmbedder(embedderId: string): Promise<Embedder> {
   if (!get) embedders.set(embedderId, (get = once(() => createEmbedder(embedderId))));
   return get();
 }
-
-/**
- * One thread: a query's max-sim is a few small Gemms (milliseconds), and concurrent requests
- * are better served by one core each than by all of them contending for both.
- */
-export const maxSimEngine = once(() => MaxSimEngine.create({ threads: 1 }));
 
 /**
  * Recently embedded query items by embedder and exact text, in memory only (user text is never

@@ -12,7 +12,7 @@ export const runtime = "nodejs";
  * RelatedResult of lib/query/types.ts; with ?stream=1, NDJSON lines {"step", "message"} as
  * work proceeds and then {"result"} or {"error"}. Errors: { error: { code, message, issues? } }
  * with 400, 404, 409 (no graph build / no model), 413, 415 or 422. The graph, the embedder and
- * the extractor are loaded once per process and shared (lib/query/graph-store.ts, services.ts).
+ * the extractor are loaded once per process and shared (lib/retrieve/graph-store.ts, lib/query/services.ts).
  */
 export async function POST(req: Request): Promise<Response> {
   return handleRelatedRequest(getDb(), req);

@@ -7,7 +7,7 @@ import { after, describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
 import { FACETS } from "@/lib/corpus/types";
 import { repoRoot } from "@/lib/db/config";
-import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/query/testing";
+import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/retrieve/testing";
 import type { RelatedResult } from "@/lib/query/types";
 
 // `graft query` as a user runs it (a subprocess) against the hand-made graph build.

@@ -19,7 +19,7 @@ import { getDb } from "@/lib/db/client";
 import { loadPaperAudit } from "@/lib/facets/audit/read";
 import { paperNeighbours } from "@/lib/graph/neighbours";
 import { resolveSegment } from "@/lib/http/segments";
-import { NoGraphBuildError } from "@/lib/query/graph-store";
+import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { relatedOptions, relatedPapers, type RelatedResult } from "@/lib/query/related";
 
 export const dynamic = "force-dynamic";

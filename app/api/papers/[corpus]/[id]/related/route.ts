@@ -20,7 +20,7 @@ const params = z.object({
  * GET /api/papers/:corpus/:id/related?k=20&retriever=dense-graph&fusion=graph-rrf&facets=problems,methods&yearFrom=&yearTo=&venue=
  * → related papers with provenance ("why related") and per-facet lists: the RelatedResult of
  * lib/query/types.ts. Works for corpus papers and for the corpus's stored out-of-corpus query
- * papers. The graph is loaded once per process (lib/query/graph-store.ts) and shared.
+ * papers. The graph is loaded once per process (lib/retrieve/graph-store.ts) and shared.
  */
 export async function GET(req: Request, ctx: { params: Promise<{ corpus: string; id: string }> }): Promise<Response> {
   try {

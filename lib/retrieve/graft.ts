@@ -1,6 +1,6 @@
 /**
  * The generative retriever ("graft") behind the query pipeline's retriever interface
- * (lib/query/retriever.ts): each query item is decoded with trie-constrained beam search into
+ * (lib/retrieve/retriever.ts): each query item is decoded with trie-constrained beam search into
  * DocIDs of related papers, one list per facet. The model is the newest complete genret
  * build of the corpus, loaded once per process (a cached singleton) and swapped atomically
  * when a newer build completes.
@@ -11,10 +11,10 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/db/config";
 import { HttpError } from "@/lib/http/respond";
-import type { FacetCandidate, FacetCandidateLists, RetrieveContext, Retriever } from "@/lib/query/retriever";
-import { normalizeFacetItem } from "./docid";
-import { decodeTokens } from "./tokenizer";
-import { generativeFacetLists, loadGenretModel, type GenretModel } from "./model";
+import type { FacetCandidate, FacetCandidateLists, RetrieveContext, Retriever } from "./retriever";
+import { normalizeFacetItem } from "@/lib/genret/docid";
+import { decodeTokens } from "@/lib/genret/tokenizer";
+import { generativeFacetLists, loadGenretModel, type GenretModel } from "@/lib/genret/model";
 
 export const GRAFT_BEAMS = Number(process.env.GRAFT_BEAMS ?? 50);
 

@@ -4,7 +4,7 @@
  *
  * Writing one:
  *
- *   import { registerRetriever, type Retriever } from "@/lib/query/retriever";
+ *   import { registerRetriever, type Retriever } from "@/lib/retrieve/retriever";
  *   const mine: Retriever = {
  *     name: "graft",
  *     scoreKind: "log-prob",                       // what FacetCandidate.score holds
@@ -17,7 +17,7 @@
  *       return { problems: [{ paper: 12, score: -0.4, queryItem: 0, docId: "…" }], … };
  *     },
  *   };
- *   registerRetriever(mine);   // at module load; import that module from ./retrievers/index.ts
+ *   registerRetriever(mine);   // at module load; import that module from ./index.ts
  *
  * Rules: lists are best first and may repeat a paper (fusion collapses repeats, keeping the
  * first occurrence, whose queryItem/docId become the provenance); `paper` is a node index of
@@ -29,7 +29,7 @@ import type { Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { HttpError } from "@/lib/http/respond";
 import type { LoadedGraph } from "./graph-store";
-import type { RetrieverName } from "./types";
+import type { RetrieverName } from "@/lib/query/types";
 
 /** One retrieved candidate of one facet list. */
 export interface FacetCandidate {

@@ -1,7 +1,7 @@
 // The built-in retrievers, registered once when the query pipeline is first imported. A new
-// retriever registers itself in its own module (see ../retriever.ts); import that module here.
-import { graftRetriever } from "@/lib/genret/retriever";
-import { registerRetriever } from "../retriever";
+// retriever registers itself in its own module (see ./retriever.ts); import that module here.
+import { graftRetriever } from "./graft";
+import { registerRetriever } from "./retriever";
 import { bm25Retriever } from "./bm25";
 import { denseGraphRetriever } from "./dense-graph";
 

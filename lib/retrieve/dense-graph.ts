@@ -7,8 +7,8 @@
 import type { Facet } from "@/lib/corpus/types";
 import { ephemeralStarts } from "@/lib/graph/ephemeral";
 import { walkFacet, type WalkStartEdges } from "@/lib/graph/walk";
-import type { FacetCandidate, FacetCandidateLists, Retriever, RetrieveContext } from "../retriever";
-import { maxSimEngine } from "../services";
+import type { FacetCandidate, FacetCandidateLists, Retriever, RetrieveContext } from "./retriever";
+import { maxSimEngine } from "./services";
 
 async function retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
   const { graph: g, query } = ctx;

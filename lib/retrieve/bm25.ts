@@ -5,10 +5,10 @@
  * words matched.
  */
 import { FACETS } from "@/lib/corpus/types";
-import { Bm25Index } from "@/lib/eval/bm25";
-import type { LoadedGraph } from "../graph-store";
-import { itemsOf } from "../graph-store";
-import type { FacetCandidateLists, Retriever, RetrieveContext } from "../retriever";
+import { Bm25Index } from "./bm25-index";
+import type { LoadedGraph } from "./graph-store";
+import { itemsOf } from "./graph-store";
+import type { FacetCandidateLists, Retriever, RetrieveContext } from "./retriever";
 
 /** Function words carry no topic; dropping them keeps long facet-item queries focused. */
 const TOKENIZE = { stopwords: true } as const;
