@@ -65,7 +65,7 @@ async function main(): Promise<number> {
   process.on("SIGINT", onSignal);
 
   try {
-    const report = await runWorker(getDb(), { stages, exitWhenIdle: values["exit-when-idle"], maxJobs, signal: shutdown.signal, echo: line });
+    const report = await runWorker(getDb(), { stages, exitWhenIdle: values["exit-when-idle"], maxJobs, signal: shutdown.signal, echo: line, progress: true });
     line(`worker ${report.workerId} stopped after ${report.jobs.length} job(s)`, "info");
     return report.jobs.some((j) => j.outcome === "failed") && values["exit-when-idle"] ? 1 : 0;
   } catch (err) {

@@ -1,36 +1,55 @@
+import { EtaTracker, phaseOf, ProgressLines, progressText } from "@/lib/progress";
+
+export type ProgressMode = "bar" | "lines" | "off";
+
 /**
- * A one-line progress bar on stderr, drawn only on a terminal (CI logs and pipes get
- * nothing, so --json output stays clean). Redraws at most ~10 times a second.
+ * How progress shows on `stream`: a redrawn bar on a terminal, plain lines (counts, elapsed,
+ * ETA; at least one every 10 s) in logs, pipes and CI, nothing with GRAFT_PROGRESS=off.
+ * GRAFT_PROGRESS=bar|lines forces a mode.
+ */
+export function progressMode(stream: { isTTY?: boolean } = process.stderr): ProgressMode {
+  const forced = process.env.GRAFT_PROGRESS;
+  if (forced === "off" || forced === "bar" || forced === "lines") return forced;
+  return stream.isTTY && !process.env.CI ? "bar" : "lines";
+}
+
+/**
+ * A long stage's progress on stderr (stdout stays clean for --json): a one-line bar redrawn at
+ * most ~10 times a second on a terminal, plain progress lines elsewhere.
  */
 export class ProgressBar {
   private last = 0;
-  private readonly started = performance.now();
-  private readonly enabled: boolean;
+  private readonly mode: ProgressMode;
+  private readonly eta = new EtaTracker();
+  private readonly lines: ProgressLines | null;
 
   constructor(
     private readonly label: string,
-    stream: NodeJS.WriteStream = process.stderr,
+    private readonly stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr,
+    mode: ProgressMode = progressMode(stream),
   ) {
-    this.enabled = Boolean(stream.isTTY) && !process.env.CI;
-    this.stream = stream;
+    this.mode = mode;
+    this.lines = mode === "lines" ? new ProgressLines(label, (line) => stream.write(`${line}\n`)) : null;
   }
-  private readonly stream: NodeJS.WriteStream;
 
   update(done: number, total: number, phase = ""): void {
-    if (!this.enabled) return;
+    if (this.lines) return this.lines.update(done, total, phase);
+    if (this.mode !== "bar") return;
+    const eta = this.eta.observe(phaseOf(phase), done, total);
     const now = performance.now();
     if (now - this.last < 100 && done < total) return;
     this.last = now;
     const width = 30;
     const frac = total > 0 ? Math.min(1, done / total) : 0;
     const filled = Math.round(frac * width);
-    const rate = done / Math.max(1e-3, (now - this.started) / 1000);
-    const eta = rate > 0 && total > done ? `${Math.ceil((total - done) / rate)}s` : "";
-    const text = `${this.label}${phase ? ` ${phase}` : ""} [${"█".repeat(filled)}${"░".repeat(width - filled)}] ${done}/${total} ${(frac * 100).toFixed(0)}% ${eta}`;
-    this.stream.write(`\r\x1b[2K${text}`);
+    const bar = `[${"█".repeat(filled)}${"░".repeat(width - filled)}]`;
+    const text = `${this.label} ${bar} ${progressText({ phase, done, total }, eta)}`;
+    const columns = (this.stream as { columns?: number }).columns ?? 120;
+    this.stream.write(`\r\x1b[2K${text.slice(0, Math.max(20, columns - 1))}`);
   }
 
   done(): void {
-    if (this.enabled) this.stream.write("\r\x1b[2K");
+    this.lines?.done();
+    if (this.mode === "bar") this.stream.write("\r\x1b[2K");
   }
 }

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { EtaTracker, formatDuration, hasEta, phaseOf } from "@/lib/progress";
 import { redactSecrets } from "@/lib/security/redact";
 import {
   appendJobLogs,
@@ -107,9 +108,12 @@ export async function runClaimedJob(db: Db, job: JobRow, workerId: string, optio
     echo(clean, level);
     if (pendingLogs.length >= 50) void schedule();
   };
+  // The stored message carries the phase's ETA, so the jobs page shows what the CLI prints.
+  const eta = new EtaTracker();
   const progress = (done: number, total: number | null, message = "", fraction?: number) => {
     const f = fraction ?? (total ? done / total : 0);
-    latest = { done, total, message, fraction: f };
+    const left = eta.observe(phaseOf(message), done, total);
+    latest = { done, total, message: left !== null && !hasEta(message) ? `${message} · ETA ${formatDuration(left)}` : message, fraction: f };
     options.onProgress?.(done, total, message, f);
     if (Date.now() - lastProgressWrite >= flushMs) void schedule();
   };

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { ProgressLines } from "@/lib/progress";
 import { claimJob, newWorkerId, type QueueSettings, queueSettings, reclaimStaleJobs, releaseJob } from "./queue";
 import { listStages } from "./registry";
 import { type JobOutcome, runClaimedJob } from "./runner";
@@ -26,6 +27,8 @@ export interface WorkerOptions {
    */
   graceMs?: number;
   echo?: (line: string, level: LogLevel) => void;
+  /** Echo plain progress lines of the running job (counts, ETA; at least every 10 s) too. */
+  progress?: boolean;
 }
 
 export interface WorkerReport {
@@ -89,10 +92,19 @@ export async function runWorker(db: Db, options: WorkerOptions = {}): Promise<Wo
     }
     echo(`job ${job.id} (${job.stage}) claimed${job.attempts > 1 ? ` (attempt ${job.attempts})` : ""}`, "info");
     const abandon = new AbortController();
-    const running = runClaimedJob(db, job, workerId, { settings, shutdown: options.signal, abandon: abandon.signal, echo: (line, level) => echo(`job ${job.id}: ${line}`, level) });
+    const lines = options.progress ? new ProgressLines(`job ${job.id}`, (line) => echo(line, "info")) : null;
+    const running = runClaimedJob(db, job, workerId, {
+      settings,
+      shutdown: options.signal,
+      abandon: abandon.signal,
+      echo: (line, level) => echo(`job ${job.id}: ${line}`, level),
+      // The stage's message ends with its counts, which the progress line prints itself.
+      onProgress: lines ? (done, total, message) => lines.update(done, total, message.replace(/\s*[\d,]+\/[\d,]+$/, "")) : undefined,
+    });
     const grace = graceExpired(options.signal, graceMs);
     const run = await Promise.race([running, grace.expired.then(() => null)]);
     grace.cancel();
+    lines?.done();
     if (run === null) {
       abandon.abort();
       echo(`job ${job.id}: the stage did not stop within ${graceMs / 1000} s of shutdown; handing it back to the queue`, "warn");

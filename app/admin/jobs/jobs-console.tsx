@@ -186,6 +186,8 @@ function JobPanel({ id }: { id: number }) {
         <dd className="truncate font-mono text-xs">{d.workerId ?? "—"}</dd>
         <dt className="text-ink-faint">Queued</dt>
         <dd>{ago(d.createdAt, now)}</dd>
+        <dt className="text-ink-faint">Started</dt>
+        <dd>{ago(d.startedAt, now) || "—"}</dd>
         <dt className="text-ink-faint">Finished</dt>
         <dd>{ago(d.finishedAt, now) || "—"}</dd>
       </dl>

@@ -166,7 +166,8 @@ export function registerJobs(program: Command): void {
         const report = await asUsage(() =>
           runJobInline(db, n, {
             shutdown: shutdown.signal,
-            onProgress: (done, total, message) => bar.update(done, total ?? 0, message),
+            // The stage's message ends with its counts, which the progress line prints itself.
+            onProgress: (done, total, message) => bar.update(done, total ?? 0, message.replace(/\s*[\d,]+\/[\d,]+$/, "")),
             echo: (line, level) => {
               if (level !== "info" && !raw.json) process.stderr.write(`\r\x1b[2K${level}: ${line}\n`);
             },
