@@ -235,7 +235,9 @@ export class VectorCacheWriter {
       [VECTORS, this.count * this.dim * 4, new Uint8Array(vecBytes.buffer)],
       [KEYS, this.count * KEY_BYTES, keyBytes],
     ] as const) {
-      const fd = openSync(path.join(this.dir, file), existsSync(path.join(this.dir, file)) ? "r+" : "w+");
+      // turbopackIgnore: a runtime data path (GRAFT_DATA_ROOT), not a file for `next build` to trace.
+      const target = path.join(/* turbopackIgnore: true */ this.dir, file);
+      const fd = openSync(/* turbopackIgnore: true */ target, existsSync(/* turbopackIgnore: true */ target) ? "r+" : "w+");
       try {
         writeAt(fd, offset, data);
       } finally {

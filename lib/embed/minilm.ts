@@ -61,7 +61,8 @@ export function hfOfflineFromEnv(env: Readonly<Record<string, string | undefined
 }
 
 export function defaultModelsDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  return path.resolve(env.GRAFT_HF_MODELS_DIR ?? path.join(dataRoot(), "models"));
+  // turbopackIgnore (here and below): model folders are runtime data, not files for `next build` to trace.
+  return path.resolve(/* turbopackIgnore: true */ env.GRAFT_HF_MODELS_DIR ?? path.join(dataRoot(), "models"));
 }
 
 /** True when `model` names a folder on disk rather than a hub repo. */
@@ -83,7 +84,7 @@ const filesToGet = `${REQUIRED_FILES.join(", ")} and onnx/model.onnx`;
 export function inspectModelFolder(dir: string, dtype?: OnnxDtype): { dtype: OnnxDtype; onnxFile: string } {
   if (!existsSync(dir)) throw new Error(`MiniLM model folder not found: ${dir}. It should hold ${filesToGet}.`);
   if (!statSync(dir).isDirectory()) throw new Error(`MiniLM model path is not a folder: ${dir}`);
-  const missing = REQUIRED_FILES.filter((f) => !existsSync(path.join(dir, f)));
+  const missing = REQUIRED_FILES.filter((f) => !existsSync(/* turbopackIgnore: true */ path.join(/* turbopackIgnore: true */ dir, f)));
   if (missing.length > 0) {
     throw new Error(`MiniLM model folder ${dir} lacks ${missing.join(", ")} (a model folder holds ${filesToGet}).`);
   }
@@ -113,7 +114,7 @@ export function resolveMiniLmSource(options: MiniLmOptions = {}): MiniLmSource {
     // The absolute path is the identity: two different folders must never share cached vectors.
     return { kind: "folder", dir, dtype: inspectModelFolder(dir, options.dtype).dtype, id: dir };
   }
-  const copy = path.join(modelsDir, model);
+  const copy = path.join(/* turbopackIgnore: true */ modelsDir, model);
   if (existsSync(path.join(copy, "config.json"))) {
     // A downloaded or hand-placed copy: same vectors as the hub model, so the hub id is the identity.
     try {

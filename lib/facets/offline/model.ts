@@ -64,7 +64,8 @@ let cached: OfflineModel | null = null;
 /** Loads (once per process) the committed model, or the one at `file`. */
 export function loadModel(file: string = MODEL_PATH): OfflineModel {
   if (file === MODEL_PATH && cached) return cached;
-  const m = JSON.parse(readFileSync(file, "utf8")) as OfflineModel;
+  // turbopackIgnore: `file` may be any model (scripts, tests); the app reads the committed one in place.
+  const m = JSON.parse(readFileSync(/* turbopackIgnore: true */ file, "utf8")) as OfflineModel;
   if (m.format !== MODEL_FORMAT || m.version !== MODEL_VERSION) {
     throw new Error(`${file} is not a ${MODEL_FORMAT} v${MODEL_VERSION} model; regenerate it with scripts/train/offline-extractor.ts`);
   }
