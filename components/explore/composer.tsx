@@ -5,6 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import type { PaperList } from "@/lib/corpus/browse";
 import { DEMO } from "@/lib/demo/examples";
+import { countedChars, DEFAULT_MIN_CHARS } from "@/lib/input/text-amount";
 import { fetchJson } from "@/lib/http/client";
 import { FacetCounts } from "../facets";
 import { formatAuthors, shortVenue } from "../format";
@@ -19,7 +20,6 @@ const TABS: { id: Tab; label: string; icon: "text" | "upload" | "search" }[] = [
 ];
 
 const DRAFT_KEY = "graft.explore.draft";
-const MIN_TEXT = 40;
 const ACCEPT = ".pdf,.txt,.json,application/pdf,text/plain,application/json";
 
 export interface ComposerProps {
@@ -113,7 +113,9 @@ function TextPanel({ busy, onText }: ComposerProps) {
       // storage disabled
     }
   };
-  const tooShort = text.trim().length < MIN_TEXT;
+  // The server's minimum, counted as the server counts (lib/input/text-amount.ts).
+  const chars = countedChars(text);
+  const tooShort = chars < DEFAULT_MIN_CHARS;
   const example = DEMO.abstracts[0];
   const submit = () => {
     if (!tooShort && !busy) onText(text.trim());
@@ -152,8 +154,10 @@ function TextPanel({ busy, onText }: ComposerProps) {
         aria-describedby={`${id}-hint`}
       />
       <div className="mt-3 flex flex-wrap items-center justify-between gap-3">
-        <p id={`${id}-hint`} className="text-xs text-ink-faint">
-          {text.trim().length > 0 && tooShort ? `At least ${MIN_TEXT} characters, please.` : "Ctrl + Enter to search. Nothing you paste is stored."}
+        <p id={`${id}-hint`} className={`text-xs ${chars > 0 && tooShort ? "text-ink-muted" : "text-ink-faint"}`} data-testid="paste-hint" aria-live="polite">
+          {chars > 0 && tooShort
+            ? `${chars} of at least ${DEFAULT_MIN_CHARS} characters: paste the title and the whole abstract.`
+            : "Ctrl + Enter to search. Nothing you paste is stored."}
         </p>
         <button type="submit" className={primaryButtonClass} disabled={tooShort || busy}>
           Find related papers

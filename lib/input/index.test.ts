@@ -49,6 +49,18 @@ describe("readPaperInput", () => {
     assert.equal((await inputError(() => readPaperInput({ kind: "file", name: "paper.json", bytes: utf8(TEXT) }))).code, "invalid_json");
   });
 
+  test("an empty file -> empty, whatever its name says (not 'not a PDF')", async () => {
+    for (const [name, bytes] of [["paper.pdf", new Uint8Array(0)], ["paper.pdf", utf8(" \n")], ["notes.txt", new Uint8Array(0)]] as const) {
+      const err = await inputError(() => readPaperInput({ kind: "file", name, bytes }));
+      assert.equal(err.code, "empty", name);
+      assert.match(err.message, new RegExp(`"${name.replace(".", "\\.")}" is empty`));
+    }
+    assert.match((await inputError(() => readPaperInput({ kind: "file", name: "paper.pdf", bytes: new Uint8Array(0) }))).message, /\(0 bytes\)/);
+    const pdf = await inputError(() => readPaperInput({ kind: "pdf", bytes: new Uint8Array(0) }));
+    assert.equal(pdf.code, "empty");
+    assert.match(pdf.message, /The PDF is empty/);
+  });
+
   test("a file over maxBytes -> too_large, whatever it holds", async () => {
     const err = await inputError(() => readPaperInput({ kind: "file", name: "figure.png", bytes: PNG_BYTES }, { maxBytes: 8 }));
     assert.equal(err.code, "too_large");

@@ -37,6 +37,11 @@ function firstSignificantByte(bytes: Uint8Array): number | undefined {
   return bytes[i];
 }
 
+/** No bytes, or only white space. */
+function isBlank(bytes: Uint8Array): boolean {
+  return bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d);
+}
+
 /** UTF-8 text, or null for binary data (invalid UTF-8 or NUL bytes, as in images and archives). */
 function decodeText(bytes: Uint8Array): string | null {
   if (bytes.includes(0)) return null;
@@ -49,6 +54,9 @@ function decodeText(bytes: Uint8Array): string | null {
 
 async function readFile(name: string, bytes: Uint8Array, limits: InputLimits): Promise<InputPaper> {
   checkSize(bytes.byteLength, limits, "file");
+  if (isBlank(bytes)) {
+    throw new InputError("empty", `The file "${name}" is empty${bytes.byteLength === 0 ? " (0 bytes)" : ""}; upload the paper as a PDF, a text file or a JSON record.`);
+  }
   const text = decodeText(bytes);
   // A PDF starts with %PDF- (the spec tolerates junk before it; text that merely mentions it is text).
   if (startsWith(bytes, PDF_MAGIC) || (text === null && hasPdfHeader(bytes))) return paperFromPdf(bytes, limits);

@@ -3,6 +3,9 @@
  * without a rebuild; callers (and tests) may override any of them per call.
  */
 import { InputError } from "./errors";
+import { DEFAULT_MIN_CHARS } from "./text-amount";
+
+export { DEFAULT_MIN_CHARS };
 
 export interface InputLimits {
   /** Largest accepted input in bytes (env GRAFT_MAX_UPLOAD_MB, default 20 MB). */
@@ -15,8 +18,6 @@ export interface InputLimits {
 
 export const DEFAULT_MAX_UPLOAD_MB = 20;
 export const DEFAULT_MAX_PDF_PAGES = 100;
-/** Roughly one sentence: less cannot describe a problem, a method and a result. */
-export const DEFAULT_MIN_CHARS = 100;
 
 const MB = 1024 * 1024;
 

@@ -91,6 +91,7 @@ async function readPage(pdfjs: Pdfjs, doc: PdfDocument, pageNumber: number): Pro
 export async function paperFromPdf(bytes: Uint8Array, limits?: Partial<InputLimits>): Promise<InputPaper> {
   const lim = resolveLimits(limits);
   checkSize(bytes.byteLength, lim, "PDF");
+  if (bytes.byteLength === 0) throw new InputError("empty", "The PDF is empty (0 bytes); upload the paper's PDF again, or paste its text.");
   if (!hasPdfHeader(bytes)) {
     throw new InputError("not_pdf", "The file is not a PDF (it has no %PDF- header); upload the paper as a PDF, or paste its text.");
   }

@@ -5,6 +5,7 @@ import { InputError } from "./errors";
 import { checkSize, resolveLimits, type InputLimits } from "./limits";
 import { cleanLine, isListItem, letterCount, wordCount, type DocLine } from "./lines";
 import { analyseStructure, isStructuralHeading } from "./structure";
+import { countedChars } from "./text-amount";
 import type { InputPaper } from "./types";
 
 /**
@@ -72,12 +73,12 @@ export function takeTitle(lines: readonly DocLine[], wrapWidth: number): { title
 
 /** Throws empty or too_short; `what` names the input in the message. */
 export function checkTextAmount(text: string, limits: InputLimits, what: string, hint: string): void {
-  const compact = text.replace(/\s+/g, " ").trim();
-  if (!compact) throw new InputError("empty", `The ${what} is empty; ${hint}.`);
-  if (compact.length < limits.minChars) {
+  const chars = countedChars(text);
+  if (!chars) throw new InputError("empty", `The ${what} is empty; ${hint}.`);
+  if (chars < limits.minChars) {
     throw new InputError(
       "too_short",
-      `The ${what} has only ${compact.length} characters, fewer than the ${limits.minChars} needed; ${hint}.`,
+      `The ${what} has only ${chars} characters, fewer than the ${limits.minChars} needed; ${hint}.`,
     );
   }
 }
