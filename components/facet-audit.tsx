@@ -2,6 +2,7 @@
 
 import { type CSSProperties, useState } from "react";
 import { FACET_STYLES, FACETS, facetVars, type Facet } from "@/components/facets";
+import { DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { FLAG_LABELS, type ItemFlag, STRUCTURAL_FLAGS } from "@/lib/facets/audit/checks";
 import { type Mark, segmentText } from "@/lib/facets/audit/highlight";
 import type { AuditedItem, PaperAuditView } from "@/lib/facets/audit/read";
@@ -27,7 +28,24 @@ const fmt = (x: number | null) => (x === null ? "—" : x.toFixed(2));
  * With no item selected, every item's best passage is marked in its facet's colour; selecting an
  * item shows its three best passages, ranked, with their cosine scores.
  */
-export function FacetAudit({ audit }: { audit: PaperAuditView }) {
+export function FacetAudit({ audit, corpus = DEFAULT_CORPUS }: { audit: PaperAuditView; corpus?: string }) {
+  // Until `graft audit` has run for this paper there is nothing to show but how to get it: one
+  // line instead of a block of items all marked "not audited".
+  if (audit.audited === 0) return <FacetAuditPending corpus={corpus} />;
+  return <AuditedFacets audit={audit} />;
+}
+
+function FacetAuditPending({ corpus }: { corpus: string }) {
+  return (
+    <p className="text-sm text-ink-muted" data-testid="facet-audit-pending">
+      <span className="font-medium text-ink">Facet audit:</span> not run for this paper yet. The audit checks that each facet item is grounded in the
+      title or abstract; an operator runs it with{" "}
+      <code className="rounded bg-canvas px-1 py-0.5 font-mono text-xs">npm run graft -- audit{corpus === DEFAULT_CORPUS ? "" : ` --corpus ${corpus}`}</code>.
+    </p>
+  );
+}
+
+function AuditedFacets({ audit }: { audit: PaperAuditView }) {
   const [selected, setSelected] = useState<number | null>(null);
   const items = FACETS.flatMap((f) => audit.facets[f].map((item) => ({ facet: f, item })));
   const current = items.find((x) => x.item.id === selected) ?? null;
@@ -51,10 +69,8 @@ export function FacetAudit({ audit }: { audit: PaperAuditView }) {
         Facet audit
       </h2>
       <p className="mt-0.5 text-sm text-ink-muted" data-testid="facet-audit-summary">
-        {audit.audited === 0
-          ? "Not audited yet: run `graft audit` for this corpus."
-          : `${audit.audited} of ${audit.total} items audited${mean === null ? "" : `, mean grounding ${mean.toFixed(2)}`}. ` +
-            "Grounding is an item's best cosine with a sentence of the title or abstract; select an item to see its evidence."}
+        {`${audit.audited} of ${audit.total} items audited${mean === null ? "" : `, mean grounding ${mean.toFixed(2)}`}. ` +
+          "Grounding is how closely an item matches its best sentence of the title or abstract (cosine similarity, 0 to 1); select an item to see its evidence."}
       </p>
 
       <div className="mt-4 grid items-start gap-6 lg:grid-cols-2">

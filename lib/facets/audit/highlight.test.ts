@@ -88,11 +88,15 @@ test("FacetAudit renders best evidence marks in the abstract and title, groundin
   assert.match(html, /aria-pressed="false"/);
 });
 
-test("FacetAudit with nothing audited says how to audit", () => {
+test("FacetAudit with nothing audited shows one line on how to audit, not the block of unaudited items", () => {
   const v = view();
   v.audited = 0;
   for (const f of FACETS) v.facets[f] = v.facets[f].map((i) => ({ ...i, audited: false, grounding: null, evidence: [], flags: [] }));
   const html = renderToStaticMarkup(createElement(FacetAudit, { audit: v }));
-  assert.match(html, /Not audited yet: run `graft audit`/);
-  assert.doesNotMatch(html, /<mark/);
+  assert.match(html, /data-testid="facet-audit-pending"/);
+  assert.match(html, /not run for this paper yet/);
+  assert.match(html, /npm run graft -- audit<\/code>/);
+  assert.doesNotMatch(html, /not audited|data-testid="audit-item"|<mark|data-testid="facet-audit"/);
+  const other = renderToStaticMarkup(createElement(FacetAudit, { audit: v, corpus: "acl-anthology" }));
+  assert.match(other, /npm run graft -- audit --corpus acl-anthology<\/code>/);
 });

@@ -148,7 +148,7 @@ export default async function PaperPage({ params }: { params: Params }) {
           </div>
         </section>
 
-        {audit && audit.total > 0 && <FacetAudit audit={audit} />}
+        {audit && audit.total > 0 && <FacetAudit audit={audit} corpus={paper.corpus} />}
 
         {related && related.results.length > 0 && <PaperRelated result={related} />}
 
