@@ -1,5 +1,6 @@
 import type { CSSProperties } from "react";
 import { FACETS, type Facet } from "@/lib/corpus/types";
+import { ordinal } from "./format";
 
 /**
  * Graft's one facet colour scheme. Hues are Okabe-Ito (distinguishable under the common forms
@@ -91,13 +92,19 @@ export function FacetChip({ facet, count, compact = false }: { facet: Facet; cou
   );
 }
 
+/** What one chip ("P #19") means, in words: its tooltip and what screen readers say. */
+export function chipMeaning(facet: Facet, rank: number): string {
+  const label = FACET_STYLES[facet].label.toLowerCase();
+  return `Found through its ${label}: the ${ordinal(rank)} paper the ${label} facet found`;
+}
+
 /**
- * A credited facet on a result: letter and rank in that facet's list ("M #2"), with the label and
- * weight spoken and in the tooltip. Colour is never the only cue: the letter and rank are text.
+ * A credited facet on a result: letter and rank in that facet's list ("M #2"), its meaning in
+ * words spoken and in the tooltip (the fusion weight is in "Why related"). Colour is never the
+ * only cue: the letter and rank are text.
  */
-export function FacetRankChip({ facet, rank, weight, size = "sm" }: { facet: Facet; rank: number; weight?: number; size?: "sm" | "lg" }) {
-  const s = FACET_STYLES[facet];
-  const detail = `${s.label}: rank ${rank} in the ${s.label.toLowerCase()} list${weight !== undefined ? `, weight ${weight.toFixed(3)}` : ""}`;
+export function FacetRankChip({ facet, rank, size = "sm" }: { facet: Facet; rank: number; weight?: number; size?: "sm" | "lg" }) {
+  const detail = chipMeaning(facet, rank);
   return (
     <span
       style={facetVars(facet)}

@@ -27,3 +27,15 @@ export function shortVenue(venue: string): string {
 export function paperHref(corpus: string, externalId: string): string {
   return `/papers/${encodeURIComponent(corpus)}/${encodeURIComponent(externalId)}`;
 }
+
+/** 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st… */
+export function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? "th" : (({ 1: "st", 2: "nd", 3: "rd" } as Record<number, string>)[n % 10] ?? "th");
+  return `${n}${suffix}`;
+}
+
+/** "a", "a and b", "a, b and c". */
+export function listJoin(parts: string[]): string {
+  return parts.length <= 1 ? (parts[0] ?? "") : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
+}

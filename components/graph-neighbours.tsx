@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { FACET_STYLES, FACETS, facetVars } from "@/components/facets";
 import type { PaperNeighbours } from "@/lib/graph/neighbours";
+import { Explained } from "./explain";
 import { paperHref } from "./format";
 
 const VISIBLE = 8;
@@ -11,12 +12,19 @@ export function GraphNeighbours({ corpus, neighbours }: { corpus: string; neighb
   return (
     <section aria-labelledby="neighbours-heading" data-testid="graph-neighbours">
       <h2 id="neighbours-heading" className="text-lg font-semibold tracking-tight">
-        Typed-graph neighbours
+        Closest papers per facet
       </h2>
-      <p className="mt-0.5 text-sm text-ink-muted">
-        Top edges per facet from build {neighbours.build}: weight w = {alpha}·s + {beta}·c, where s is the facet similarity and c the
-        citation score (coupling and co-citation).
-      </p>
+      <Explained
+        className="mt-0.5"
+        size="sm"
+        summary="How the link strength is computed"
+        plain="The papers most strongly linked to this one through each facet in the facet graph. The number is the link's strength: mostly how similar the two papers' facet items are, plus a share for shared citations."
+      >
+        <p>
+          Typed-graph edges of build {neighbours.build}, top per facet: weight w = {alpha}·s + {beta}·c, where s is the facet similarity (maxsim of the two
+          papers&apos; facet items) and c the citation score (bibliographic coupling and co-citation); the parts are shown as (s · c).
+        </p>
+      </Explained>
       <div className="mt-4 grid gap-4 md:grid-cols-2">
         {FACETS.map((f) => {
           const list = neighbours.facets[f];

@@ -9,6 +9,7 @@ import { PerFacetView } from "./explore/per-facet-view";
 import { exportContext, toRecord } from "./explore/records";
 import { fetchRelated } from "./explore/related-client";
 import { ResultList } from "./explore/result-list";
+import { FusionExplainer } from "./explain";
 import { ExportMenu } from "./export-menu";
 import { RelatedGraph } from "./graph/related-graph";
 import { FUSION_LABELS, RETRIEVER_LABELS } from "./explore/filters-panel";
@@ -39,9 +40,10 @@ export function PaperRelated({ result }: { result: RelatedResult }) {
             Related papers
           </h2>
           <p className="mt-0.5 text-sm text-ink-muted">
-            {result.results.length} papers ({RETRIEVER_LABELS[result.retriever].label} + {FUSION_LABELS[result.requestedFusion ?? "graph-rrf"]}); each shows the facets
-            that surfaced it with its rank there.
+            {result.results.length} papers ({RETRIEVER_LABELS[result.retriever].label} + {FUSION_LABELS[result.fusion]}); each shows the facets that found it
+            and its rank there (<span className="font-medium">P #3</span>: the 3rd paper found through problems).
           </p>
+          <FusionExplainer fusion={result.fusion} note={result.fusionNote} className="mt-1 max-w-3xl" />
         </div>
         <div className="flex flex-wrap items-center gap-2">
           <Segmented<Tab>
@@ -67,7 +69,7 @@ export function PaperRelated({ result }: { result: RelatedResult }) {
       <div className="mt-4">
         {tab === "list" ? (
           <>
-            <ResultList corpus={result.corpus} results={all ? ranked : ranked.slice(0, SHOWN)} />
+            <ResultList corpus={result.corpus} results={all ? ranked : ranked.slice(0, SHOWN)} fusion={result.fusion} />
             {ranked.length > SHOWN && (
               <button type="button" onClick={() => setAll((a) => !a)} className={`${buttonClass} mt-3`} aria-expanded={all}>
                 {all ? "Show fewer" : `Show all ${ranked.length}`}

@@ -276,10 +276,10 @@ function Fused({ result }: { result: RelatedResult }) {
         <p className="mt-2 text-lg text-ink-muted">
           Related through <em>how</em> or <em>what</em> it does, not through the words of the query&apos;s title. The evidence:
         </p>
-        <WhyRelated facets={star.facets} large />
+        <WhyRelated facets={star.facets} fusion={result.fusion} large />
       </section>
       <section aria-label="Fused ranking">
-        <ResultList corpus={result.corpus} results={ranked} large />
+        <ResultList corpus={result.corpus} results={ranked} fusion={result.fusion} large />
       </section>
     </div>
   );

@@ -9,6 +9,7 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import { DEMO } from "@/lib/demo/examples";
 import { fetchJson } from "@/lib/http/client";
 import type { QuerySource, RelatedResult } from "@/lib/query/types";
+import { FusionExplainer } from "../explain";
 import { ExportMenu } from "../export-menu";
 import { FACET_STYLES, FacetLegend, FacetLetter, facetVars } from "../facets";
 import { paperHref } from "../format";
@@ -193,7 +194,8 @@ function StartPage(props: { corpus: string; busy: boolean; onText: (t: string) =
               </div>
             ))}
             <p className="border-t border-line pt-4 text-xs leading-relaxed text-ink-faint">
-              Each related paper carries chips like <FacetChipSample facet="methods" rank={2} />: it was the 2nd paper the methods facet found.
+              Each related paper carries chips like <FacetChipSample facet="methods" rank={2} />: it was found through its methods, the 2nd paper
+              the methods facet found.
             </p>
           </aside>
         </div>
@@ -383,7 +385,7 @@ function Results({
           <ExportMenu records={() => sorted.map((r) => toRecord(result.corpus, r, r.fusedRank))} name={name} context={() => exportContext(result)} disabled={sorted.length === 0} />
         </div>
       </div>
-      {result.fusionNote && <p className="mb-3 text-xs text-ink-faint">{result.fusionNote}</p>}
+      <FusionExplainer fusion={result.fusion} note={result.fusionNote} className="mb-3 max-w-3xl" />
       {result.results.length === 0 ? (
         <div className="rounded-lg border border-dashed border-line-strong bg-surface px-6 py-10 text-center">
           <p className="font-medium">No related papers with these filters.</p>
@@ -394,7 +396,7 @@ function Results({
       ) : params.view === "graph" ? (
         <RelatedGraph key={`${result.query.externalId ?? result.query.title}-${result.results.length}-${result.retriever}-${result.fusion}`} result={result} expand={expand} name={name} />
       ) : (
-        <ResultList corpus={result.corpus} results={sorted} />
+        <ResultList corpus={result.corpus} results={sorted} fusion={result.fusion} />
       )}
       <div className="mt-6">
         <FacetLegend />

@@ -5,14 +5,15 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { CorpusOverview } from "@/lib/corpus/browse";
 import type { AppliedFusion, FusionName, RetrieverName } from "@/lib/query/types";
 import { FACET_STYLES, FacetLetter, facetVars } from "../facets";
+import { FUSION_SHORT } from "../explain";
 import { shortVenue } from "../format";
 import { fieldClass, labelClass, overlayInputClass, quietButtonClass } from "../ui";
 import { K_CHOICES, type ExploreParams } from "./explore-state";
 
 export const RETRIEVER_LABELS: Record<RetrieverName, { label: string; hint: string }> = {
-  graft: { label: "Graft", hint: "Graph-distilled generative retriever: decodes related papers' identifiers per facet item" },
-  "dense-graph": { label: "Dense graph", hint: "The typed-graph teacher: facet-item similarity plus two-hop walks over the typed graph" },
-  bm25: { label: "BM25", hint: "Keyword baseline over titles and abstracts, per facet item" },
+  graft: { label: "Graft", hint: "A trained model writes out the identifiers of related papers for each facet item (graph-distilled generative retrieval)." },
+  "dense-graph": { label: "Dense graph", hint: "Finds papers whose facet items mean the same thing, then follows links in the facet graph (the model's teacher)." },
+  bm25: { label: "BM25", hint: "Matches the words of each facet item against titles and abstracts: a keyword baseline for comparison." },
 };
 
 export const FUSION_LABELS: Record<AppliedFusion, string> = { "graph-rrf": "Graph-RRF", "corroboration-rrf": "corroboration RRF", rrf: "RRF", "lm-score": "LM score" };
@@ -70,6 +71,9 @@ export function FiltersPanel({
             );
           })}
         </div>
+        <p className="mt-1.5 text-xs leading-snug text-ink-faint" data-testid="retriever-hint">
+          {RETRIEVER_LABELS[effective].hint}
+        </p>
       </fieldset>
 
       <fieldset>
@@ -87,6 +91,9 @@ export function FiltersPanel({
             </label>
           ))}
         </div>
+        <p className="mt-1.5 text-xs leading-snug text-ink-faint" data-testid="fusion-hint">
+          {FUSION_SHORT[params.fusion]}
+        </p>
       </fieldset>
 
       <fieldset>

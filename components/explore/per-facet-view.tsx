@@ -64,7 +64,7 @@ export function PerFacetView({ result, limit, large = false, facets = FACETS }: 
                           {e.title}
                         </Link>
                         <p className={`mt-0.5 flex flex-wrap gap-x-2 text-ink-faint ${large ? "text-sm" : "text-[0.6875rem]"}`}>
-                          {fused !== undefined ? <span className="font-medium text-ink-muted">fused #{fused}</span> : <span>not in fused top {result.results.length}</span>}
+                          {fused !== undefined ? <span className="font-medium text-ink-muted">overall #{fused}</span> : <span>not in the overall top {result.results.length}</span>}
                           {only && <span className="font-medium text-(--facet-ink)">only this facet</span>}
                         </p>
                       </div>

@@ -2,8 +2,9 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import type { CreditedFacet, RelatedPaper } from "@/lib/query/types";
+import type { AppliedFusion, CreditedFacet, RelatedPaper } from "@/lib/query/types";
 import { SaveButton } from "../collection";
+import { Explained, foundThrough } from "../explain";
 import { FACET_STYLES, FacetLetter, FacetRankChip, facetVars } from "../facets";
 import { formatAuthors, paperHref, shortVenue } from "../format";
 import { Icon } from "../ui";
@@ -15,17 +16,30 @@ export interface RankedPaper extends RelatedPaper {
 }
 
 /** The fused ranking: each result with its facet chips, a save toggle and an expandable "why related". */
-export function ResultList({ corpus, results, large = false, openFirst = false }: { corpus: string; results: RankedPaper[]; large?: boolean; openFirst?: boolean }) {
+export function ResultList({
+  corpus,
+  results,
+  fusion,
+  large = false,
+  openFirst = false,
+}: {
+  corpus: string;
+  results: RankedPaper[];
+  /** The fusion rule that ranked them, for the technical detail of "why related". */
+  fusion?: AppliedFusion;
+  large?: boolean;
+  openFirst?: boolean;
+}) {
   return (
     <ol className="divide-y divide-line overflow-hidden rounded-lg border border-line bg-surface shadow-xs" data-testid="result-list" aria-label="Related papers">
       {results.map((r, i) => (
-        <ResultItem key={r.externalId} corpus={corpus} r={r} large={large} defaultOpen={openFirst && i === 0} />
+        <ResultItem key={r.externalId} corpus={corpus} r={r} fusion={fusion} large={large} defaultOpen={openFirst && i === 0} />
       ))}
     </ol>
   );
 }
 
-function ResultItem({ corpus, r, large, defaultOpen }: { corpus: string; r: RankedPaper; large: boolean; defaultOpen: boolean }) {
+function ResultItem({ corpus, r, fusion, large, defaultOpen }: { corpus: string; r: RankedPaper; fusion?: AppliedFusion; large: boolean; defaultOpen: boolean }) {
   const [open, setOpen] = useState(defaultOpen);
   const panelId = `why-${r.fusedRank}`;
   return (
@@ -65,7 +79,7 @@ function ResultItem({ corpus, r, large, defaultOpen }: { corpus: string; r: Rank
             )}
           </p>
           <div className="mt-2 flex flex-wrap items-center gap-1.5">
-            <span className="sr-only">Surfaced by:</span>
+            <span className="sr-only">{foundThrough(r.facets)}</span>
             {r.facets.map((f) => (
               <FacetRankChip key={f.facet} facet={f.facet} rank={f.rank} weight={f.weight} size={large ? "lg" : "sm"} />
             ))}
@@ -80,17 +94,31 @@ function ResultItem({ corpus, r, large, defaultOpen }: { corpus: string; r: Rank
               Why related
             </button>
           </div>
-          {open && <WhyRelated id={panelId} facets={r.facets} large={large} />}
+          {open && <WhyRelated id={panelId} facets={r.facets} fusion={fusion} large={large} />}
         </div>
       </div>
     </li>
   );
 }
 
-/** For each credited facet: the query's item next to this paper's item, with the numbers behind the credit. */
-export function WhyRelated({ id, facets, large = false }: { id?: string; facets: CreditedFacet[]; large?: boolean }) {
+/** What a credited facet's weight is under each fusion rule (the technical detail). */
+const WEIGHT_MEANING: Record<AppliedFusion, string> = {
+  "graph-rrf": "w_f(q, d) = α·s + β·c, the typed-graph edge weight",
+  rrf: "1 (plain RRF weighs every facet the same)",
+  "corroboration-rrf": "corr_f(d), the corroboration by the other candidates",
+  "lm-score": "P_f(d), the identifier's probability",
+};
+
+/**
+ * In words, which facets found the paper; then for each credited facet the query's item next to
+ * this paper's item; the numbers behind the credit (ranks, weights, cosines, DocIDs) one click away.
+ */
+export function WhyRelated({ id, facets, fusion, large = false }: { id?: string; facets: CreditedFacet[]; fusion?: AppliedFusion; large?: boolean }) {
   return (
     <div id={id} className="mt-3 space-y-2.5" data-testid="why-related">
+      <p className={`text-ink-muted ${large ? "text-base" : "text-sm"}`} data-testid="why-summary">
+        {foundThrough(facets)} {facets.some((f) => f.evidence) ? "The closest sentences of the two papers are side by side." : ""}
+      </p>
       {facets.map((f) => {
         const s = FACET_STYLES[f.facet];
         return (
@@ -99,9 +127,8 @@ export function WhyRelated({ id, facets, large = false }: { id?: string; facets:
               <FacetLetter facet={f.facet} />
               {s.label}
               <span className="font-normal text-ink-faint">
-                rank {f.rank} · weight {f.weight.toFixed(3)}
-                {f.evidence ? ` · cosine ${f.evidence.similarity.toFixed(2)}` : ""}
-                {f.docId ? ` · via DocID “${f.docId}”` : ""}
+                rank {f.rank}
+                {f.evidence ? ` · similarity ${f.evidence.similarity.toFixed(2)}` : ""}
               </span>
             </h4>
             {f.evidence ? (
@@ -129,6 +156,22 @@ export function WhyRelated({ id, facets, large = false }: { id?: string; facets:
           </section>
         );
       })}
+      <Explained summary="The numbers behind this" size={large ? "sm" : "xs"}>
+        <ul className="space-y-0.5" data-testid="why-numbers">
+          {facets.map((f) => (
+            <li key={f.facet}>
+              {FACET_STYLES[f.facet].label}: rank_f {f.rank} · weight {f.weight.toFixed(3)}
+              {f.evidence ? ` · cosine ${f.evidence.similarity.toFixed(3)}` : ""}
+              {f.docId ? ` · via DocID “${f.docId}”` : ""}
+            </li>
+          ))}
+        </ul>
+        {fusion && (
+          <p>
+            The weight is {WEIGHT_MEANING[fusion]}; this paper&apos;s score adds {fusion === "lm-score" ? "the weights" : "weight / (60 + rank_f)"} over these facets.
+          </p>
+        )}
+      </Explained>
     </div>
   );
 }

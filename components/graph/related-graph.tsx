@@ -340,7 +340,7 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
             ref={container}
             className="h-full w-full"
             role="img"
-            aria-label={`Typed graph: ${shownNodes.length} papers and ${shownEdges.length} facet edges. Use the list of papers beside it to select one.`}
+            aria-label={`Facet graph: ${shownNodes.length} papers and ${shownEdges.length} facet links. Use the list of papers beside it to select one.`}
             data-testid="graph-canvas"
           />
           {!ready && !loadError && (
@@ -351,7 +351,7 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
           {loadError && <p className="absolute inset-x-0 top-1/2 text-center text-sm text-danger">The graph view could not load: {loadError}</p>}
           {hov && hover && hover.id !== selected && <HoverCard node={hov} x={hover.x} y={hover.y} facets={nodeFacets(model, hov.id)} />}
           <p className="pointer-events-none absolute bottom-2 left-3 text-xs text-ink-faint" aria-hidden="true">
-            {shownNodes.length} papers · {shownEdges.length} edges{expand ? " · double-click a paper to expand it" : ""}
+            {shownNodes.length} papers · {shownEdges.length} links{expand ? " · double-click a paper to expand it" : ""}
           </p>
           {expanding && (
             <div className="absolute right-3 top-3 rounded-md border border-line bg-surface px-2.5 py-1.5 shadow-sm">
@@ -502,7 +502,7 @@ function NodeList({ nodes, onSelect }: { nodes: GraphNode[]; onSelect: (id: stri
     <div className="flex min-h-0 flex-1 flex-col">
       <div className="border-b border-line px-4 py-3">
         <p className="text-sm font-semibold">Papers in the graph</p>
-        <p className="mt-0.5 text-xs text-ink-faint">Select one to see its edges, open it or expand its neighbourhood. Edge colour is the facet, width its weight.</p>
+        <p className="mt-0.5 text-xs text-ink-faint">Select one to see its links, open it or expand its neighbourhood. A link&apos;s colour is the facet that relates two papers; the thicker, the stronger.</p>
       </div>
       <ol className="min-h-0 flex-1 overflow-y-auto py-1" data-testid="graph-node-list">
         {sorted.map((n) => (
