@@ -128,7 +128,8 @@ export function parseAuthors(json: string): string[] {
   }
 }
 
-async function requireCorpus(db: Db, name: string) {
+/** The corpus named `name`; an unknown name is a NotFoundError (404 in the API, exit 2 in the CLI). */
+export async function requireCorpus(db: Db, name: string) {
   const corpus = await db.corpus.findUnique({ where: { name } });
   if (!corpus) throw new NotFoundError(`no corpus named "${name}" (import one with: graft import <path> --corpus ${name})`);
   return corpus;

@@ -102,6 +102,28 @@ describe(`POST /api/related (${testProvider})`, { concurrency: false }, () => {
     assert.match(err.message, /1 KB upload limit/);
   });
 
+  test("an unknown corpus is 404 not_found; a known corpus without a graph build is 409 not_ready", async () => {
+    const unknown = await handleRelatedRequest(t.db, postJson({ corpus: "no-such-corpus", paperId: "H0" }));
+    assert.equal(unknown.status, 404);
+    const e = await errorOf(unknown);
+    assert.equal(e.code, "not_found");
+    assert.match(e.message, /no corpus named "no-such-corpus"/);
+    const streamed = await handleRelatedRequest(t.db, postJson({ corpus: "no-such-corpus", text: "x".repeat(200) }, "?stream=1"));
+    const last = JSON.parse((await streamed.text()).trim().split("\n").at(-1)!) as QueryErrorBody;
+    assert.equal(last.error.code, "not_found");
+
+    await t.db.corpus.create({ data: { name: "empty-corpus" } });
+    try {
+      const unbuilt = await handleRelatedRequest(t.db, postJson({ corpus: "empty-corpus", paperId: "H0" }));
+      assert.equal(unbuilt.status, 409);
+      const u = await errorOf(unbuilt);
+      assert.equal(u.code, "not_ready");
+      assert.match(u.message, /build --stage graph --corpus empty-corpus/);
+    } finally {
+      await t.db.corpus.delete({ where: { name: "empty-corpus" } });
+    }
+  });
+
   test("retriever graft without a model is a 409", async () => {
     unregisterRetriever("graft"); // this store has no model either way; test the registry's answer
     const res = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paperId: "H0", retriever: "graft" }));

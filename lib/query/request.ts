@@ -3,14 +3,33 @@
  * tested without a server: body reading under the upload limit, JSON or multipart parsing and
  * validation, and the NDJSON progress stream.
  */
+import { corpusName, DEFAULT_CORPUS, requireCorpus } from "@/lib/corpus/browse";
 import type { Db } from "@/lib/db/client";
 import { json } from "@/lib/http/respond";
 import { resolveLimits, type InputLimits } from "@/lib/input";
 import { formatBytes } from "@/lib/input/limits";
 import { QueryError, queryErrorBody, queryErrorResponse } from "./errors";
 import { relatedFormFields, relatedRequestBody, type RelatedOptions } from "./options";
+import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { relatedPapers, type RelatedHooks, type RelatedInput } from "./related";
 import type { RelatedResult, RelatedStreamLine } from "./types";
+
+/**
+ * relatedPapers, where a corpus that does not exist is a NotFoundError (404 not_found) rather
+ * than "no graph build yet" (409 not_ready, "run build"): the graph store finds no build either
+ * way, so the corpus is looked up only when that happens.
+ */
+export async function relatedPapersOf(db: Db, input: RelatedInput, options: RelatedOptions, hooks?: RelatedHooks): Promise<RelatedResult> {
+  try {
+    return await relatedPapers(db, input, options, hooks);
+  } catch (err) {
+    if (err instanceof NoGraphBuildError) {
+      const name = corpusName.safeParse(input.corpus ?? DEFAULT_CORPUS);
+      if (name.success) await requireCorpus(db, name.data);
+    }
+    throw err;
+  }
+}
 
 /** Room for multipart boundaries, headers and option fields around the file itself. */
 const ENVELOPE_BYTES = 256 * 1024;
@@ -123,7 +142,7 @@ export async function handleRelatedRequest(db: Db, req: Request, limitOverrides:
   if (!streaming) {
     try {
       const { input, options } = await parseRelatedRequest(req, limitOverrides);
-      return json(await relatedPapers(db, input, options, { limits: limitOverrides, signal: req.signal }));
+      return json(await relatedPapersOf(db, input, options, { limits: limitOverrides, signal: req.signal }));
     } catch (err) {
       return queryErrorResponse(err, context);
     }
@@ -143,7 +162,7 @@ export async function handleRelatedRequest(db: Db, req: Request, limitOverrides:
     const { input, options, fileBytes } = await parseRelatedRequest(req, limitOverrides);
     if (fileBytes !== undefined) send({ step: "upload", message: `Received ${formatBytes(fileBytes)}` });
     const hooks: RelatedHooks = { limits: limitOverrides, signal, onStep: (step, message) => send({ step, message }) };
-    return relatedPapers(db, input, options, hooks);
+    return relatedPapersOf(db, input, options, hooks);
   }, context);
 }
 

@@ -10,7 +10,8 @@ import { InputError, resolveLimits } from "@/lib/input";
 import { checkSize } from "@/lib/input/limits";
 import { QueryError } from "@/lib/query/errors";
 import { FACET_LETTERS } from "@/lib/query/format";
-import { relatedOptions, relatedPapers, type RelatedInput } from "@/lib/query/related";
+import { relatedOptions, type RelatedInput } from "@/lib/query/related";
+import { relatedPapersOf } from "@/lib/query/request";
 import { FUSION_NAMES, RETRIEVER_NAMES, type RelatedResult } from "@/lib/query/types";
 import { emit, parseOptions, table, UsageError } from "../output";
 
@@ -50,7 +51,7 @@ export function registerQuery(program: Command): void {
       else input = { corpus: src.corpus, file: readInputFile(src.file as string) };
       let result: RelatedResult;
       try {
-        result = await relatedPapers(getDb(), input, options);
+        result = await relatedPapersOf(getDb(), input, options);
       } catch (err) {
         // Bad input is the user's to fix: exit code 2 with the reader's own sentence.
         if (err instanceof InputError || ((err instanceof QueryError || err instanceof HttpError) && err.status < 500)) throw new UsageError(err.message);

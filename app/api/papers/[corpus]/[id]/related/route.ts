@@ -5,7 +5,7 @@ import { searchParamsObject } from "@/lib/http/respond";
 import { segmentCandidates } from "@/lib/http/segments";
 import { queryErrorResponse } from "@/lib/query/errors";
 import { relatedOptions } from "@/lib/query/options";
-import { relatedPapers } from "@/lib/query/related";
+import { relatedPapersOf } from "@/lib/query/request";
 import { json } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
@@ -30,7 +30,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ corpus: string;
     let lastMiss: unknown = null;
     for (const candidate of segmentCandidates(id)) {
       try {
-        return json(await relatedPapers(getDb(), { corpus, paperId: candidate }, options));
+        return json(await relatedPapersOf(getDb(), { corpus, paperId: candidate }, options));
       } catch (err) {
         if (!(err instanceof NotFoundError)) throw err;
         lastMiss = err;
