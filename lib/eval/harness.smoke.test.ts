@@ -16,7 +16,7 @@ import { defaultCorpusPath } from "@/lib/corpus/paths";
 import { FACETS } from "@/lib/corpus/types";
 import { mulberry32 } from "@/lib/random";
 import { denseItemLists, prepareItemLists } from "./baselines";
-import { loadCorpusData } from "./corpus-data";
+import { loadCorpusData } from "@/lib/graph/corpus-data";
 import { paperItems } from "./dense-graph";
 import type { GenerativeProvider, GenerativeResult } from "./generative";
 import { runEvaluation } from "./harness";

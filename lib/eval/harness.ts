@@ -29,7 +29,7 @@ import { buildPaperGraph, MaxSimEngine, queryFacetTopK } from "@/lib/graph/topk"
 import { mulberry32 } from "@/lib/random";
 import { attributionOf, edgeListPairFacets, graphPairFacets } from "./attribution";
 import { bm25Retriever, denseDocumentRetrieve, denseItemLists, packVectors, prepareItemLists } from "./baselines";
-import { loadCorpusData, type CorpusData } from "./corpus-data";
+import { loadCorpusData, type CorpusData } from "@/lib/graph/corpus-data";
 import { denseGraphInCorpus, denseGraphOutOfCorpus, denseOnlyRetrieve, neighbourGold, paperItems, papersOf, prepareFacetIndex, scoreRuns } from "./dense-graph";
 import {
   availability,
@@ -440,7 +440,7 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         const bm25 = bm25Retriever(data.texts);
         const docs = packVectors(data.documents?.papers ?? []);
         // Per query and facet: the top-50 corpus papers by s_f. Their top-20 prefix is the query's
-        // ephemeral first-hop edges (the same ranking lib/graph/ephemeral.ts prunes to K), the
+        // ephemeral first-hop edges (the same ranking lib/retrieve/ephemeral.ts prunes to K), the
         // attribution reference out of corpus; the max over facets gives the obvious set.
         const nearest: Partial<Record<Facet, { targets: Int32Array; scores: Float32Array }>>[] = [];
         for (const i of ooc) {
@@ -472,7 +472,7 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         await add("dense-items-corroboration", "Dense item lists + corroboration RRF (no model)", (_i, pos) => papersOf(denseCorr[pos]));
 
         // Graph-RRF for an unseen query: w_f(q, d) from its ephemeral edges (top-K by s_f, weighted
-        // α·s as lib/graph/ephemeral.ts inserts it), the weighting the query pipeline gives the
+        // α·s as lib/retrieve/ephemeral.ts inserts it), the weighting the query pipeline gives the
         // dense-graph lists of an unseen paper.
         const ephemeralWeights = nearest.map((per) => {
           const byFacet = new Map<Facet, Map<number, number>>();

@@ -19,7 +19,7 @@ import { dataRoot, repoRoot } from "@/lib/db/config";
 import { cacheDirFor, embedWithCache, readVectorCache } from "@/lib/embed/cache";
 import { createEmbedder } from "@/lib/embed/registry";
 import type { Embedder } from "@/lib/embed/types";
-import { packRows } from "@/lib/eval/corpus-data";
+import { packRows } from "@/lib/graph/corpus-data";
 import { readPaperGraph } from "@/lib/graph/csr";
 import { itemsOfPaper } from "@/lib/graph/maxsim";
 import { distillationStatistics } from "./distill";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { readCorpus } from "@/lib/corpus/read";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { dataRoot } from "@/lib/db/config";
-import { loadCorpusData, type CorpusData } from "@/lib/eval/corpus-data";
+import { loadCorpusData, type CorpusData } from "@/lib/graph/corpus-data";
 import { readPaperGraph } from "@/lib/graph/csr";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import type { DistillationExamples } from "./distill";

@@ -8,7 +8,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { FACETS, type FacetLists } from "@/lib/corpus/types";
 import { buildDocIdIndex, docIdStatistics, docIdTokens, normalizeFacetItem } from "./docid";
-import { getLlama3Tokenizer } from "./tokenizer";
+import { getLlama3Tokenizer } from "@/lib/text/tokenizer";
 import { buildFacetTries, loadTrie, serializeTrie, trieStatistics } from "./trie";
 import { sharedDataDir } from "@/lib/corpus/paths";
 

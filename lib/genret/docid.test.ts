@@ -8,7 +8,7 @@ import {
   normalizeFacetItem,
   type DocIdSource,
 } from "./docid";
-import { decodeTokens, encodeDocIdTokens } from "./tokenizer";
+import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
 
 describe("normalizeFacetItem (paper, Appendix: Document Identifier Construction)", () => {
   test("leading bullet markers are stripped", () => {

@@ -5,7 +5,7 @@
  * a shared one keeps every paper behind it.
  */
 import { FACETS, type Facet, type FacetLists } from "@/lib/corpus/types";
-import { encodeDocIdTokens } from "./tokenizer";
+import { encodeDocIdTokens } from "@/lib/text/tokenizer";
 
 /** "Identifiers are truncated by token rather than by character to 12 tokens." */
 export const DOCID_MAX_TOKENS = 12;

@@ -33,7 +33,7 @@ export function buildIdentifiers(corpus: Pick<GenretCorpus, "ids" | "facets">): 
   return identifiersFromIndex(buildDocIdIndex(corpus.ids.map((externalId, i) => ({ externalId, facets: corpus.facets[i] }))));
 }
 
-/** Vocabulary and tries of any DocID index (the bullet DocIDs or a baseline scheme's, lib/genret/docid-schemes.ts). */
+/** Vocabulary and tries of any DocID index (the bullet DocIDs or a baseline scheme's, lib/eval/baselines/docid-schemes.ts). */
 export function identifiersFromIndex(index: DocIdIndex): Identifiers {
   const vocab = buildCompactVocab(index);
   const map = compactIndex(vocab);

@@ -2,11 +2,11 @@
  * The dense-graph teacher as a retriever (paper §"The Multi-Facet Paper Graph"): per facet, a
  * two-hop walk over the typed graph. A corpus paper starts from its own node; an unseen paper
  * is inserted ephemerally (its items scored against every corpus item with max-sim, top-K
- * first-hop edges weighted α·s; lib/graph/ephemeral.ts) and walks from there.
+ * first-hop edges weighted α·s; lib/retrieve/ephemeral.ts) and walks from there.
  */
 import type { Facet } from "@/lib/corpus/types";
-import { ephemeralStarts } from "@/lib/graph/ephemeral";
-import { walkFacet, type WalkStartEdges } from "@/lib/graph/walk";
+import { ephemeralStarts } from "./ephemeral";
+import { walkFacet, type WalkStartEdges } from "./walk";
 import type { FacetCandidate, FacetCandidateLists, Retriever, RetrieveContext } from "./retriever";
 import { maxSimEngine } from "./services";
 

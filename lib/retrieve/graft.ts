@@ -13,7 +13,7 @@ import { dataRoot } from "@/lib/db/config";
 import { HttpError } from "@/lib/http/respond";
 import type { FacetCandidate, FacetCandidateLists, RetrieveContext, Retriever } from "./retriever";
 import { normalizeFacetItem } from "@/lib/genret/docid";
-import { decodeTokens } from "@/lib/genret/tokenizer";
+import { decodeTokens } from "@/lib/text/tokenizer";
 import { generativeFacetLists, loadGenretModel, type GenretModel } from "@/lib/genret/model";
 
 export const GRAFT_BEAMS = Number(process.env.GRAFT_BEAMS ?? 50);

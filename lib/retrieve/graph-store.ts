@@ -7,7 +7,7 @@ import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/db/config";
 import { cacheDirFor, readVectorCache, textKey } from "@/lib/embed/cache";
 import { readPaperGraph, type PaperGraph } from "@/lib/graph/csr";
-import type { FacetBlockIndex } from "@/lib/graph/ephemeral";
+import type { FacetBlockIndex } from "./ephemeral";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { prepareFacetBlocks } from "@/lib/graph/topk";
 import { HttpError } from "@/lib/http/respond";

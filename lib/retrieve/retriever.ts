@@ -29,7 +29,6 @@ import type { Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { HttpError } from "@/lib/http/respond";
 import type { LoadedGraph } from "./graph-store";
-import type { RetrieverName } from "@/lib/query/types";
 
 /** One retrieved candidate of one facet list. */
 export interface FacetCandidate {
@@ -116,7 +115,7 @@ export function registeredRetrievers(): string[] {
 export const GRAFT_MODEL_HINT = "train the generative retriever first (`npm run graft -- build --stage genret`), or use --retriever dense-graph";
 
 /** The retriever of that name; a known but unavailable one is a 409 not_ready. */
-export function getRetriever(name: RetrieverName | string, corpus: string): Retriever {
+export function getRetriever(name: string, corpus: string): Retriever {
   const r = registry.get(name);
   if (r) return r;
   if (name === "graft") {

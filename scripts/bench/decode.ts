@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { sharedDataDir } from "@/lib/corpus/paths";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { dataRoot } from "@/lib/db/config";
-import { loadCorpusData } from "@/lib/eval/corpus-data";
+import { loadCorpusData } from "@/lib/graph/corpus-data";
 import { paperItems } from "@/lib/eval/dense-graph";
 import { generativeFacetLists, loadGenretModel, missingModelFiles } from "@/lib/genret/model";
 

@@ -23,7 +23,7 @@ import { coverage } from "@/lib/graph/coverage";
 import { type FacetCsr, pruneCsr, readPaperGraph, writePaperGraph } from "@/lib/graph/csr";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { buildFacetEdges, facetTopKOnBlocks, type KernelStats, MaxSimEngine, prepareFacetBlocks, queryFacetTopK } from "@/lib/graph/topk";
-import { denseGraphRetrieve } from "@/lib/graph/walk";
+import { denseGraphRetrieve } from "@/lib/retrieve/walk";
 import { mulberry32 } from "@/lib/random";
 
 const MEAN_ITEMS: Record<Facet, number> = { problems: 1.05, methods: 1.99, results: 1.43, contributions: 1.04 };

@@ -15,7 +15,7 @@ import path from "node:path";
 import { defaultCorpusPath } from "@/lib/corpus/paths";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { dataRoot, repoRoot } from "@/lib/db/config";
-import { loadCorpusData } from "@/lib/eval/corpus-data";
+import { loadCorpusData } from "@/lib/graph/corpus-data";
 import {
   citationGold,
   denseGraphInCorpus,

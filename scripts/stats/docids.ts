@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { FACETS, type FacetLists } from "@/lib/corpus/types";
 import { buildDocIdIndex, docIdStatistics, normalizeFacetItem, type DocIdSource } from "@/lib/genret/docid";
-import { encodeDocIdTokens, getLlama3Tokenizer } from "@/lib/genret/tokenizer";
+import { encodeDocIdTokens, getLlama3Tokenizer } from "@/lib/text/tokenizer";
 import { buildFacetTrie, loadTrie, serializeTrie, trieStatistics } from "@/lib/genret/trie";
 import { sharedDataDir } from "@/lib/corpus/paths";
 

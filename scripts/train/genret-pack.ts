@@ -7,7 +7,7 @@
  *
  * --scheme picks the DocIDs (paper Appendix "Identifier Schemes and the Coverage Floor"):
  * the facet-item bullets (default), or one of the ablation's baselines, the numeric codebook
- * and C2T cluster keywords over a hierarchical k-means of the papers (lib/genret/docid-schemes.ts).
+ * and C2T cluster keywords over a hierarchical k-means of the papers (lib/eval/baselines/docid-schemes.ts).
  * The pack and identifier files have the same format whichever the scheme; DIR/docid-scheme.json
  * records the scheme and its identifier statistics.
  */
@@ -18,7 +18,7 @@ import { z } from "zod";
 import { sharedDataDir } from "@/lib/corpus/paths";
 import { FACETS } from "@/lib/corpus/types";
 import { loadGenretCorpusFiles, newestGraphBuildDir, writeExperimentDir } from "@/lib/genret/corpus-files";
-import { DOCID_SCHEMES, identifierShape, identifierText, schemeIdentifiers, treeShape } from "@/lib/genret/docid-schemes";
+import { DOCID_SCHEMES, identifierShape, identifierText, schemeIdentifiers, treeShape } from "@/lib/eval/baselines/docid-schemes";
 import { distillationStatistics, identifierReport, trainingExamples } from "@/lib/genret/prepare";
 
 const { values } = parseArgs({

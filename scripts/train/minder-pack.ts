@@ -1,5 +1,5 @@
 /**
- * Writes the MINDER baseline's experiment directory (lib/genret/minder.ts) from the corpus
+ * Writes the MINDER baseline's experiment directory (lib/eval/baselines/minder.ts) from the corpus
  * files and the newest graph build: `pack/` (the trainer's input, slot = view), the identifier
  * files (vocab.json, trie-title.bin, trie-substring.bin, trie-pseudo.bin, minder.json),
  * papers.json and genret.json, so a model directory is this plus the trainer's decoder.onnx,
@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { sharedDataDir } from "@/lib/corpus/paths";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { loadGenretCorpusFiles, newestGraphBuildDir } from "@/lib/genret/corpus-files";
-import { buildMinderIdentifiers, minderExamples, minderExampleStatistics, minderIdentifierFiles, minderStatistics, writeMinderPack } from "@/lib/genret/minder";
+import { buildMinderIdentifiers, minderExamples, minderExampleStatistics, minderIdentifierFiles, minderStatistics, writeMinderPack } from "@/lib/eval/baselines/minder";
 import { buildIdentifiers, distillationStatistics, trainingExamples } from "@/lib/genret/prepare";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { sharedDataDir } from "@/lib/corpus/paths";
-import { encodeDocIdTokens } from "@/lib/genret/tokenizer";
+import { encodeDocIdTokens } from "@/lib/text/tokenizer";
 import { llmConfig } from "./config";
 import {
   FACET_JSON_SCHEMA,

@@ -3,7 +3,7 @@
  * the structured-output schema (paper, Appendix "Facet Extraction and Validation").
  */
 import { FACETS } from "@/lib/corpus/types";
-import { decodeTokens, encodeDocIdTokens } from "@/lib/genret/tokenizer";
+import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
 import type { PaperInput } from "../extractor";
 import type { LlmConfig } from "./config";
 

@@ -26,14 +26,14 @@ import path from "node:path";
 import { FACETS, type Facet, type FacetLists } from "@/lib/corpus/types";
 import type { Candidate } from "@/lib/fusion/types";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
-import { constrainedBeamSearch, expandToPapers, type DecodeRequest, type DecoderSession } from "./beam-search";
-import type { DistillationExamples } from "./distill";
-import { docIdTokens, normalizeFacetItem, type DocIdIndex } from "./docid";
-import { DECODER_FILES, loadDecoderFiles, missingFiles, type DecoderFiles, type GenerativeQuery } from "./model";
-import { decisionMaskByRow, PACK_VERSION, packQueries, writePackFiles, type PackHeader } from "./pack";
-import { encodeDocIdTokens } from "./tokenizer";
-import { buildTrie, PrefixTrie, readTrieFile, serializeTrie, trieStatistics, type TrieStatistics } from "./trie";
-import { buildCompactVocabFromTokens, compactIndex, EOS, PAD, vocabFileJson, type CompactVocab } from "./vocab";
+import { constrainedBeamSearch, expandToPapers, type DecodeRequest, type DecoderSession } from "@/lib/genret/beam-search";
+import type { DistillationExamples } from "@/lib/genret/distill";
+import { docIdTokens, normalizeFacetItem, type DocIdIndex } from "@/lib/genret/docid";
+import { DECODER_FILES, loadDecoderFiles, missingFiles, type DecoderFiles, type GenerativeQuery } from "@/lib/genret/model";
+import { decisionMaskByRow, PACK_VERSION, packQueries, writePackFiles, type PackHeader } from "@/lib/genret/pack";
+import { encodeDocIdTokens } from "@/lib/text/tokenizer";
+import { buildTrie, PrefixTrie, readTrieFile, serializeTrie, trieStatistics, type TrieStatistics } from "@/lib/genret/trie";
+import { buildCompactVocabFromTokens, compactIndex, EOS, PAD, vocabFileJson, type CompactVocab } from "@/lib/genret/vocab";
 
 /** The views, in slot order: a view's index is the decoder's slot (facet) input. */
 export const MINDER_VIEWS = ["title", "substring", "pseudo-query"] as const;

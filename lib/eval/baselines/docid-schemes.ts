@@ -19,9 +19,9 @@ import { ENGLISH_STOPWORDS, tokenize } from "@/lib/retrieve/bm25-index";
 import { STOPWORDS as PAPER_STOPWORDS } from "@/lib/facets/offline/text";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { mulberry32 } from "@/lib/random";
-import { DOCID_MAX_TOKENS, postingCounts, type DocIdIndex, type FacetDocIds } from "./docid";
-import { buildIdentifiers, identifiersFromIndex, type Identifiers } from "./prepare";
-import { decodeTokens, encodeDocIdTokens } from "./tokenizer";
+import { DOCID_MAX_TOKENS, postingCounts, type DocIdIndex, type FacetDocIds } from "@/lib/genret/docid";
+import { buildIdentifiers, identifiersFromIndex, type Identifiers } from "@/lib/genret/prepare";
+import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
 
 export const DOCID_SCHEMES = ["bullet", "numeric", "c2t"] as const;
 export type DocIdScheme = (typeof DOCID_SCHEMES)[number];

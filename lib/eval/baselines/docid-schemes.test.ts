@@ -23,9 +23,9 @@ import {
   type ClusterTree,
   type SchemeCorpus,
 } from "./docid-schemes";
-import { writeTrainingPack } from "./pack";
-import { identifierFiles, readIdentifierFiles, trainingExamples, type GenretCorpus } from "./prepare";
-import { decodeTokens, encodeDocIdTokens } from "./tokenizer";
+import { writeTrainingPack } from "@/lib/genret/pack";
+import { identifierFiles, readIdentifierFiles, trainingExamples, type GenretCorpus } from "@/lib/genret/prepare";
+import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
 
 /** Row-major matrix of `groups` tight blobs of `size` points each around far-apart unit axes (dim = groups). */
 function blobs(groups: number, size: number, seed = 1): { data: Float32Array; dim: number; n: number; group: number[] } {

@@ -16,7 +16,7 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Candidate, FacetLists } from "@/lib/fusion";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { Bm25Index } from "@/lib/retrieve/bm25-index";
-import type { PaperText } from "./corpus-data";
+import type { PaperText } from "@/lib/graph/corpus-data";
 
 /** Title and every facet item, the text BM25 indexes and queries with. */
 export function titleAndFacets(p: PaperText): string {

@@ -9,9 +9,9 @@
  * time (c = 0), as for unlinked pairs inside the corpus.
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { PaperGraph } from "./csr";
-import { DEFAULT_EDGE_WEIGHT } from "./edge-weight";
-import { ephemeralEdges, type FacetBlocks, type MaxSimEngine } from "./topk";
+import type { PaperGraph } from "@/lib/graph/csr";
+import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
+import { ephemeralEdges, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/topk";
 import { denseGraphRetrieve, type DenseGraphOptions, type DenseGraphResult, type WalkStartEdges } from "./walk";
 
 /** One onnxruntime block layout per facet of the corpus items (see prepareFacetBlocks). */

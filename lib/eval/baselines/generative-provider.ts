@@ -1,10 +1,10 @@
 /**
- * The generative rows of the evaluation harness (`graft eval --generative lib/genret/eval-provider.ts`):
+ * The generative rows of the evaluation harness (`graft eval --generative lib/eval/baselines/generative-provider.ts`):
  * decodes the harness's queries with one trained model per variant, found as complete model
  * directories under <dataRoot>/<corpus>/genret-models/<variant>/ (or GRAFT_GENRET_MODELS/<variant>/),
  * e.g. the builds of `graft build --stage genret --variant <v>` copied or linked there. The
  * harness does all fusion itself; this only produces the per-facet candidate lists, or for
- * "minder" the per-view lists (a MINDER model directory: lib/genret/minder.ts, written by
+ * "minder" the per-view lists (a MINDER model directory: lib/eval/baselines/minder.ts, written by
  * scripts/train/minder-pack.ts plus the trainer's decoder).
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -12,7 +12,7 @@ import path from "node:path";
 import type { GenerativeProvider, GenerativeProviderContext, GenerativeResult, GenerativeVariant } from "@/lib/eval/generative";
 import type { Candidate, FacetLists } from "@/lib/fusion/types";
 import { loadMinderModel, minderViewLists, missingMinderModelFiles, type MinderModel } from "./minder";
-import { generativeFacetLists, loadGenretModel, missingModelFiles, type GenretModel } from "./model";
+import { generativeFacetLists, loadGenretModel, missingModelFiles, type GenretModel } from "@/lib/genret/model";
 
 /** MINDER's model directory holds view tries instead of facet tries. */
 const isMinder = (variant: GenerativeVariant): boolean => variant === "minder";

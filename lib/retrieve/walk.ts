@@ -13,7 +13,7 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { listsFromPapers, rrf as fuseRrf, type FusedResult, type RrfOptions } from "@/lib/fusion";
-import type { FacetCsr, PaperGraph } from "./csr";
+import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
 
 export type { FusedResult, RrfOptions };
 

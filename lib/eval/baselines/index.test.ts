@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { packFacetItems } from "@/lib/graph/maxsim";
-import { bm25Retriever, denseDocumentRetrieve, denseItemLists, packVectors, prepareItemLists, titleAndFacets, topKIndices } from "./baselines";
-import type { PaperText } from "./corpus-data";
-import { documentText } from "./corpus-data";
+import { bm25Retriever, denseDocumentRetrieve, denseItemLists, packVectors, prepareItemLists, titleAndFacets, topKIndices } from "./index";
+import type { PaperText } from "@/lib/graph/corpus-data";
+import { documentText } from "@/lib/graph/corpus-data";
 
 const unit = (...xs: number[]): Float32Array => {
   const n = Math.hypot(...xs);

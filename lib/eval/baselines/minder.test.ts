@@ -6,11 +6,11 @@ import { after, describe, it } from "node:test";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { repoRoot } from "@/lib/db/config";
 import { mulberry32 } from "@/lib/random";
-import { runTrainer } from "./build";
-import type { DecodeRequest, DecoderSession } from "./beam-search";
-import type { DistillationExamples } from "./distill";
-import { buildDocIdIndex, normalizeFacetItem } from "./docid";
-import { createGenerativeProvider } from "./eval-provider";
+import { runTrainer } from "@/lib/genret/build";
+import type { DecodeRequest, DecoderSession } from "@/lib/genret/beam-search";
+import type { DistillationExamples } from "@/lib/genret/distill";
+import { buildDocIdIndex, normalizeFacetItem } from "@/lib/genret/docid";
+import { createGenerativeProvider } from "./generative-provider";
 import {
   abstractIdf,
   bestSubstring,
@@ -28,9 +28,9 @@ import {
   type MinderPackHeader,
   type MinderPaper,
 } from "./minder";
-import { decodeTokens, encodeDocIdTokens } from "./tokenizer";
-import { loadTrie, readTrieFile, serializeTrie } from "./trie";
-import { compactIndex, EOS, PAD } from "./vocab";
+import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
+import { loadTrie, readTrieFile, serializeTrie } from "@/lib/genret/trie";
+import { compactIndex, EOS, PAD } from "@/lib/genret/vocab";
 
 /** Every distinct n-gram of min..max tokens of the texts, with the texts containing it. */
 function bruteNgrams(texts: number[][], min: number, max: number): Map<string, number[]> {
