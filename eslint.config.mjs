@@ -1,6 +1,7 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
+import { layersPlugin } from "./lint/layers.mjs";
 
 export default tseslint.config(
   { ignores: ["node_modules/", ".next/", ".next-*/", "lib/generated/", "next-env.d.ts", "test-results/", "playwright-report/", ".graft/"] },
@@ -13,6 +14,12 @@ export default tseslint.config(
       ...reactHooks.configs.recommended.rules,
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
+  },
+  {
+    // The layer rule: a lib/ folder imports only lower layers (table and reasons in lint/layers.mjs).
+    files: ["lib/**/*.{ts,tsx,js,mjs}"],
+    plugins: { layers: layersPlugin },
+    rules: { "layers/import-direction": "error" },
   },
   {
     files: ["**/*.{js,mjs,cjs}"],

@@ -40,7 +40,7 @@ check "type-check" npx tsc --noEmit -p .
 check "lint" npx eslint --max-warnings 0 .
 check "prisma/postgres/schema.prisma in sync" npx tsx scripts/db/sync-schemas.ts --check
 
-mapfile -t unit < <(find lib workers components -name '*.test.ts' -not -path '*/generated/*' 2>/dev/null | sort)
+mapfile -t unit < <(find lib workers components lint -name '*.test.ts' -not -path '*/generated/*' 2>/dev/null | sort)
 node_tests "unit + integration tests (SQLite)" "${unit[@]}"
 
 # Integration tests are the files that use the test-database helpers (lib/db/testing.ts).
