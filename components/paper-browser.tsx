@@ -8,6 +8,7 @@ import { DEFAULT_CORPUS, type CorpusOverview, type PaperList, type PaperSummary 
 import { ApiError, fetchJson } from "@/lib/http/client";
 import { FacetCounts, FacetLegend } from "./facets";
 import { formatAuthors, formatCount, paperHref, shortVenue } from "./format";
+import { VenueOptions } from "./venues";
 
 /** The explorer's state. It lives in the URL (the single source of truth) so views can be shared. */
 interface Filters {
@@ -231,7 +232,6 @@ function FilterBar({
     filters.yearTo,
   );
   const venues = overview?.venues ?? [];
-  const venueOptions = filters.venue && !venues.some((v) => v.venue === filters.venue) ? [{ venue: filters.venue, papers: 0 }, ...venues] : venues;
 
   return (
     <form
@@ -258,12 +258,7 @@ function FilterBar({
           className={`${controlClass} truncate pr-8`}
         >
           <option value="">All venues</option>
-          {venueOptions.map((v) => (
-            <option key={v.venue} value={v.venue} title={v.venue}>
-              {shortVenue(v.venue)}
-              {v.papers ? ` (${formatCount(v.papers)})` : ""}
-            </option>
-          ))}
+          <VenueOptions venues={venues} selected={filters.venue || undefined} />
         </select>
       </div>
       <div>

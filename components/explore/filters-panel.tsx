@@ -6,7 +6,7 @@ import type { CorpusOverview } from "@/lib/corpus/browse";
 import type { AppliedFusion, FusionName, RetrieverName } from "@/lib/query/types";
 import { FACET_STYLES, FacetLetter, facetVars } from "../facets";
 import { FUSION_SHORT } from "../explain";
-import { shortVenue } from "../format";
+import { VenueOptions } from "../venues";
 import { fieldClass, labelClass, overlayInputClass, quietButtonClass } from "../ui";
 import { K_CHOICES, type ExploreParams } from "./explore-state";
 
@@ -165,12 +165,7 @@ export function FiltersPanel({
         </label>
         <select id={ids.venue} className={fieldClass} value={params.venue ?? ""} onChange={(e) => onChange({ venue: e.target.value || undefined })}>
           <option value="">All venues</option>
-          {params.venue && !venues.some((v) => v.venue === params.venue) && <option value={params.venue}>{shortVenue(params.venue)}</option>}
-          {venues.map((v) => (
-            <option key={v.venue} value={v.venue}>
-              {shortVenue(v.venue).slice(0, 70)} ({v.papers})
-            </option>
-          ))}
+          <VenueOptions venues={venues} selected={params.venue} />
         </select>
       </div>
 
