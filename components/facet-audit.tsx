@@ -162,7 +162,7 @@ function FacetAuditList({
 }) {
   const s = FACET_STYLES[facet];
   return (
-    <div style={facetVars(facet)} className="rounded-r-lg border border-l-4 border-line border-l-(--facet) bg-surface px-4 py-3 shadow-xs" data-facet={facet}>
+    <div style={facetVars(facet)} className="min-w-0 wrap-anywhere rounded-r-lg border border-l-4 border-line border-l-(--facet) bg-surface px-4 py-3 shadow-xs" data-facet={facet}>
       <h3 className="flex flex-wrap items-center gap-2 text-sm font-semibold text-(--facet-ink)">
         {s.label}
         {facetFlags.map((flag) => (

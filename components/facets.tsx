@@ -168,7 +168,7 @@ export function FacetList({ facets }: { facets: Record<Facet, FacetItem[]> }) {
             aria-labelledby={headingId}
             data-facet={f}
             style={facetVars(f)}
-            className="rounded-r-lg border border-l-4 border-line border-l-(--facet) bg-surface px-4 py-3.5 shadow-xs"
+            className="min-w-0 wrap-anywhere rounded-r-lg border border-l-4 border-line border-l-(--facet) bg-surface px-4 py-3.5 shadow-xs"
           >
             <h3 id={headingId} className="flex items-center gap-2 text-sm font-semibold text-(--facet-ink)">
               <FacetLetter facet={f} size="md" />

@@ -300,7 +300,7 @@ export function RatingView({
         <PaperPane item={item.data} error={item.error} />
 
         <aside aria-label="Your rating" className="lg:sticky lg:top-20 lg:self-start">
-          <div style={facetVars(entry.facet)} className="rounded-lg border border-l-4 border-line border-l-(--facet) bg-surface px-4 py-4 shadow-xs">
+          <div style={facetVars(entry.facet)} className="min-w-0 wrap-anywhere rounded-lg border border-l-4 border-line border-l-(--facet) bg-surface px-4 py-4 shadow-xs">
             <div className="flex items-center justify-between gap-2">
               <FacetChip facet={entry.facet} />
               <span className="text-xs tabular-nums text-ink-faint">

@@ -301,7 +301,7 @@ function QueryHeader({ input, result }: { input: QueryInput; result: RelatedResu
           </summary>
           <div className="mt-3 grid gap-2.5 md:grid-cols-2 xl:grid-cols-4" data-testid="query-facets">
             {FACETS.map((f) => (
-              <div key={f} style={facetVars(f)} className="rounded-md border border-line border-l-4 border-l-(--facet) bg-surface px-3 py-2">
+              <div key={f} style={facetVars(f)} className="min-w-0 wrap-anywhere rounded-md border border-line border-l-4 border-l-(--facet) bg-surface px-3 py-2">
                 <p className="flex items-center gap-1.5 text-xs font-semibold text-(--facet-ink)">
                   <FacetLetter facet={f} />
                   {FACET_STYLES[f].label}

@@ -29,7 +29,7 @@ export function PerFacetView({ result, limit, large = false, facets = FACETS }: 
             style={facetVars(f)}
             aria-labelledby={`per-facet-${f}`}
             data-testid={`per-facet-${f}`}
-            className="flex min-w-0 flex-col rounded-lg border border-line border-t-4 border-t-(--facet) bg-surface shadow-xs"
+            className="flex min-w-0 wrap-anywhere flex-col rounded-lg border border-line border-t-4 border-t-(--facet) bg-surface shadow-xs"
           >
             <h3 id={`per-facet-${f}`} className={`flex items-center gap-2 border-b border-line px-3.5 py-2.5 font-semibold text-(--facet-ink) ${large ? "text-xl" : "text-sm"}`}>
               <FacetLetter facet={f} size="md" />

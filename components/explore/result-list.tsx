@@ -122,7 +122,7 @@ export function WhyRelated({ id, facets, fusion, large = false }: { id?: string;
       {facets.map((f) => {
         const s = FACET_STYLES[f.facet];
         return (
-          <section key={f.facet} style={facetVars(f.facet)} className="rounded-md border border-line border-l-4 border-l-(--facet) bg-canvas/50" aria-label={`Why related through ${s.label.toLowerCase()}`}>
+          <section key={f.facet} style={facetVars(f.facet)} className="min-w-0 wrap-anywhere rounded-md border border-line border-l-4 border-l-(--facet) bg-canvas/50" aria-label={`Why related through ${s.label.toLowerCase()}`}>
             <h4 className={`flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-line/70 px-3 py-1.5 font-semibold text-(--facet-ink) ${large ? "text-base" : "text-xs"}`}>
               <FacetLetter facet={f.facet} />
               {s.label}
