@@ -62,6 +62,20 @@ describe("graft CLI", { concurrency: false }, () => {
     assert.ok(!list.some((c) => c.name === "bad"));
   });
 
+  test("--skip-invalid imports the valid lines and lists each skipped one as file:line: reason", () => {
+    const mixed = path.join(dir, "mixed.jsonl");
+    writeFileSync(mixed, [`{"id": null, "title": "a"}`, `{"id": "G1", "title": "Good"}`, `{"id": null, "title": "b"}`, `{"id": null, "title": "c"}`, "", `{"id": "G2"}`].join("\n"));
+    const r = graft("import", mixed, "--corpus", "mixed", "--skip-invalid");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /skipped lines 5/);
+    assert.match(r.stdout, /mixed\.jsonl:1, 3-4: skipped invalid line: "id" must be a non-empty string, got null/);
+    assert.match(r.stdout, /mixed\.jsonl:6: skipped invalid line: .*title/);
+    assert.match(r.stdout, /mixed\.jsonl:5: blank line/);
+    // Not a terminal: progress comes as plain lines on stderr, never on stdout.
+    assert.match(r.stderr, /^import mixed: reading and validating · \d+ s elapsed$/m);
+    assert.doesNotMatch(r.stdout, /elapsed/);
+  });
+
   test("bad flags exit 2 and name the flag", () => {
     const r = graft("papers", "search", "--year-from", "abc", "--corpus", "tiny");
     assert.equal(r.code, 2);

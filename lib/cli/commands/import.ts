@@ -29,8 +29,9 @@ export function registerImport(program: Command): void {
     .action(async (path: string | undefined, raw: unknown) => {
       const opts = parseOptions(importOptions, raw);
       const source = path ?? defaultCorpusPath();
-      const input = await readCorpus(source, { skipInvalid: opts.skipInvalid });
       const bar = new ProgressBar(`import ${opts.corpus}`);
+      bar.update(0, 0, "reading and validating");
+      const input = await readCorpus(source, { skipInvalid: opts.skipInvalid });
       const summary = await importCorpus(getDb(), input, {
         corpus: opts.corpus,
         description: opts.description,
@@ -50,13 +51,43 @@ export function registerImport(program: Command): void {
           `  query gold    ${fmt(summary.queryGold.total)} (${fmt(summary.queryGold.created)} new, ${fmt(summary.queryGold.deleted)} removed)`,
           `  skipped lines ${fmt(summary.skipped.length)}`,
         ];
-        const reasons = new Map<string, number>();
-        for (const s of summary.skipped) {
-          const key = `${s.file}: ${s.message.replace(/"[^"]*"/g, '"…"').replace(/line \d+/, "line …")}`;
-          reasons.set(key, (reasons.get(key) ?? 0) + 1);
-        }
-        for (const [reason, n] of [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 10)) lines.push(`    ${fmt(n)} × ${reason}`);
+        lines.push(...skippedLines(summary.skipped).map((l) => `    ${l}`));
         return lines.join("\n");
       });
     });
+}
+
+/** Lines of skipped-line output at most; --json lists every one. */
+const MAX_SKIPPED_LINES = 200;
+
+/** "1-3, 7, 9-12": sorted line numbers as ranges. */
+export function lineRanges(lines: number[]): string {
+  const sorted = [...new Set(lines)].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    out.push(j > i ? `${sorted[i]}-${sorted[j]}` : `${sorted[i]}`);
+    i = j;
+  }
+  return out.join(", ");
+}
+
+/**
+ * Which lines were skipped and why, as `file:lines: reason` (lines with the same reason in one
+ * file share an entry, as ranges), invalid lines first; at most MAX_SKIPPED_LINES entries.
+ */
+export function skippedLines(skipped: readonly { file: string; line: number; message: string }[]): string[] {
+  const groups = new Map<string, { file: string; message: string; lines: number[] }>();
+  for (const s of skipped) {
+    const key = `${s.file}\u0000${s.message}`;
+    const g = groups.get(key) ?? { file: s.file, message: s.message, lines: [] };
+    g.lines.push(s.line);
+    groups.set(key, g);
+  }
+  const invalid = (g: { message: string }) => (g.message.startsWith("skipped invalid line") ? 0 : 1);
+  const ordered = [...groups.values()].sort((a, b) => invalid(a) - invalid(b) || a.file.localeCompare(b.file) || Math.min(...a.lines) - Math.min(...b.lines));
+  const out = ordered.slice(0, MAX_SKIPPED_LINES).map((g) => `${g.file}:${lineRanges(g.lines)}: ${g.message}`);
+  if (ordered.length > MAX_SKIPPED_LINES) out.push(`… ${fmt(ordered.length - MAX_SKIPPED_LINES)} more (--json lists every skipped line)`);
+  return out;
 }
