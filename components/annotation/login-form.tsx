@@ -1,6 +1,6 @@
 "use client";
 
-import { useId, useState, type FormEvent } from "react";
+import { useEffect, useId, useState, type FormEvent } from "react";
 import { ApiError, fetchJson } from "@/lib/http/client";
 import { inputClass, labelClass, primaryButtonClass } from "./ui";
 
@@ -9,6 +9,14 @@ export function LoginForm({ next, notice }: { next?: string; notice?: string }) 
   const ids = { email: useId(), password: useId(), error: useId() };
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
+  // After too many attempts the server pauses signing in for this client: count the pause down
+  // and keep the button off until it ends, since even the right password is refused meanwhile.
+  const [pausedFor, setPausedFor] = useState(0);
+  useEffect(() => {
+    if (pausedFor <= 0) return;
+    const t = setTimeout(() => setPausedFor((s) => s - 1), 1000);
+    return () => clearTimeout(t);
+  }, [pausedFor]);
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -24,6 +32,7 @@ export function LoginForm({ next, notice }: { next?: string; notice?: string }) 
       window.location.assign(res.redirect);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : "Could not sign in. Try again.");
+      if (err instanceof ApiError && err.code === "rate_limited") setPausedFor(Math.max(1, Math.ceil(err.retryAfterSec ?? 60)));
       setPending(false);
     }
   }
@@ -32,8 +41,13 @@ export function LoginForm({ next, notice }: { next?: string; notice?: string }) 
     <form onSubmit={onSubmit} className="space-y-4" aria-describedby={error ? ids.error : undefined} noValidate>
       {notice && !error && <p className="rounded-md border border-line bg-canvas px-3 py-2 text-sm text-ink-muted">{notice}</p>}
       {error && (
-        <p id={ids.error} role="alert" className="rounded-md border border-danger/30 bg-danger-tint px-3 py-2 text-sm text-danger">
+        <p id={ids.error} role="alert" className="rounded-md border border-danger/30 bg-danger-tint px-3 py-2 text-sm text-danger" data-testid="login-error">
           {error}
+        </p>
+      )}
+      {pausedFor > 0 && (
+        <p className="text-sm text-ink-muted" data-testid="login-paused" aria-live="off">
+          You can sign in again in {pausedFor} s.
         </p>
       )}
       <div>
@@ -48,8 +62,8 @@ export function LoginForm({ next, notice }: { next?: string; notice?: string }) 
         </label>
         <input id={ids.password} name="password" type="password" autoComplete="current-password" required className={inputClass} />
       </div>
-      <button type="submit" disabled={pending} className={`${primaryButtonClass} w-full`}>
-        {pending ? "Signing in…" : "Sign in"}
+      <button type="submit" disabled={pending || pausedFor > 0} className={`${primaryButtonClass} w-full`}>
+        {pending ? "Signing in…" : pausedFor > 0 ? `Sign in (paused, ${pausedFor} s)` : "Sign in"}
       </button>
     </form>
   );

@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly code: ApiErrorCode | "network",
     message: string,
     readonly issues: ApiIssue[] = [],
+    /** Seconds until a rate-limited request may be retried (the Retry-After header of a 429). */
+    readonly retryAfterSec?: number,
   ) {
     super(message);
     this.name = "ApiError";
@@ -31,7 +33,8 @@ export async function fetchJson<T>(url: string, init?: RequestInit): Promise<T> 
   }
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) {
-    if (isErrorBody(body)) throw new ApiError(res.status, body.error.code, body.error.message, body.error.issues);
+    const retryAfter = Number(res.headers.get("retry-after") ?? NaN);
+    if (isErrorBody(body)) throw new ApiError(res.status, body.error.code, body.error.message, body.error.issues, Number.isFinite(retryAfter) ? retryAfter : undefined);
     throw new ApiError(res.status, "internal", `The server answered ${res.status} ${res.statusText}`.trim());
   }
   return body as T;

@@ -156,7 +156,12 @@ export function createScreen(settings: ScreenSettings): Screen {
     const info = { "RateLimit-Limit": String(mine.limit), "RateLimit-Remaining": String(mine.remaining) };
     if (!mine.allowed || !all.allowed) {
       const wait = Math.max(mine.retryAfterSec, all.retryAfterSec);
-      return reject(429, "rate_limited", `Too many ${policy.rate} requests; try again in ${wait} s.`, { ...info, "Retry-After": String(wait) });
+      const message =
+        policy.rate === "auth"
+          ? // Said plainly: the pause holds for the right password too, so a user does not think theirs stopped working.
+            `Too many sign-in attempts from your network address. Signing in is paused for ${wait} s, and until then even the right password is refused; wait, then try again.`
+          : `Too many ${policy.rate} requests; try again in ${wait} s.`;
+      return reject(429, "rate_limited", message, { ...info, "Retry-After": String(wait) });
     }
     return { ok: true, headers: info };
   }

@@ -112,6 +112,19 @@ describe("request screen", () => {
     assert.equal(screen.check({ ...req("GET", "/api/papers?q=x", { "x-forwarded-for": "198.51.100.1" }), now }).ok, true, "browsing is not a query route");
   });
 
+  test("too many sign-in attempts: the refusal says that even the right password waits, and for how long", () => {
+    const screen = createScreen(settings({ buckets: { ...settings().buckets, auth: { perMinute: 10, burst: 3 } } }));
+    const login = () => screen.check({ ...req("POST", "/api/auth/login", { "x-forwarded-for": "198.51.100.7", "content-type": "application/json", "content-length": "40" }), now: 4_000_000 });
+    for (let i = 0; i < 3; i++) assert.equal(login().ok, true);
+    const refused = login();
+    assert.ok(!refused.ok);
+    assert.equal(refused.status, 429);
+    assert.equal(refused.code, "rate_limited");
+    const wait = Number(refused.headers["Retry-After"]);
+    assert.ok(wait >= 1);
+    assert.equal(refused.message, `Too many sign-in attempts from your network address. Signing in is paused for ${wait} s, and until then even the right password is refused; wait, then try again.`);
+  });
+
   test("forged addresses cannot exceed the class's global budget", () => {
     const s = settings({ buckets: { ...settings().buckets, query: { perMinute: 60, burst: 2 } }, globalFactor: 3 });
     const screen = createScreen(s);
