@@ -12,12 +12,12 @@ import { fileURLToPath } from "node:url";
 /** Tiers of lib/ folders, lowest first ("(root)" = the files directly in lib/). */
 export const LAYERS = [
   // base: usable by every folder
-  ["(root)", "generated", "text"], // shared helpers (random, progress), the Prisma client, the Llama-3 tokenizer
+  ["(root)", "generated", "text"], // shared helpers (errors, random, progress), the Prisma client, the Llama-3 tokenizer
   ["db"], // store client, config, migrations
   ["builds"], // versioned build directories and manifests
   // the data flow
   ["corpus"],
-  ["http"], // framework-free request/response helpers (maps corpus's NotFoundError)
+  ["http"], // framework-free request/response helpers; maps the core's error codes to statuses
   ["input"],
   ["embed"], // text → unit vectors; below facets because the audit's grounding embeds
   ["facets"],

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
+import { CodedError } from "@/lib/errors";
 import { FACETS, type Facet } from "./types";
 
 // Read-side queries for browsing a corpus (home page, paper page, HTTP API, CLI).
@@ -78,8 +79,12 @@ export interface CorpusOverview {
   venues: { venue: string; papers: number }[];
 }
 
-export class NotFoundError extends Error {
-  readonly status = 404;
+/** A corpus or paper that does not exist (404 in the API, exit 2 in the CLI). */
+export class NotFoundError extends CodedError {
+  constructor(message: string) {
+    super("not_found", message);
+    this.name = "NotFoundError";
+  }
 }
 
 const summarySelect = {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { NotFoundError } from "@/lib/corpus/browse";
+import { CodedError, type ErrorCode } from "@/lib/errors";
 import type { ApiErrorBody, ApiErrorCode, ApiIssue } from "./types";
 
 // Response helpers shared by every HTTP route. Plain web `Response` + zod only, so route
@@ -8,7 +8,15 @@ import type { ApiErrorBody, ApiErrorCode, ApiIssue } from "./types";
 
 export type { ApiErrorBody, ApiErrorCode, ApiIssue } from "./types";
 
-/** An error a handler may throw to answer with a specific status and typed body. */
+/** The one table from the core's error codes (lib/errors.ts) to HTTP statuses. */
+export const STATUS_OF_CODE = {
+  invalid_request: 400,
+  not_found: 404,
+  not_ready: 409,
+  conflict: 409,
+} as const satisfies Record<ErrorCode, number>;
+
+/** A route handler's own error with a specific status and typed body (the core throws CodedErrors). */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -39,12 +47,6 @@ export function zodIssues(err: z.ZodError): ApiIssue[] {
   return err.issues.map((i) => ({ path: i.path.map(String).join(".") || "(root)", message: i.message }));
 }
 
-export function invalidRequest(err: z.ZodError): Response {
-  const issues = zodIssues(err);
-  const summary = issues.map((i) => (i.path === "(root)" ? i.message : `${i.path}: ${i.message}`)).join("; ");
-  return jsonError(400, "invalid_request", `Invalid request: ${summary}`, issues);
-}
-
 /**
  * URL search params as a plain object for a zod schema. Empty values count as absent, because
  * HTML forms and shared links send `?yearFrom=` for an unset field; the first of repeated keys wins.
@@ -70,11 +72,25 @@ function isMissingTable(err: unknown): boolean {
   return typeof err === "object" && err !== null && "code" in err && (err as { code: unknown }).code === "P2021";
 }
 
+/**
+ * Status and body of a known error (zod, a route's HttpError, any coded error of the core), or
+ * null for an unexpected one. lib/query/errors.ts adds its own errors in front of this.
+ */
+export function knownErrorBody(err: unknown): { status: number; body: ApiErrorBody } | null {
+  if (err instanceof z.ZodError) {
+    const issues = zodIssues(err);
+    const summary = issues.map((i) => (i.path === "(root)" ? i.message : `${i.path}: ${i.message}`)).join("; ");
+    return { status: 400, body: { error: { code: "invalid_request", message: `Invalid request: ${summary}`, issues } } };
+  }
+  if (err instanceof HttpError) return { status: err.status, body: { error: { code: err.code, message: err.message } } };
+  if (err instanceof CodedError) return { status: STATUS_OF_CODE[err.code], body: { error: { code: err.code, message: err.message } } };
+  return null;
+}
+
 /** Map any thrown value to a typed error response; unknown errors are logged, never leaked. */
 export function errorResponse(err: unknown, context = "request"): Response {
-  if (err instanceof z.ZodError) return invalidRequest(err);
-  if (err instanceof NotFoundError) return jsonError(404, "not_found", err.message);
-  if (err instanceof HttpError) return jsonError(err.status, err.code, err.message);
+  const known = knownErrorBody(err);
+  if (known) return json(known.body, { status: known.status });
   if (isMissingTable(err))
     return jsonError(503, "not_ready", "The database has no tables yet. Create them with: npm run graft -- db migrate");
   // A short reference lets an operator find the logged error from what the user reports.
@@ -85,7 +101,7 @@ export function errorResponse(err: unknown, context = "request"): Response {
 
 /**
  * Wrap a route handler: a plain value is sent as JSON, a `Response` as is, and anything thrown
- * becomes a typed JSON error (400 for zod, 404 for NotFoundError, 500 otherwise).
+ * becomes a typed JSON error (400 for zod, a coded error's status from STATUS_OF_CODE, 500 otherwise).
  */
 export function handleRoute<A extends unknown[]>(fn: (...args: A) => Promise<unknown>): (...args: A) => Promise<Response> {
   return async (...args: A) => {

@@ -4,9 +4,7 @@
  * streaming form and GET /api/papers/:corpus/:id/related).
  */
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
-import { NotFoundError } from "@/lib/corpus/browse";
-import { errorResponse, HttpError, json, zodIssues } from "@/lib/http/respond";
+import { errorResponse, json, knownErrorBody as httpKnownErrorBody } from "@/lib/http/respond";
 import { InputError } from "@/lib/input";
 import type { QueryErrorBody, QueryErrorCode } from "./types";
 
@@ -24,18 +22,13 @@ export class QueryError extends Error {
 
 /** The error body and status of a known error, or null for an unexpected one. */
 function knownErrorBody(err: unknown): { status: number; body: QueryErrorBody } | null {
-  if (err instanceof QueryError || err instanceof HttpError) return { status: err.status, body: { error: { code: err.code, message: err.message } } };
+  if (err instanceof QueryError) return { status: err.status, body: { error: { code: err.code, message: err.message } } };
   if (err instanceof InputError) {
     const issues = err.details.length > 0 ? err.details.map((message) => ({ path: "(input)", message })) : undefined;
     return { status: err.status, body: { error: { code: err.code, message: err.message, ...(issues ? { issues } : {}) } } };
   }
-  if (err instanceof NotFoundError) return { status: 404, body: { error: { code: "not_found", message: err.message } } };
-  if (err instanceof z.ZodError) {
-    const issues = zodIssues(err);
-    const summary = issues.map((i) => (i.path === "(root)" ? i.message : `${i.path}: ${i.message}`)).join("; ");
-    return { status: 400, body: { error: { code: "invalid_request", message: `Invalid request: ${summary}`, issues } } };
-  }
-  return null;
+  // zod, HttpError and the core's coded errors (not_found, not_ready, …): lib/http's one mapping.
+  return httpKnownErrorBody(err);
 }
 
 /** Status and body for anything thrown; an unexpected error is logged with a reference, never leaked. */

@@ -4,11 +4,11 @@ import { testProvider } from "@/lib/db/testing";
 import type { Facet } from "@/lib/corpus/types";
 import { fakeVector } from "@/lib/embed/fixtures/fake-embedder";
 import { dot } from "@/lib/embed/types";
-import { HttpError } from "@/lib/http/respond";
+import { STATUS_OF_CODE } from "@/lib/http/respond";
 import { QueryError } from "./errors";
 import { relatedOptions } from "./options";
 import { relatedPapers, type RelatedInput } from "./related";
-import { registerRetriever, unregisterRetriever, type FacetCandidateLists, type Retriever } from "@/lib/retrieve/retriever";
+import { registerRetriever, RetrievalError, unregisterRetriever, type FacetCandidateLists, type Retriever } from "@/lib/retrieve/retriever";
 import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/retrieve/testing";
 import type { RelatedResult } from "./types";
 
@@ -58,9 +58,9 @@ describe(`relatedPapers with hand-computed fusion (${testProvider})`, { concurre
     // Whatever the process registered as "graft", an unregistered one must answer this way.
     unregisterRetriever("graft");
     await assert.rejects(relatedPapers(t.db, corpus, opts()), (err: unknown) => {
-      assert.ok(err instanceof HttpError);
-      assert.equal(err.status, 409);
+      assert.ok(err instanceof RetrievalError);
       assert.equal(err.code, "not_ready");
+      assert.equal(STATUS_OF_CODE[err.code], 409);
       assert.match(err.message, /build --stage/);
       return true;
     });

@@ -10,8 +10,8 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { FacetExtractor } from "@/lib/facets/extractor";
 import { createEmbedder } from "@/lib/embed/registry";
 import type { Embedder } from "@/lib/embed/types";
-import { HttpError } from "@/lib/http/respond";
 import type { LoadedGraph } from "@/lib/retrieve/graph-store";
+import { RetrievalError } from "@/lib/retrieve/retriever";
 import { once } from "@/lib/retrieve/services";
 
 const embedders = new Map<string, () => Promise<Embedder>>();
@@ -59,7 +59,7 @@ export async function embedQueryItems(
   const vectors = Object.fromEntries(FACETS.map((f) => [f, items[f].map(lookup)])) as Record<Facet, (Float32Array | undefined)[]>;
   const missing = [...new Set(FACETS.flatMap((f) => items[f].filter((_, i) => !vectors[f][i])))];
   if (missing.length > 0) {
-    if (!g.embedder) throw new HttpError(409, "not_ready", `graph build ${g.build} records no embedder, so new text cannot be compared with it: rebuild with \`npm run graft -- build --stage graph\``);
+    if (!g.embedder) throw new RetrievalError("not_ready", `graph build ${g.build} records no embedder, so new text cannot be compared with it: rebuild with \`npm run graft -- build --stage graph\``);
     const embedder = await queryEmbedder(g.embedder);
     const rows = await embedder.embed(missing);
     const byText = new Map(missing.map((t, i) => [t, rows[i]]));

@@ -10,8 +10,7 @@ import { latestBuildWith } from "@/lib/builds/build-dir";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/db/config";
-import { HttpError } from "@/lib/http/respond";
-import type { FacetCandidate, FacetCandidateLists, RetrieveContext, Retriever } from "./retriever";
+import { RetrievalError, type FacetCandidate, type FacetCandidateLists, type RetrieveContext, type Retriever } from "./retriever";
 import { normalizeFacetItem } from "@/lib/genret/docid";
 import { decodeTokens } from "@/lib/text/tokenizer";
 import { generativeFacetLists, loadGenretModel, type GenretModel } from "@/lib/genret/model";
@@ -35,7 +34,7 @@ async function modelFor(db: Db, corpus: string): Promise<Loaded> {
   if (held?.loaded && now - held.checked < RECHECK_MS) return held.loaded;
   const build = await latestBuildWith(db, corpus, "decoder.onnx");
   if (!build) {
-    throw new HttpError(409, "not_ready", `retriever "graft" needs a trained model for corpus "${corpus}": run \`npm run graft -- build --stage genret --corpus ${corpus}\`, or use retriever dense-graph`);
+    throw new RetrievalError("not_ready", `retriever "graft" needs a trained model for corpus "${corpus}": run \`npm run graft -- build --stage genret --corpus ${corpus}\`, or use retriever dense-graph`);
   }
   if (held?.loaded && held.build === build.id) {
     held.checked = now;
@@ -87,7 +86,7 @@ export const graftRetriever: Retriever = {
     const loaded = await modelFor(ctx.db, ctx.graph.corpus);
     const { model } = loaded;
     if (model.manifest.embedder !== ctx.graph.embedder) {
-      throw new HttpError(409, "not_ready", `the generative model was trained on ${model.manifest.embedder} vectors but the graph build uses ${ctx.graph.embedder}: rebuild it with \`graft build --stage genret\``);
+      throw new RetrievalError("not_ready", `the generative model was trained on ${model.manifest.embedder} vectors but the graph build uses ${ctx.graph.embedder}: rebuild it with \`graft build --stage genret\``);
     }
     const map = nodeMap(loaded, ctx);
     const skip = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));

@@ -7,10 +7,10 @@ import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/db/config";
 import { cacheDirFor, readVectorCache, textKey } from "@/lib/embed/cache";
 import { readPaperGraph, type PaperGraph } from "@/lib/graph/csr";
-import type { FacetBlockIndex } from "./ephemeral";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { prepareFacetBlocks } from "@/lib/graph/topk";
-import { HttpError } from "@/lib/http/respond";
+import type { FacetBlockIndex } from "./ephemeral";
+import { RetrievalError } from "./retriever";
 
 // The serving side of a graph build, loaded once per process and shared by every request
 // (CLI, HTTP API, web app). It follows the newest complete build: a new build is picked up
@@ -73,9 +73,9 @@ const RECHECK_MS = 5_000;
 const checked = new Map<string, number>();
 
 /** The corpus has no graph to serve yet: a set-up step is missing, not a server fault. */
-export class NoGraphBuildError extends HttpError {
+export class NoGraphBuildError extends RetrievalError {
   constructor(message: string) {
-    super(409, "not_ready", message);
+    super("not_ready", message);
     this.name = "NoGraphBuildError";
   }
 }

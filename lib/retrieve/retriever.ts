@@ -22,13 +22,21 @@
  * Rules: lists are best first and may repeat a paper (fusion collapses repeats, keeping the
  * first occurrence, whose queryItem/docId become the provenance); `paper` is a node index of
  * ctx.graph; never return ctx.query.index or ctx.query.exclude (fusion drops them anyway). A
- * retriever whose model or index is missing for the corpus throws an HttpError(409,
- * "not_ready", …) that names the build step to run.
+ * retriever whose model or index is missing for the corpus throws a RetrievalError("not_ready",
+ * …) that names the build step to run (lib/http answers it with 409).
  */
 import type { Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
-import { HttpError } from "@/lib/http/respond";
+import { CodedError, type ErrorCode } from "@/lib/errors";
 import type { LoadedGraph } from "./graph-store";
+
+/** A retrieval that cannot run: "not_ready" (a build step is missing) or "invalid_request". */
+export class RetrievalError extends CodedError {
+  constructor(code: ErrorCode, message: string) {
+    super(code, message);
+    this.name = "RetrievalError";
+  }
+}
 
 /** One retrieved candidate of one facet list. */
 export interface FacetCandidate {
@@ -114,12 +122,12 @@ export function registeredRetrievers(): string[] {
 /** What to run when the generative retriever has no model yet. */
 export const GRAFT_MODEL_HINT = "train the generative retriever first (`npm run graft -- build --stage genret`), or use --retriever dense-graph";
 
-/** The retriever of that name; a known but unavailable one is a 409 not_ready. */
+/** The retriever of that name; a known but unavailable one is not_ready, an unknown one invalid_request. */
 export function getRetriever(name: string, corpus: string): Retriever {
   const r = registry.get(name);
   if (r) return r;
   if (name === "graft") {
-    throw new HttpError(409, "not_ready", `retriever "graft" needs a trained generative-retriever model for corpus "${corpus}" and none exists: ${GRAFT_MODEL_HINT}`);
+    throw new RetrievalError("not_ready", `retriever "graft" needs a trained generative-retriever model for corpus "${corpus}" and none exists: ${GRAFT_MODEL_HINT}`);
   }
-  throw new HttpError(400, "invalid_request", `unknown retriever "${name}" (available: ${registeredRetrievers().join(", ")})`);
+  throw new RetrievalError("invalid_request", `unknown retriever "${name}" (available: ${registeredRetrievers().join(", ")})`);
 }

@@ -13,6 +13,7 @@ import { FACET_LETTERS } from "@/lib/query/format";
 import { relatedOptions, type RelatedInput } from "@/lib/query/related";
 import { relatedPapersOf } from "@/lib/query/request";
 import { FUSION_NAMES, RETRIEVER_NAMES, type RelatedResult } from "@/lib/query/types";
+import { RetrievalError } from "@/lib/retrieve/retriever";
 import { emit, parseOptions, table, UsageError } from "../output";
 
 const source = z
@@ -54,7 +55,7 @@ export function registerQuery(program: Command): void {
         result = await relatedPapersOf(getDb(), input, options);
       } catch (err) {
         // Bad input is the user's to fix: exit code 2 with the reader's own sentence.
-        if (err instanceof InputError || ((err instanceof QueryError || err instanceof HttpError) && err.status < 500)) throw new UsageError(err.message);
+        if (err instanceof InputError || err instanceof RetrievalError || ((err instanceof QueryError || err instanceof HttpError) && err.status < 500)) throw new UsageError(err.message);
         throw err;
       }
       emit(raw, result, () => render(result));
