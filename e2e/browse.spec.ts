@@ -1,10 +1,10 @@
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { SHOTS } from "./shots";
 
 // Runs against the demo corpus (acl-citegraph, 3,081 papers). Screenshots land in
-// e2e/screenshots/ and are used by the README.
+// e2e/.screenshots/ (e2e/screenshots/, used by the README, with GRAFT_UPDATE_SCREENSHOTS=1).
 
-const SHOTS = path.join(import.meta.dirname, "screenshots");
 const EUROPARL = "Europarl: A Parallel Corpus for Statistical Machine Translation";
 const FACET_LABELS = ["Problems", "Methods", "Results", "Contributions"];
 

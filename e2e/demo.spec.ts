@@ -1,10 +1,10 @@
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import examples from "../lib/demo/examples.json" with { type: "json" };
+import { SHOTS } from "./shots";
 
 // Presentation mode: a curated example, stepped through with the keyboard and the buttons.
 
-const SHOTS = path.join(import.meta.dirname, "screenshots");
 
 test("run the demo: facets → per-facet lists → fused result with provenance → graph", async ({ page }) => {
   await page.goto("/demo");

@@ -2,12 +2,12 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { ONE_COLUMN, onePaperPdf } from "../lib/input/test-pdfs";
+import { SHOTS } from "./shots";
 
 // The explorer on the demo corpus (acl-citegraph with a graph build): paste text, upload a PDF,
 // pick a corpus paper; results with facet chips and "why related"; filters, sort, retriever
-// comparison; exports and the collection. Screenshots of the main views go to e2e/screenshots/.
+// comparison; exports and the collection. Screenshots of the main views go to SHOTS (e2e/shots.ts).
 
-const SHOTS = path.join(import.meta.dirname, "screenshots");
 const EXAMPLE = "C16-1030"; // "Attending to Characters in Neural Sequence Labeling Models", a curated example
 
 // An abstract written for the test (not a corpus paper): a title line, then the abstract.

@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, test, type Locator, type Page } from "@playwright/test";
+import { SHOTS } from "./shots";
 
 // The typed graph view (cytoscape on a canvas): nodes are found through the cytoscape instance
 // the component leaves on its container, then clicked with the real mouse at their position on
 // screen, so the tests exercise cytoscape's own event handling.
 
-const SHOTS = path.join(import.meta.dirname, "screenshots");
 const EXAMPLE = "C16-1030";
 
 type Cy = {
