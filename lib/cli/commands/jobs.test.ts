@@ -62,6 +62,10 @@ describe(`graft jobs (${testProvider})`, { concurrency: false }, () => {
     await assert.rejects(graft("jobs", "enqueue", "graph", "--param", "k=0"), (e: Error) => e instanceof UsageError && /k: /.test(e.message));
     await assert.rejects(graft("jobs", "enqueue", "import", "--param", "path=/etc"), (e: Error) => e instanceof UsageError && /path must lie inside/.test(e.message));
     await assert.rejects(graft("jobs", "enqueue", "graph", "--params", "[1]"), /--params must be a JSON object/);
+    // The stage as --stage too (as `jobs run --stage` takes it), but not two different ones, and not none.
+    await assert.rejects(graft("jobs", "enqueue", "graph", "--stage", "import"), (e: Error) => e instanceof UsageError && /two stages given/.test(e.message));
+    await assert.rejects(graft("jobs", "enqueue"), (e: Error) => e instanceof UsageError && /give the stage to queue/.test(e.message));
+    await assert.rejects(graft("jobs", "enqueue", "--stage", "graph", "--param", "k=0"), (e: Error) => e instanceof UsageError && /k: /.test(e.message));
     const { out } = await graft("jobs", "enqueue", "graph", "--corpus", "mini", "--param", "k=5", "--param", "alpha=0.5", "--json");
     const { job, created } = JSON.parse(out);
     assert.equal(created, true);

@@ -134,12 +134,16 @@ export function registerJobs(program: Command): void {
   jobs
     .command("enqueue")
     .description("queue a stage for the workers (npm run worker)")
-    .argument("<stage>", "stage name (graft jobs stages)")
+    .argument("[stage]", "stage name (graft jobs stages); or --stage")
+    .option("--stage <stage>", "the stage, as with `jobs run --stage`")
     .option("--corpus <name>", "the corpus (sets params.corpus)")
     .option("--param <key=value>", "a stage parameter; repeatable (values parse as JSON when they can)", collectParam)
     .option("--params <json>", "all parameters as a JSON object")
     .option("--json", "machine-readable output")
-    .action(async (stage: string, raw: { param?: string[]; params?: string; corpus?: string; json?: boolean }) => {
+    .action(async (positional: string | undefined, raw: { stage?: string; param?: string[]; params?: string; corpus?: string; json?: boolean }) => {
+      if (positional !== undefined && raw.stage !== undefined && positional !== raw.stage) throw new UsageError(`two stages given: "${positional}" and --stage ${raw.stage}`);
+      const stage = positional ?? raw.stage;
+      if (stage === undefined) throw new UsageError("give the stage to queue: graft jobs enqueue <stage> (or --stage <stage>); graft jobs stages lists them");
       const { job, created } = await asUsage(() => enqueueStage(getDb(), stage, paramsFrom(raw)));
       emit(raw, { job: toJobView(job), created }, () => `queued job ${job.id} (${stage}); run it with \`npm run worker\` or \`graft jobs run ${job.id}\``);
     });

@@ -37,6 +37,7 @@ export function registerUser(program: Command): void {
     .option("--admin", "give the account the admin role")
     .option("--password-stdin", PASSWORD_HELP)
     .option("--json", "machine-readable output")
+    .addHelpText("after", "\nExample (the first admin; prints a generated password once):\n  npm run graft -- user add --email you@example.org --admin")
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(
         z.object({ email: z.string(), name: z.string(), admin: z.boolean().default(false), passwordStdin: z.boolean().default(false), json: z.boolean().default(false) }),
