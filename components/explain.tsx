@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import type { Facet } from "@/lib/corpus/types";
-import type { AppliedFusion } from "@/lib/query/types";
+import type { AppliedFusion, FusionName } from "@/lib/query/types";
 import { FACET_STYLES } from "./facets";
 import { listJoin } from "./format";
 
@@ -11,10 +11,15 @@ export { listJoin, ordinal } from "./format";
 // retrieval specialists. Each sentence comes first; the formula behind it (graph-RRF, w_f, α·s)
 // stays one click away in a <details>, so nothing technical is lost.
 
-/** "Found through its problems (rank 19) and methods (rank 2)." — what a result's chips say. */
-export function foundThrough(facets: readonly { facet: Facet; rank: number }[]): string {
-  if (facets.length === 0) return "Not credited to any facet.";
-  return `Found through its ${listJoin(facets.map((f) => `${FACET_STYLES[f.facet].label.toLowerCase()} (rank ${f.rank})`))}.`;
+/**
+ * "Found through its problems (rank 19) and methods (rank 2)." — what a result's chips say; a
+ * paper the whole-paper list also found (the hybrid retriever) says so at the end.
+ */
+export function foundThrough(facets: readonly { facet: Facet; rank: number }[], wholePaperRank?: number): string {
+  const whole = wholePaperRank !== undefined ? `the whole paper's text (rank ${wholePaperRank})` : null;
+  if (facets.length === 0) return whole ? `Found through ${whole} only, not through one facet.` : "Not credited to any facet.";
+  const parts = facets.map((f) => `${FACET_STYLES[f.facet].label.toLowerCase()} (rank ${f.rank})`);
+  return `Found through its ${listJoin(whole ? [...parts, `by ${whole}`] : parts)}.`;
 }
 
 /** How the fused ranking was made, in a sentence. */
@@ -28,7 +33,8 @@ export const FUSION_PLAIN: Record<AppliedFusion, string> = {
 };
 
 /** One short line per fusion, for the option itself. */
-export const FUSION_SHORT: Record<AppliedFusion, string> = {
+export const FUSION_SHORT: Record<FusionName, string> = {
+  auto: "The best rule for the chosen retriever (recommended).",
   "graph-rrf": "Favours papers strongly linked to this one in the facet graph.",
   rrf: "Every facet counts the same.",
   "corroboration-rrf": "Favours papers that the other results resemble.",

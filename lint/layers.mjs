@@ -25,7 +25,8 @@ export const LAYERS = [
   ["fusion"],
   ["genret"],
   ["retrieve"],
-  ["query", "eval"], // siblings: neither imports the other
+  ["query"], // relatedPapers: what the CLI, the API and the web app serve
+  ["eval"], // above query: the report measures what is served (relatedPapers), never a copy of it
   // beside the flow, and on top
   ["auth", "security", "export"],
   ["annotation", "demo"],

@@ -31,7 +31,7 @@ describe("layer rule", () => {
     assert.match(errors[0].message, /lib\/graph may not import lib\/genret/);
   });
 
-  it("rejects siblings (query ↔ eval) and lib importing app/ outside tests", async () => {
+  it("rejects query importing eval (eval sits above: it measures what query serves) and lib importing app/ outside tests", async () => {
     const query = await lint("lib/query/layer-probe.ts", 'import { recallAtK } from "@/lib/eval/metrics";\nexport const r = recallAtK;\n');
     assert.equal(query.filter((m) => m.rule === RULE).length, 1, JSON.stringify(query));
     const app = await lint("lib/corpus/layer-probe.ts", 'import Page from "@/app/page";\nexport const p = Page;\n');

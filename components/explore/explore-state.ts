@@ -1,6 +1,6 @@
 import { DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { DEFAULT_FUSION, DEFAULT_K, FUSION_NAMES, MAX_K, RETRIEVER_NAMES, type FusionName, type RetrieverName } from "@/lib/query/types";
+import { DEFAULT_FUSION, DEFAULT_K, DEFAULT_RETRIEVER, FUSION_NAMES, MAX_K, RETRIEVER_NAMES, type FusionName, type RetrieverName } from "@/lib/query/types";
 
 // The explorer's options live in the URL so a result view can be shared and survives a reload.
 // The query itself does too when it is a corpus paper (?paper=…); pasted text and files stay in
@@ -12,8 +12,8 @@ export const VIEWS = ["list", "facets", "graph"] as const;
 export type View = (typeof VIEWS)[number];
 export const K_CHOICES = [10, 20, 50, 100] as const;
 
-/** The explorer asks for Graft's own retriever first and falls back when it is not trained. */
-export const PREFERRED_RETRIEVER: RetrieverName = "graft";
+/** The explorer asks for the same default as the API and the CLI (lib/query/types.ts). */
+export const PREFERRED_RETRIEVER: RetrieverName = DEFAULT_RETRIEVER;
 
 export interface ExploreParams {
   corpus: string;

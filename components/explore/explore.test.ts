@@ -8,8 +8,8 @@ describe("explorer URL state", () => {
     const p = readParams(new URLSearchParams());
     assert.equal(p.corpus, "acl-citegraph");
     assert.equal(p.paper, null);
-    assert.equal(p.retriever, "graft");
-    assert.equal(p.fusion, "graph-rrf");
+    assert.equal(p.retriever, "hybrid");
+    assert.equal(p.fusion, "auto");
     assert.equal(p.k, 20);
     assert.deepEqual(p.facets, ["problems", "methods", "results", "contributions"]);
     assert.equal(p.sort, "score");
@@ -26,7 +26,7 @@ describe("explorer URL state", () => {
 
   test("malformed values fall back instead of breaking the page", () => {
     const p = readParams(new URLSearchParams("retriever=magic&k=1000&facets=nope&yearFrom=abc&sort=random&view=3d"));
-    assert.equal(p.retriever, "graft");
+    assert.equal(p.retriever, "hybrid");
     assert.equal(p.k, 20);
     assert.equal(p.facets.length, 4);
     assert.equal(p.yearFrom, undefined);

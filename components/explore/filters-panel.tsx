@@ -3,7 +3,7 @@
 import { useId } from "react";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { CorpusOverview } from "@/lib/corpus/browse";
-import type { AppliedFusion, FusionName, RetrieverName } from "@/lib/query/types";
+import type { FusionName, RetrieverName } from "@/lib/query/types";
 import { FACET_STYLES, FacetLetter, facetVars } from "../facets";
 import { FUSION_SHORT } from "../explain";
 import { VenueOptions } from "../venues";
@@ -11,12 +11,16 @@ import { fieldClass, labelClass, overlayInputClass, quietButtonClass } from "../
 import { K_CHOICES, type ExploreParams } from "./explore-state";
 
 export const RETRIEVER_LABELS: Record<RetrieverName, { label: string; hint: string }> = {
+  hybrid: {
+    label: "Graft hybrid",
+    hint: "Finds papers whose words match each facet of yours, follows what those papers cite, and adds the trained model's picks (the default).",
+  },
   graft: { label: "Graft", hint: "A trained model writes out the identifiers of related papers for each facet item (graph-distilled generative retrieval)." },
   "dense-graph": { label: "Dense graph", hint: "Finds papers whose facet items mean the same thing, then follows links in the facet graph (the model's teacher)." },
   bm25: { label: "BM25", hint: "Matches the words of each facet item against titles and abstracts: a keyword baseline for comparison." },
 };
 
-export const FUSION_LABELS: Record<AppliedFusion, string> = { "graph-rrf": "Graph-RRF", "corroboration-rrf": "corroboration RRF", rrf: "RRF", "lm-score": "LM score" };
+export const FUSION_LABELS: Record<FusionName, string> = { auto: "Auto", "graph-rrf": "Graph-RRF", "corroboration-rrf": "corroboration RRF", rrf: "RRF", "lm-score": "LM score" };
 
 /**
  * The explorer's controls: retriever (for comparison), fusion, facets, year range, venue and k.
@@ -79,7 +83,7 @@ export function FiltersPanel({
       <fieldset>
         <legend className={labelClass}>Fusion</legend>
         <div className="flex gap-1">
-          {(["graph-rrf", "rrf"] as FusionName[]).map((f) => (
+          {(["auto", "graph-rrf", "rrf"] as FusionName[]).map((f) => (
             <label
               key={f}
               className={`relative flex flex-1 cursor-pointer items-center justify-center gap-1.5 rounded-md border px-2 py-1.5 text-[0.8125rem] has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-focus ${

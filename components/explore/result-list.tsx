@@ -79,7 +79,7 @@ function ResultItem({ corpus, r, fusion, large, defaultOpen }: { corpus: string;
             )}
           </p>
           <div className="mt-2 flex flex-wrap items-center gap-1.5">
-            <span className="sr-only">{foundThrough(r.facets)}</span>
+            <span className="sr-only">{foundThrough(r.facets, r.wholePaperRank)}</span>
             {r.facets.map((f) => (
               <FacetRankChip key={f.facet} facet={f.facet} rank={f.rank} weight={f.weight} size={large ? "lg" : "sm"} />
             ))}
@@ -94,7 +94,7 @@ function ResultItem({ corpus, r, fusion, large, defaultOpen }: { corpus: string;
               Why related
             </button>
           </div>
-          {open && <WhyRelated id={panelId} facets={r.facets} fusion={fusion} large={large} />}
+          {open && <WhyRelated id={panelId} facets={r.facets} wholePaperRank={r.wholePaperRank} fusion={fusion} large={large} />}
         </div>
       </div>
     </li>
@@ -113,11 +113,23 @@ const WEIGHT_MEANING: Record<AppliedFusion, string> = {
  * In words, which facets found the paper; then for each credited facet the query's item next to
  * this paper's item; the numbers behind the credit (ranks, weights, cosines, DocIDs) one click away.
  */
-export function WhyRelated({ id, facets, fusion, large = false }: { id?: string; facets: CreditedFacet[]; fusion?: AppliedFusion; large?: boolean }) {
+export function WhyRelated({
+  id,
+  facets,
+  wholePaperRank,
+  fusion,
+  large = false,
+}: {
+  id?: string;
+  facets: CreditedFacet[];
+  wholePaperRank?: number;
+  fusion?: AppliedFusion;
+  large?: boolean;
+}) {
   return (
     <div id={id} className="mt-3 space-y-2.5" data-testid="why-related">
       <p className={`text-ink-muted ${large ? "text-base" : "text-sm"}`} data-testid="why-summary">
-        {foundThrough(facets)} {facets.some((f) => f.evidence) ? "The closest sentences of the two papers are side by side." : ""}
+        {foundThrough(facets, wholePaperRank)} {facets.some((f) => f.evidence) ? "The closest sentences of the two papers are side by side." : ""}
       </p>
       {facets.map((f) => {
         const s = FACET_STYLES[f.facet];

@@ -62,7 +62,7 @@ export function createFusion<N extends FusionName>(name: N, ...args: N extends "
   }
 }
 
-export { rrf, type RrfOptions } from "./rrf";
+export { rrf, fuseWholePaper, type RrfOptions, type WholePaperList } from "./rrf";
 export { graphRrf, csrWeightOf, type GraphRrfOptions, type WeightOf } from "./graph-rrf";
 export { corroborationRrf, corroboration, csrFacetRow, type CorroborationOptions, type FacetScore, type FacetRow } from "./corroboration";
 export { lmScore, type LmScoreOptions } from "./lm-score";

@@ -1,6 +1,6 @@
-import { test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { rrf } from "./rrf";
+import { fuseWholePaper, rrf } from "./rrf";
 import { collapseList, listsFromPapers, type FacetLists } from "./types";
 
 const close = (a: number, b: number): void => assert.ok(Math.abs(a - b) < 1e-12, `${a} ≉ ${b}`);
@@ -47,4 +47,25 @@ test("rrf ties: more facets, then best rank, then lower paper index", () => {
 test("rrf carries query item and DocID of the first occurrence", () => {
   const out = rrf({ results: [{ paper: 7, queryItem: 2, docId: 40 }, { paper: 7, queryItem: 3, docId: 41 }] });
   assert.deepEqual(out[0].provenance, [{ facet: "results", rank: 1, weight: 1, queryItem: 2, docId: 40 }]);
+});
+
+describe("fuseWholePaper", () => {
+  test("adds weight/(k + rank) of the whole-paper list; papers only it found enter without facets", () => {
+    const fused = [
+      { paper: 1, score: 1 / 61, provenance: [{ facet: "methods" as const, rank: 1, weight: 1 }] },
+      { paper: 2, score: 1 / 62, provenance: [{ facet: "methods" as const, rank: 2, weight: 1 }] },
+    ];
+    const out = fuseWholePaper(fused, { papers: [9, 2, 2, 7], weight: 2 }, { exclude: 9 });
+    assert.deepEqual(
+      out.map((r) => r.paper),
+      [2, 7, 1],
+    );
+    const two = out[0];
+    assert.equal(two.score, 1 / 62 + 2 / 61);
+    assert.deepEqual(two.wholePaper, { rank: 1, weight: 2 });
+    assert.deepEqual(out[1].provenance, []);
+    assert.deepEqual(out[1].wholePaper, { rank: 2, weight: 2 });
+    assert.equal(out[2].wholePaper, undefined);
+    assert.equal(fused[1].score, 1 / 62, "the input is not changed");
+  });
 });

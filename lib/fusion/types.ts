@@ -40,6 +40,8 @@ export interface FusedResult {
   score: number;
   /** The facets the fusion credited (contributed a positive term), in canonical facet order. */
   provenance: Provenance[];
+  /** Its rank in the whole-paper list and that list's weight, when one was fused (fuseWholePaper). */
+  wholePaper?: { rank: number; weight: number };
 }
 
 /** A candidate once a facet list is collapsed to unique papers. */

@@ -4,7 +4,7 @@ import { NotFoundError } from "@/lib/corpus/browse";
 import { FACETS } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
-import { useMiniCorpusStore } from "@/lib/graph/testing";
+import { miniPapers, useMiniCorpusStore } from "@/lib/graph/testing";
 import { loadGraph, NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { embedQueryItems } from "./services";
 import { relatedOptions, relatedPapers } from "./related";
@@ -14,7 +14,8 @@ import { relatedOptions, relatedPapers } from "./related";
 
 describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
   const t = useMiniCorpusStore("graft-related-");
-  const opts = (o: Record<string, unknown> = {}) => relatedOptions.parse(o);
+  // These cases test the dense-graph teacher and graph-RRF; the default (hybrid) has its own tests.
+  const opts = (o: Record<string, unknown> = {}) => relatedOptions.parse({ retriever: "dense-graph", fusion: "graph-rrf", ...o });
 
   test("a corpus without a graph build is a clear set-up error", async () => {
     await assert.rejects(relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, opts()), (err: unknown) => {
@@ -111,6 +112,43 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     const g = await relatedPapers(t.db, { corpus: "mini", paperId: "P2" }, opts({ retriever: "bm25" }));
     assert.ok(g.results.every((x) => x.facets.every((f) => f.weight > 0)));
     assert.ok(g.results.length <= r.results.length);
+  });
+
+  test("the default (hybrid + auto = RRF): lexical seeds, then what they cite, with the whole paper beside the facets", async () => {
+    const text =
+      "Back-translation for low-resource machine translation\n\nWe study low-resource machine translation. " +
+      "We use back-translation of monolingual data with an attention-based encoder-decoder for translation.";
+    const r = await relatedPapers(t.db, { corpus: "mini", text }, relatedOptions.parse({ k: 6 }));
+    assert.equal(r.retriever, "hybrid");
+    assert.equal(r.requestedFusion, "auto");
+    assert.equal(r.fusion, "rrf");
+    assert.match(r.fusionNote ?? "", /whole paper's text/);
+    const ids = r.results.map((x) => x.externalId);
+    // The two translation papers match the words; P5 (opinion mining) shares none, but both of
+    // them cite it, so it is reached, and above the other sentiment paper.
+    assert.deepEqual(ids.slice(0, 3).sort(), ["P0", "P1", "P5"], ids.join(","));
+    assert.ok(ids.indexOf("P1") < ids.indexOf("P0"), "the paper about low-resource translation before the other one");
+    assert.ok(!ids.includes("P4") || ids.indexOf("P5") < ids.indexOf("P4"));
+    const cited = r.results.find((x) => x.externalId === "P5");
+    assert.ok(cited?.wholePaperRank !== undefined && cited.wholePaperRank <= 3);
+    assert.ok(cited.facets.length > 0, "the facet lists reach it too, and say which");
+
+    // Restricted to one facet: that facet's list alone, no whole-paper list.
+    const only = await relatedPapers(t.db, { corpus: "mini", text }, relatedOptions.parse({ k: 6, facets: "methods" }));
+    assert.ok(only.results.length > 0);
+    for (const x of only.results) {
+      assert.deepEqual(x.facets.map((f) => f.facet), ["methods"]);
+      assert.equal(x.wholePaperRank, undefined);
+    }
+  });
+
+  test("a paper record with a corpus id is queried as unseen: never returned", async () => {
+    const paper = { id: "P0", title: "Paper 0", abstract: miniPapers[0].abstract, facets: miniPapers[0].facets };
+    const r = await relatedPapers(t.db, { corpus: "mini", paper }, relatedOptions.parse({ k: 6 }));
+    assert.equal(r.query.inGraph, false);
+    const ids = r.results.map((x) => x.externalId);
+    assert.ok(!ids.includes("P0"));
+    assert.deepEqual(ids.slice(0, 2).sort(), ["P1", "P5"], "its topical twin, and what the twin cites");
   });
 
   test("bad options and unknown papers are clear errors", async () => {

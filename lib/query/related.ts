@@ -17,13 +17,13 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dot } from "@/lib/embed/types";
 import type { FacetExtractor } from "@/lib/facets/extractor";
-import { collapseList, createFusion, csrFacetRow, csrWeightOf, type Candidate, type FacetLists, type Fusion, type FusedResult } from "@/lib/fusion";
+import { collapseList, createFusion, csrFacetRow, csrWeightOf, fuseWholePaper, type Candidate, type FacetLists, type Fusion, type FusedResult } from "@/lib/fusion";
 import { HttpError } from "@/lib/http/respond";
 import { readPaperInput, type InputLimits, type InputPaper } from "@/lib/input";
 import { QueryError } from "./errors";
 import { itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "@/lib/retrieve/graph-store";
 import type { RelatedOptions } from "./options";
-import { getRetriever, type FacetCandidate, type FacetCandidateLists, type QueryEdges, type Retriever } from "@/lib/retrieve/retriever";
+import { getRetriever, type FacetCandidate, type FacetCandidateLists, type QueryEdges, type RetrieveContext, type Retriever } from "@/lib/retrieve/retriever";
 import "@/lib/retrieve";
 import { embedQueryItems, queryExtractor } from "./services";
 import type { AppliedFusion, CreditedFacet, Evidence, PerFacetEntry, QuerySource, QueryStep, RelatedPaper, RelatedResult } from "./types";
@@ -112,25 +112,31 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   step("retrieve", `Retrieving per-facet candidates with ${retriever.name}`);
   const t1 = performance.now();
   const queryEdges: Partial<Record<Facet, QueryEdges>> = {};
-  const raw = await retriever.retrieve({
+  const ctx: RetrieveContext = {
     db,
     graph: g,
     query: { index: q.index, exclude: q.exclude, title: q.title, abstract: q.abstract, items: requested, vectors: emb.vectors },
     facets: usable,
+    facetsRestricted: options.facets.length < FACETS.length,
     pool: POOL,
     queryEdges,
     signal: hooks.signal,
-  });
+  };
+  const raw = await retriever.retrieve(ctx);
   const lists = restrictCandidates(raw, usable);
   const retrieveMs = performance.now() - t1;
 
   // ── fuse ──
-  const { fuse, applied, note } = chooseFusion(g, options.fusion, retriever, q.index, queryEdges);
+  const requestedFusion = options.fusion === "auto" ? (retriever.preferredFusion ?? "graph-rrf") : options.fusion;
+  const { fuse, applied, note } = chooseFusion(g, requestedFusion, retriever, q.index, queryEdges);
   step("fuse", `Fusing ${usable.length} facet list${usable.length === 1 ? "" : "s"} with ${FUSION_LABEL[applied]}`);
   const t2 = performance.now();
   const skip = q.index ?? q.exclude ?? undefined;
   const fusionLists = toFusionLists(lists);
-  const fused = fuse(fusionLists, skip);
+  const facetFused = fuse(fusionLists, skip);
+  const fused = ctx.wholePaper
+    ? fuseWholePaper(facetFused, { papers: ctx.wholePaper.list.map((c) => c.paper), weight: ctx.wholePaper.weight }, { exclude: skip })
+    : facetFused;
   const passes = filterOf(g, options, new Set([q.index, q.exclude].filter((x): x is number => x !== null)));
   const results: RelatedPaper[] = [];
   for (const r of fused) {
@@ -146,7 +152,9 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
     retriever: options.retriever,
     fusion: applied,
     requestedFusion: options.fusion,
-    fusionNote: note,
+    fusionNote: ctx.wholePaper
+      ? [note, `Beside the facet lists, a list retrieved with the whole paper's text (title and abstract) was fused with weight ${ctx.wholePaper.weight}.`].filter(Boolean).join(" ")
+      : note,
     query: {
       source: q.source,
       externalId: q.externalId,
@@ -286,7 +294,7 @@ function truncate(lists: FacetLists, depth: number): FacetLists {
 
 function chooseFusion(
   g: LoadedGraph,
-  requested: RelatedOptions["fusion"],
+  requested: AppliedFusion,
   retriever: Retriever,
   node: number | null,
   queryEdges: Partial<Record<Facet, QueryEdges>>,
@@ -386,7 +394,16 @@ function describeResult(
       evidence,
     };
   });
-  return { externalId: p.externalId, title: p.title, year: p.year, venue: p.venue, authors: p.authors, score: r.score, facets };
+  return {
+    externalId: p.externalId,
+    title: p.title,
+    year: p.year,
+    venue: p.venue,
+    authors: p.authors,
+    score: r.score,
+    facets,
+    ...(r.wholePaper ? { wholePaperRank: r.wholePaper.rank } : {}),
+  };
 }
 
 function perFacetLists(g: LoadedGraph, lists: FacetLists, k: number, passes: (node: number) => boolean): RelatedResult["perFacet"] {

@@ -25,7 +25,7 @@ describe(`POST /api/related (${testProvider})`, { concurrency: false }, () => {
   const t = useHandGraphStore("graft-query-api-");
 
   test("JSON with a corpus paper id answers the RelatedResult", async () => {
-    const res = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paperId: "H0", k: 5, fusion: "graph-rrf" }));
+    const res = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paperId: "H0", k: 5, retriever: "dense-graph", fusion: "graph-rrf" }));
     assert.equal(res.status, 200);
     const r = (await res.json()) as RelatedResult;
     assert.equal(r.query.source, "corpus");

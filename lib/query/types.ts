@@ -9,24 +9,29 @@ import type { ApiErrorCode } from "@/lib/http/types";
 
 // ── options ──────────────────────────────────────────────────────────────────────────────
 
-/** Retrievers a request may name: the generative retriever, the dense-graph teacher, BM25. */
-export const RETRIEVER_NAMES = ["graft", "dense-graph", "bm25"] as const;
+/**
+ * Retrievers a request may name: hybrid (lexical seeds + citation expansion, with the generative
+ * lists), the generative retriever alone, the dense-graph teacher, BM25.
+ */
+export const RETRIEVER_NAMES = ["hybrid", "graft", "dense-graph", "bm25"] as const;
 export type RetrieverName = (typeof RETRIEVER_NAMES)[number];
-export const DEFAULT_RETRIEVER: RetrieverName = "dense-graph";
+/** One default for the explorer, the API and the CLI (issue 17: the best measured on papers users bring). */
+export const DEFAULT_RETRIEVER: RetrieverName = "hybrid";
 
 /**
- * Fusion rules a request may ask for. "graph-rrf" is Graft's: w_f(q, d) comes from the query's
+ * Fusion rules a request may ask for. "auto" (the default) runs the retriever's own rule: RRF for
+ * hybrid (its lists already follow the citation graph), graph-RRF for the others. "graph-rrf" is Graft's: w_f(q, d) comes from the query's
  * row of the facet graph, or, for a paper that is not a graph node, from its ephemeral edges
  * when the retriever made some (dense-graph); otherwise it runs as "corroboration-rrf" (the
  * result says so). "corroboration-rrf" may also be asked for directly. "lm-score" (MINDER)
  * needs a retriever whose candidate scores are model probabilities.
  */
-export const FUSION_NAMES = ["graph-rrf", "corroboration-rrf", "rrf", "lm-score"] as const;
+export const FUSION_NAMES = ["auto", "graph-rrf", "corroboration-rrf", "rrf", "lm-score"] as const;
 export type FusionName = (typeof FUSION_NAMES)[number];
-export const DEFAULT_FUSION: FusionName = "graph-rrf";
+export const DEFAULT_FUSION: FusionName = "auto";
 
 /** The rule that actually ran. */
-export type AppliedFusion = FusionName;
+export type AppliedFusion = Exclude<FusionName, "auto">;
 
 export const MAX_K = 100;
 export const DEFAULT_K = 20;
@@ -102,6 +107,8 @@ export interface RelatedPaper {
   score: number;
   /** The facets fusion credited, in canonical facet order. */
   facets: CreditedFacet[];
+  /** Its rank in the list retrieved with the whole query paper, when the retriever made one (hybrid). */
+  wholePaperRank?: number;
 }
 
 export interface PerFacetEntry {

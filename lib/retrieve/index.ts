@@ -4,7 +4,9 @@ import { graftRetriever } from "./graft";
 import { registerRetriever } from "./retriever";
 import { bm25Retriever } from "./bm25";
 import { denseGraphRetriever } from "./dense-graph";
+import { hybridRetriever } from "./hybrid";
 
 registerRetriever(denseGraphRetriever);
 registerRetriever(bm25Retriever);
 registerRetriever(graftRetriever);
+registerRetriever(hybridRetriever());

@@ -79,6 +79,11 @@ export interface RetrieveContext {
   };
   /** Facets to retrieve for (others may be left out of the answer). */
   facets: readonly Facet[];
+  /**
+   * The request named a subset of the facets ("related through its methods"): retrieve through
+   * those facets only, with no whole-paper list.
+   */
+  facetsRestricted?: boolean;
   /** Candidates wanted per facet list (after collapsing repeats, at most). */
   pool: number;
   /**
@@ -87,6 +92,12 @@ export interface RetrieveContext {
    * instead of falling back to corroboration RRF. Leave it alone otherwise.
    */
   queryEdges: Partial<Record<Facet, QueryEdges>>;
+  /**
+   * Out: a list retrieved with the whole query paper (title + abstract) rather than one facet;
+   * relatedPapers fuses it beside the facet lists (each of weight 1) with this RRF weight and says
+   * so in each result's provenance.
+   */
+  wholePaper?: { list: FacetCandidate[]; weight: number };
   signal?: AbortSignal;
 }
 
@@ -100,6 +111,8 @@ export interface Retriever {
   readonly name: string;
   /** What FacetCandidate.score is: a log-probability, a probability, or another score. */
   readonly scoreKind: "log-prob" | "prob" | "score";
+  /** The fusion a request's "auto" runs (default graph-rrf). */
+  readonly preferredFusion?: "graph-rrf" | "rrf";
   retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists>;
 }
 

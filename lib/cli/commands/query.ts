@@ -12,7 +12,7 @@ import { QueryError } from "@/lib/query/errors";
 import { FACET_LETTERS } from "@/lib/query/format";
 import { relatedOptions, type RelatedInput } from "@/lib/query/related";
 import { relatedPapersOf } from "@/lib/query/request";
-import { FUSION_NAMES, RETRIEVER_NAMES, type RelatedResult } from "@/lib/query/types";
+import { DEFAULT_FUSION, DEFAULT_RETRIEVER, FUSION_NAMES, RETRIEVER_NAMES, type RelatedResult } from "@/lib/query/types";
 import { RetrievalError } from "@/lib/retrieve/retriever";
 import { emit, parseOptions, table, UsageError } from "../output";
 
@@ -36,8 +36,8 @@ export function registerQuery(program: Command): void {
     .option("--text <text>", "the paper's text (title on the first line, then the abstract)")
     .option("--corpus <name>", `corpus name (default: ${DEFAULT_CORPUS})`)
     .option("--k <k>", "number of results", "20")
-    .option("--retriever <name>", `retriever: ${RETRIEVER_NAMES.join(" | ")}`, "dense-graph")
-    .option("--fusion <name>", `fusion: ${FUSION_NAMES.join(" | ")} (graph-rrf runs as corroboration RRF for papers outside the graph)`, "graph-rrf")
+    .option("--retriever <name>", `retriever: ${RETRIEVER_NAMES.join(" | ")}`, DEFAULT_RETRIEVER)
+    .option("--fusion <name>", `fusion: ${FUSION_NAMES.join(" | ")} (auto: the retriever's own rule; graph-rrf runs as corroboration RRF for papers outside the graph)`, DEFAULT_FUSION)
     .option("--facets <list>", "comma-separated facets to query (default: all four)")
     .option("--year-from <year>")
     .option("--year-to <year>")

@@ -1,0 +1,152 @@
+/**
+ * Papers users bring (issue 17): two development query sets with citation gold, each paper
+ * queried through the served pipeline (relatedPapers) as a paper that is not in the graph.
+ *
+ *   set 1  "ooc"     the 212 out-of-corpus papers (ooc-queries.jsonl); gold: ooc-gold.tsv
+ *   set 2  "unseen"  the test-split papers that cite corpus papers, each sent as a paper record
+ *                    with its corpus id, so relatedPapers never returns it and no retriever
+ *                    uses its node (its own references, its edges) as a seed; gold: the corpus
+ *                    papers it cites. Halves by a hash of the id: "tune" chooses settings,
+ *                    "report" and set 1 report them.
+ *
+ * Facet sources: "llm" sends the corpus's LLM facets with the record; "offline" sends title +
+ * abstract only, so the configured offline extractor runs, as for every pasted paper.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { Facet } from "@/lib/corpus/types";
+import type { Db } from "@/lib/db/client";
+import type { FacetExtractor } from "@/lib/facets/extractor";
+import { relatedPapers, relatedOptions, type RelatedOptions } from "@/lib/query/related";
+import { bootstrapCi, RECALL_KS, recallCounts, aggregateRecall, type QueryRun } from "./metrics";
+
+export type UserPaperSet = "ooc" | "unseen-tune" | "unseen-report";
+export type FacetSource = "llm" | "offline";
+
+export interface UserPaperQuery {
+  id: string;
+  title: string;
+  abstract: string;
+  facets: Partial<Record<Facet, string[]>>;
+  /** External ids of the corpus papers it cites. */
+  gold: string[];
+}
+
+interface Line {
+  id: string;
+  title: string;
+  abstract?: string;
+  split?: string;
+  facets?: Partial<Record<Facet, string[]>>;
+}
+
+const jsonl = (file: string): Line[] =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Line);
+
+function tsvPairs(file: string): [string, string][] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .slice(1)
+    .filter((l) => l.trim())
+    .map((l) => l.split("\t") as [string, string]);
+}
+
+/** The tuning half of set 2: an md5 of the id, even first byte (fixed, independent of the runs). */
+export function isTuningPaper(id: string): boolean {
+  return createHash("md5").update(id).digest()[15] % 2 === 0;
+}
+
+function grouped(pairs: [string, string][]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [a, b] of pairs) {
+    if (a === b) continue;
+    const l = out.get(a) ?? [];
+    if (!l.includes(b)) l.push(b);
+    out.set(a, l);
+  }
+  return out;
+}
+
+const query = (p: Line, gold: string[]): UserPaperQuery => ({ id: p.id, title: p.title, abstract: p.abstract ?? "", facets: p.facets ?? {}, gold });
+
+/** Set 1 or a half of set 2, read from a corpus directory (papers.jsonl, citations.tsv, ooc-*). */
+export function userPaperQueries(corpusDir: string, set: UserPaperSet): UserPaperQuery[] {
+  if (set === "ooc") {
+    const gold = grouped(tsvPairs(path.join(corpusDir, "ooc-gold.tsv")));
+    return jsonl(path.join(corpusDir, "ooc-queries.jsonl"))
+      .filter((q) => gold.has(q.id))
+      .map((q) => query(q, gold.get(q.id) as string[]));
+  }
+  const cites = grouped(tsvPairs(path.join(corpusDir, "citations.tsv")));
+  const tuning = set === "unseen-tune";
+  return jsonl(path.join(corpusDir, "papers.jsonl"))
+    .filter((p) => p.split === "test" && cites.has(p.id) && isTuningPaper(p.id) === tuning)
+    .map((p) => query(p, cites.get(p.id) as string[]));
+}
+
+export interface UserPaperRun {
+  id: string;
+  retrieved: string[];
+  gold: string[];
+  ms: number;
+}
+
+/** Runs each query through relatedPapers (k = 50) with the given options and facet source. */
+export async function runUserPapers(
+  db: Db,
+  corpus: string,
+  queries: readonly UserPaperQuery[],
+  options: Partial<RelatedOptions>,
+  source: FacetSource,
+  extractor?: FacetExtractor,
+): Promise<UserPaperRun[]> {
+  // Any registered retriever may run (evaluation variants too), so its name is set after parsing.
+  const opts: RelatedOptions = { ...relatedOptions.parse({ ...options, retriever: undefined, k: 50 }), ...(options.retriever ? { retriever: options.retriever } : {}) };
+  const out: UserPaperRun[] = [];
+  for (const q of queries) {
+    const paper = { id: q.id, title: q.title, abstract: q.abstract, ...(source === "llm" ? { facets: q.facets } : {}) };
+    const t0 = performance.now();
+    const r = await relatedPapers(db, { corpus, paper }, opts, extractor ? { extractor } : {});
+    out.push({ id: q.id, retrieved: r.results.map((x) => x.externalId), gold: q.gold, ms: performance.now() - t0 });
+  }
+  return out;
+}
+
+export interface UserPaperRecall {
+  queries: number;
+  goldPairs: number;
+  /** Micro recall at 5/10/20/50 and the 95% bootstrap interval of R@20 (over queries). */
+  recall: Record<(typeof RECALL_KS)[number], number>;
+  ci20: { low: number; high: number };
+}
+
+function asQueryRuns(runs: readonly UserPaperRun[]): QueryRun[] {
+  const ids = new Map<string, number>();
+  const num = (id: string) => ids.get(id) ?? (ids.set(id, ids.size), ids.size - 1);
+  return runs.map((r) => ({ retrieved: r.retrieved.map(num), gold: r.gold.map(num) }));
+}
+
+export function userPaperRecall(runs: readonly UserPaperRun[]): UserPaperRecall {
+  const q = asQueryRuns(runs);
+  const recall = Object.fromEntries(RECALL_KS.map((k) => [k, aggregateRecall(q.map((r) => recallCounts(r, k)))])) as UserPaperRecall["recall"];
+  const ci = bootstrapCi(q, (s) => aggregateRecall(s.map((r) => recallCounts(r, 20))), { seed: 7 });
+  return { queries: runs.length, goldPairs: runs.reduce((n, r) => n + r.gold.length, 0), recall, ci20: { low: ci.lower, high: ci.upper } };
+}
+
+/**
+ * R@20 of `runs` over R@20 of `baseline` (the same queries), with a paired percentile bootstrap
+ * over queries: both recalls are recomputed on each resample.
+ */
+export function recallRatio(runs: readonly UserPaperRun[], baseline: readonly UserPaperRun[], k = 20): { ratio: number; low: number; high: number } {
+  const base = new Map(baseline.map((r) => [r.id, r]));
+  const pairs = runs.filter((r) => base.has(r.id)).map((r) => [r, base.get(r.id) as UserPaperRun] as const);
+  const at = (rs: readonly UserPaperRun[]) => aggregateRecall(asQueryRuns(rs).map((q) => recallCounts(q, k)));
+  const ci = bootstrapCi(pairs, (s) => at(s.map((p) => p[0])) / at(s.map((p) => p[1])), { seed: 7 });
+  return { ratio: ci.estimate, low: ci.lower, high: ci.upper };
+}
+
+export const FACET_SOURCES: readonly FacetSource[] = ["llm", "offline"];
