@@ -101,3 +101,25 @@ test("the venue filter's options are grouped by series and never read the same",
   await venue.selectOption({ label: labels.find((l) => l.startsWith("TACL · Volume 6"))! });
   await expect(page).toHaveURL(/venue=Transactions\+of\+the\+Association/);
 });
+
+test("the explorer and the API answer a pasted abstract with the same defaults and the same papers", async ({ page, request }) => {
+  const text = `Cross-lingual Transfer for Low-resource Named Entity Recognition
+
+Named entity recognition in low-resource languages suffers from a lack of annotated training data. We project annotations from English through parallel corpora and train a bidirectional LSTM-CRF tagger with character embeddings on the projected labels.`;
+  // The API with no options at all.
+  const api = await request.post("/api/related", { data: { text } });
+  expect(api.status()).toBe(200);
+  const body = (await api.json()) as { retriever: string; requestedFusion: string; fusion: string; results: { title: string }[] };
+  expect(body.retriever).toBe("hybrid");
+  expect(body.requestedFusion).toBe("auto");
+
+  // The explorer with nothing chosen: the same retriever checked, the same first five papers.
+  await page.goto("/");
+  await page.getByLabel("Title and abstract").fill(text);
+  await page.getByRole("button", { name: "Find related papers" }).click();
+  await expect(page.getByTestId("result").first()).toBeVisible();
+  await expect(page.getByRole("radio", { name: "Graft hybrid" })).toBeChecked();
+  await expect(page.getByRole("radio", { name: "Auto" })).toBeChecked();
+  const titles = await page.getByTestId("result-title").allTextContents();
+  expect(titles.slice(0, 5)).toEqual(body.results.slice(0, 5).map((r) => r.title));
+});

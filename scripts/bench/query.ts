@@ -8,7 +8,7 @@
  * so a repeat would cost no embedding. 212 out-of-corpus papers allow n ≤ 103.
  *
  *   npx tsx scripts/bench/query.ts [--corpus acl-citegraph] [--n 100] [--clients 4] [--k 20]
- *                                  [--retriever dense-graph] [--url http://127.0.0.1:3000] [--json]
+ *                                  [--retriever hybrid] [--url http://127.0.0.1:3000] [--json]
  *
  * Without --url the clients call relatedPapers in this process (what the CLI does); with --url
  * they POST to a running server's /api/related (what the web app does), so HTTP, JSON and the
@@ -22,7 +22,7 @@ import { sharedDataDir } from "@/lib/corpus/paths";
 import { disconnectDb, getDb } from "@/lib/db/client";
 import { relatedOptions } from "@/lib/query/options";
 import { relatedPapers, type RelatedInput } from "@/lib/query/related";
-import type { RelatedResult } from "@/lib/query/types";
+import { DEFAULT_RETRIEVER, type RelatedResult } from "@/lib/query/types";
 import { mulberry32 } from "@/lib/random";
 
 const { values } = parseArgs({
@@ -31,7 +31,7 @@ const { values } = parseArgs({
     n: { type: "string", default: "100" },
     clients: { type: "string", default: "4" },
     k: { type: "string", default: "20" },
-    retriever: { type: "string", default: "dense-graph" },
+    retriever: { type: "string", default: DEFAULT_RETRIEVER },
     url: { type: "string" },
     json: { type: "boolean", default: false },
   },
