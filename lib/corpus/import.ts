@@ -39,6 +39,10 @@ export interface ImportSummary {
   citations: { created: number; deleted: number; total: number };
   queryGold: { created: number; deleted: number; total: number };
   skipped: InputIssue[];
+  /** Corpus papers imported without an abstract (kept with an empty one; facets then come from the title). */
+  withoutAbstract: number;
+  /** Records imported with something left out (e.g. a year outside 1000–2100), and references left out. */
+  notices: InputIssue[];
   seconds: number;
 }
 
@@ -261,5 +265,11 @@ export async function importCorpus(db: Db, input: CorpusInput, options: ImportOp
     },
     { timeout: TRANSACTION_TIMEOUT_MS, maxWait: 60_000 },
   );
-  return { ...summary, skipped: input.skipped, seconds: (performance.now() - started) / 1000 };
+  return {
+    ...summary,
+    skipped: input.skipped,
+    withoutAbstract: input.papers.filter((p) => p.abstract === "").length,
+    notices: input.notices ?? [],
+    seconds: (performance.now() - started) / 1000,
+  };
 }

@@ -8,9 +8,13 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { detectFormat, type ImportFormat } from "./formats/detect";
+import { CorpusFormatError, IssueLimitReached, Issues } from "./issues";
 import { readLines } from "./lines";
 import { paperIdOf, parsePaperRecord } from "./paper-schema";
 import type { CitationRecord, InputIssue, PaperRecord } from "./types";
+
+export { CorpusFormatError, formatIssue } from "./issues";
 
 export interface CorpusFiles {
   papers: string;
@@ -31,6 +35,13 @@ export interface CorpusInput {
   queryGold: CitationRecord[];
   /** Lines skipped on purpose, with the reason (not errors). */
   skipped: InputIssue[];
+  /**
+   * Records imported with something left out, with the reason (e.g. a year outside 1000–2100
+   * imported as unknown; references to works outside the imported set). Import formats only.
+   */
+  notices?: InputIssue[];
+  /** The format the input was read as (lib/corpus/formats/detect.ts); "graft" when absent. */
+  format?: ImportFormat;
 }
 
 export interface ReadCorpusOptions {
@@ -42,30 +53,8 @@ export interface ReadCorpusOptions {
    * (e.g. the ACL abstracts file has lines with a null id); off by default.
    */
   skipInvalid?: boolean;
-}
-
-/** How many issues the error message itself lists; `issues` always has them all. */
-const MESSAGE_ISSUES = 20;
-
-export function formatIssue(issue: InputIssue): string {
-  // Line 0 means the file as a whole.
-  return issue.line > 0 ? `${issue.file}:${issue.line}: ${issue.message}` : `${issue.file}: ${issue.message}`;
-}
-
-export class CorpusFormatError extends Error {
-  readonly issues: InputIssue[];
-
-  constructor(issues: InputIssue[], options: { truncatedAt?: number } = {}) {
-    const n = issues.length;
-    const head = options.truncatedAt
-      ? `Corpus input is invalid: stopped after ${n} issues (maxIssues = ${options.truncatedAt}); there may be more:`
-      : `Corpus input is invalid: ${n} issue${n === 1 ? "" : "s"}:`;
-    const lines = issues.slice(0, MESSAGE_ISSUES).map((i) => `  ${formatIssue(i)}`);
-    if (n > MESSAGE_ISSUES) lines.push(`  ... and ${n - MESSAGE_ISSUES} more`);
-    super([head, ...lines].join("\n"));
-    this.name = "CorpusFormatError";
-    this.issues = issues;
-  }
+  /** The input's format; detected from the path's name and first line when absent. */
+  format?: ImportFormat;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -127,28 +116,6 @@ export function resolveCorpusFiles(path: string): CorpusFiles {
 
 // ---------------------------------------------------------------------------------------------
 // Reading
-
-/** Thrown internally once maxIssues is reached, to stop reading early. */
-class IssueLimitReached extends Error {}
-
-class Issues {
-  readonly list: InputIssue[] = [];
-  constructor(
-    private readonly max: number,
-    private readonly skipped: InputIssue[] | null = null,
-  ) {}
-
-  /** A bad paper line: an error, or a skip with its reason in skipInvalid mode. */
-  badLine(file: string, line: number, message: string): void {
-    if (this.skipped) this.skipped.push({ file, line, message: `skipped invalid line: ${message}` });
-    else this.add(file, line, message);
-  }
-
-  add(file: string, line: number, message: string): void {
-    this.list.push({ file, line, message });
-    if (this.list.length >= this.max) throw new IssueLimitReached();
-  }
-}
 
 interface PaperFileResult {
   papers: PaperRecord[];
@@ -287,10 +254,18 @@ async function readPairFile(file: string, spec: PairFileSpec, issues: Issues, sk
 }
 
 /**
- * Reads and validates a whole corpus. Resolves `path` with resolveCorpusFiles (whose errors
- * are thrown as plain Errors); throws CorpusFormatError if any line of any file is invalid.
+ * Reads and validates a whole corpus. Graft's own layout (papers.jsonl, citations.tsv, …) is
+ * read here, resolving `path` with resolveCorpusFiles (whose errors are thrown as plain
+ * Errors); the other formats (BibTeX, RIS, OpenAlex, Semantic Scholar, arXiv) by their readers
+ * in formats/. Throws CorpusFormatError if any line of any file is invalid.
  */
 export async function readCorpus(path: string, options: ReadCorpusOptions = {}): Promise<CorpusInput> {
+  const format = options.format ?? (await detectFormat(path));
+  if (format !== "graft") {
+    // Loaded on demand: the parsers of the other formats are only needed to import them.
+    const { readFormat } = await import("./formats/index");
+    return readFormat(format, path, options);
+  }
   const files = resolveCorpusFiles(path);
   const maxIssues = Math.max(1, options.maxIssues ?? 1000);
   const skipped: InputIssue[] = [];

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
+import { FORMAT_LABELS, FORMAT_NAMES, IMPORT_FORMATS } from "@/lib/corpus/formats/detect";
 import { importCorpus } from "@/lib/corpus/import";
 import { defaultCorpusPath } from "@/lib/corpus/paths";
 import { readCorpus } from "@/lib/corpus/read";
@@ -12,6 +13,7 @@ const importOptions = z.object({
   corpus: corpusName.default(DEFAULT_CORPUS),
   description: z.string().max(2000).optional(),
   skipInvalid: z.boolean().default(false),
+  format: z.enum(IMPORT_FORMATS, { error: `format must be one of: ${IMPORT_FORMATS.join(", ")}` }).optional(),
   json: z.boolean().default(false),
 });
 
@@ -19,9 +21,14 @@ export function registerImport(program: Command): void {
   program
     .command("import")
     .description(
-      "import a corpus: a directory like ../shared/data/acl-citegraph (papers.jsonl, citations.tsv, ooc-queries.jsonl, ooc-gold.tsv) or a .jsonl/.jsonl.gz file of papers",
+      "import a corpus: a directory like ../shared/data/acl-citegraph (papers.jsonl, citations.tsv, ooc-queries.jsonl, ooc-gold.tsv), a .jsonl/.jsonl.gz file of papers, " +
+        "or papers you bring: BibTeX or RIS (Zotero, Mendeley, JabRef, EndNote exports), OpenAlex works, Semantic Scholar datasets, the arXiv metadata snapshot",
     )
     .argument("[path]", "corpus directory or papers file (default: $GRAFT_DEMO_CORPUS or ../shared/data/acl-citegraph)")
+    .option(
+      "--format <format>",
+      `input format, told from the file's name and first line when left out: ${IMPORT_FORMATS.map((f) => `${f} (${FORMAT_LABELS[f]})`).join(", ")}`,
+    )
     .option("--corpus <name>", `corpus name in the store (default: ${DEFAULT_CORPUS})`)
     .option("--description <text>", "a description shown in the app")
     .option("--skip-invalid", "skip invalid paper lines (listed in the summary) instead of rejecting the whole input")
@@ -31,7 +38,7 @@ export function registerImport(program: Command): void {
       const source = path ?? defaultCorpusPath();
       const bar = new ProgressBar(`import ${opts.corpus}`);
       bar.update(0, 0, "reading and validating");
-      const input = await readCorpus(source, { skipInvalid: opts.skipInvalid });
+      const input = await readCorpus(source, { skipInvalid: opts.skipInvalid, format: opts.format });
       const summary = await importCorpus(getDb(), input, {
         corpus: opts.corpus,
         description: opts.description,
@@ -42,8 +49,9 @@ export function registerImport(program: Command): void {
       emit(opts, summary, () => {
         const c = (x: { created: number; updated: number; unchanged: number }) =>
           `${fmt(x.created)} new, ${fmt(x.updated)} updated, ${fmt(x.unchanged)} unchanged`;
+        const format = input.format && input.format !== "graft" ? ` (${FORMAT_NAMES[input.format]})` : "";
         const lines = [
-          `imported ${source} into corpus "${summary.corpus}" in ${summary.seconds.toFixed(1)} s`,
+          `imported ${source}${format} into corpus "${summary.corpus}" in ${summary.seconds.toFixed(1)} s`,
           `  papers        ${c(summary.papers)}`,
           `  query papers  ${c(summary.queries)}`,
           `  facet items   ${fmt(summary.facetItems.total)} (${fmt(summary.facetItems.written)} written, ${fmt(summary.facetItems.deleted)} replaced)`,
@@ -52,6 +60,14 @@ export function registerImport(program: Command): void {
           `  skipped lines ${fmt(summary.skipped.length)}`,
         ];
         lines.push(...skippedLines(summary.skipped).map((l) => `    ${l}`));
+        if (summary.withoutAbstract > 0) {
+          const n = summary.withoutAbstract;
+          lines.push(`  ${fmt(n)} paper${n === 1 ? "" : "s"} without abstract (imported with an empty abstract: their facets can only come from the title)`);
+        }
+        if (summary.notices.length > 0) {
+          lines.push(`  notes         ${fmt(summary.notices.length)} (imported, with something left out)`);
+          lines.push(...skippedLines(summary.notices).map((l) => `    ${l}`));
+        }
         return lines.join("\n");
       });
     });
@@ -87,7 +103,9 @@ export function skippedLines(skipped: readonly { file: string; line: number; mes
   }
   const invalid = (g: { message: string }) => (g.message.startsWith("skipped invalid line") ? 0 : 1);
   const ordered = [...groups.values()].sort((a, b) => invalid(a) - invalid(b) || a.file.localeCompare(b.file) || Math.min(...a.lines) - Math.min(...b.lines));
-  const out = ordered.slice(0, MAX_SKIPPED_LINES).map((g) => `${g.file}:${lineRanges(g.lines)}: ${g.message}`);
+  // Line 0 means the file as a whole.
+  const where = (g: { file: string; lines: number[] }) => (g.lines.every((l) => l === 0) ? g.file : `${g.file}:${lineRanges(g.lines)}`);
+  const out = ordered.slice(0, MAX_SKIPPED_LINES).map((g) => `${where(g)}: ${g.message}`);
   if (ordered.length > MAX_SKIPPED_LINES) out.push(`… ${fmt(ordered.length - MAX_SKIPPED_LINES)} more (--json lists every skipped line)`);
   return out;
 }

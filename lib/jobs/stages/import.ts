@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
+import { IMPORT_FORMATS } from "@/lib/corpus/formats/detect";
 import { defaultCorpusPath, sharedDataDir } from "@/lib/corpus/paths";
 import { dataRoot } from "@/lib/db/config";
 import { registerStage } from "../registry";
@@ -32,6 +33,8 @@ export const importStageParams = z
     corpus: corpusName.default(DEFAULT_CORPUS),
     description: z.string().max(2000).optional(),
     skipInvalid: z.boolean().default(false),
+    /** bibtex, ris, openalex, s2, arxiv or graft; told from the path when absent. */
+    format: z.enum(IMPORT_FORMATS).optional(),
   })
   .strict();
 export type ImportStageParams = z.infer<typeof importStageParams>;
@@ -43,7 +46,7 @@ registerStage<ImportStageParams>(
     const { importCorpus } = await import("@/lib/corpus/import");
     const source = path.resolve(params.path ?? defaultCorpusPath());
     log(`reading ${source}`);
-    const input = await readCorpus(source, { skipInvalid: params.skipInvalid });
+    const input = await readCorpus(source, { skipInvalid: params.skipInvalid, format: params.format });
     const spans = { papers: [0, 0.6], facets: [0.6, 0.85], citations: [0.85, 1] } as const;
     const summary = await importCorpus(db, input, {
       corpus: params.corpus,
@@ -54,8 +57,12 @@ registerStage<ImportStageParams>(
         progress(p.done, p.total, `${p.phase} ${p.done}/${p.total}`, a + (b - a) * (p.total ? p.done / p.total : 1));
       },
     });
-    log(`imported ${summary.papers.created} new and ${summary.papers.updated} updated papers into "${summary.corpus}" (${summary.skipped.length} lines skipped)`);
-    return { ...summary, skipped: summary.skipped.length };
+    log(
+      `imported ${summary.papers.created} new and ${summary.papers.updated} updated papers into "${summary.corpus}" (${summary.skipped.length} lines skipped` +
+        `${summary.withoutAbstract ? `, ${summary.withoutAbstract} papers without abstract` : ""})`,
+    );
+    for (const n of summary.notices.slice(0, 50)) log(`note: ${n.line > 0 ? `${n.file}:${n.line}` : n.file}: ${n.message}`);
+    return { ...summary, skipped: summary.skipped.length, notices: summary.notices.length };
   },
-  { params: importStageParams, description: "import a corpus directory or papers file (idempotent, all-or-nothing)" },
+  { params: importStageParams, description: "import a corpus directory or papers file: Graft JSONL, BibTeX, RIS, OpenAlex, Semantic Scholar, arXiv (idempotent, all-or-nothing)" },
 );

@@ -1,0 +1,170 @@
+/**
+ * Small text helpers shared by the import formats: reading a whole export file (gzip, BOMs,
+ * UTF-16, invalid UTF-8 located by line), line numbers of offsets, LaTeX and markup to plain
+ * Unicode, DOIs and years.
+ */
+import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+import { parse as parseBibtex, type Options as BibtexOptions } from "@retorquere/bibtex-parser";
+
+export type TextResult = { ok: true; text: string } | { ok: false; line: number; message: string };
+
+/**
+ * The text of a (possibly gzipped) export file. UTF-8 with or without a byte-order mark, or
+ * UTF-16 with one (some Windows tools export RIS that way); anything else that is not valid
+ * UTF-8 is refused with the first bad line, rather than imported as mojibake.
+ */
+export function readTextFile(file: string): TextResult {
+  let buf: Buffer = readFileSync(file);
+  if (buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
+    try {
+      buf = gunzipSync(buf);
+    } catch (err) {
+      return { ok: false, line: 0, message: `cannot decompress the file: ${(err as Error).message}` };
+    }
+  }
+  if (buf.length >= 2 && buf[0] === 0xff && buf[1] === 0xfe) return { ok: true, text: new TextDecoder("utf-16le").decode(buf.subarray(2)) };
+  if (buf.length >= 2 && buf[0] === 0xfe && buf[1] === 0xff) {
+    const swapped = Buffer.from(buf.subarray(2));
+    swapped.swap16();
+    return { ok: true, text: new TextDecoder("utf-16le").decode(swapped) };
+  }
+  if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+  try {
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(buf) };
+  } catch {
+    const strict = new TextDecoder("utf-8", { fatal: true });
+    let line = 1;
+    let start = 0;
+    for (let i = 0; i <= buf.length; i++) {
+      if (i < buf.length && buf[i] !== 0x0a) continue;
+      try {
+        strict.decode(buf.subarray(start, i));
+      } catch {
+        return { ok: false, line, message: "not valid UTF-8 text (a Latin-1 or Windows-1252 export?): save or export the file as UTF-8" };
+      }
+      line++;
+      start = i + 1;
+    }
+    return { ok: false, line: 0, message: "not valid UTF-8 text: save or export the file as UTF-8" };
+  }
+}
+
+/** 1-based line numbers of character offsets in a text, by binary search over its line starts. */
+export function lineIndex(text: string): (offset: number) => number {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+}
+
+/**
+ * Runs of white space (line breaks of wrapped fields included) as one space, trimmed, in
+ * Unicode's composed form (NFC): "\\"u" decoded and a typed "ü" are then the same text, for
+ * search and for comparing re-imports.
+ */
+export function squash(s: string): string {
+  return s.replace(/\s+/g, " ").trim().normalize("NFC");
+}
+
+const MARKUP_TAG = /<\/?(?:i|b|em|strong|u|sup|sub|sc|p|br|span|a|code|tt|scp|inf|mml:[a-z]+|jats:[a-z-]+)(?:\s[^<>]*)?\/?>/gi;
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+
+/**
+ * Plain text of a field that may carry light markup: the bibtex parser's rich text (<i>, <sup>,
+ * <span class="nocase">) and the HTML/JATS/MathML tags some OpenAlex titles and abstracts carry.
+ * Only known tags are removed, so a literal "a < b" survives.
+ */
+export function stripMarkup(s: string): string {
+  if (!s.includes("<") && !s.includes("&")) return squash(s);
+  return squash(
+    s
+      .replace(MARKUP_TAG, "")
+      .replace(/&(amp|lt|gt|quot|apos|nbsp);/g, (_, e: string) => ENTITIES[e])
+      .replace(/&#(\d+);/g, (m, d: string) => safeCodePoint(Number(d)) ?? m)
+      .replace(/&#x([0-9a-f]+);/gi, (m, h: string) => safeCodePoint(parseInt(h, 16)) ?? m),
+  );
+}
+
+function safeCodePoint(n: number): string | null {
+  return Number.isInteger(n) && n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : null;
+}
+
+/** Font and sizing commands: their argument is the text, the command itself says nothing. */
+const STYLE_MACRO = /^(?:math[a-z]+|text[a-z]*|operatorname\*?|boldsymbol|bm|rm|bf|it|sf|tt|cal|left|right|[bB]ig+[lr]?|displaystyle|scriptstyle|emph|cite[a-z]*|ref|label|url|href)$/;
+
+/**
+ * Commands the parser does not know: dropped in text (their argument stays), but an unknown
+ * math operator keeps its name ("$O(n \log n)$" reads "O(n log n)", not "O(nn)").
+ */
+function unknownCommand(node: { type: string; content?: unknown; _renderInfo?: Record<string, unknown> }): string {
+  const name = typeof node.content === "string" ? node.content : "";
+  if (node.type !== "macro" || node._renderInfo?.mode !== "math" || !/^[A-Za-z]+$/.test(name) || STYLE_MACRO.test(name)) return "";
+  return ` ${name} `;
+}
+
+/** The bibtex parser's options for Graft: keep the casing as written, never throw on unknown commands. */
+export const BIBTEX_OPTIONS: BibtexOptions = { english: false, sentenceCase: false, caseProtection: false, unsupported: unknownCommand };
+
+/** Braces balance (ignoring escaped ones): a precondition for handing text to the LaTeX decoder. */
+function balanced(s: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === "\\") i++;
+    else if (c === "{") depth++;
+    else if (c === "}" && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+/**
+ * LaTeX accents, escapes and simple math in running text (arXiv titles, authors and abstracts
+ * write "Bal\'azs", "$\alpha$-smoothing") decoded to Unicode by the bibtex parser's LaTeX
+ * engine. Text without LaTeX is returned as is (white space squashed); text the engine cannot
+ * take (unbalanced braces) is kept verbatim rather than guessed at.
+ */
+export function latexToUnicode(text: string): string {
+  if (!/[\\${}]/.test(text)) return squash(text);
+  if (!balanced(text)) return squash(text);
+  // Plain-text characters that are special to TeX: "5%" is not a comment, "~10" not a tie.
+  const tex = text.replace(/(?<!\\)([%&#])/g, "\\$1").replace(/(?<!\\)~/g, "\\textasciitilde{}");
+  try {
+    const lib = parseBibtex(`@misc{k, title = {${tex}}}`, BIBTEX_OPTIONS);
+    const title = lib.errors.length === 0 ? lib.entries[0]?.fields.title : undefined;
+    return typeof title === "string" ? stripMarkup(title) : squash(text);
+  } catch {
+    return squash(text);
+  }
+}
+
+/** A DOI in its bare, lower-case form (DOIs are case-insensitive), or null. */
+export function normalizeDoi(raw: unknown): string | null {
+  if (typeof raw !== "string") return null;
+  const m = /10\.\d{4,9}\/\S+/.exec(raw.trim());
+  return m ? m[0].replace(/[.,;]+$/, "").toLowerCase() : null;
+}
+
+/**
+ * The year a date-ish field states ("2019", "c2019", "2019-03-01", "Mon, 2 Apr 2007 19:18:42
+ * GMT", "801"): a number (possibly out of range: the collector says so), null when absent,
+ * or the text itself when it holds no number ("in press"), for the caller to report.
+ */
+export function yearOf(raw: unknown): number | string | null {
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw === "number") return raw;
+  const s = String(raw).trim();
+  if (s === "") return null;
+  const four = /(?<!\d)(\d{4})(?!\d)/.exec(s);
+  if (four) return Number(four[1]);
+  const any = /(?<!\d)(\d{1,5})(?!\d)/.exec(s);
+  return any ? Number(any[1]) : s;
+}
