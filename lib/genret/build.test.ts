@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { FACETS } from "@/lib/corpus/types";
@@ -51,5 +52,50 @@ describe(`genret build stage (${testProvider})`, { concurrency: false }, () => {
     const train = JSON.parse(readFileSync(path.join(report.dir, "train.json"), "utf8")) as { args: { init_tokens: string | null } };
     assert.equal(train.args.init_tokens, null);
     assert.ok(FACETS.every((f) => existsSync(path.join(report.dir, `trie-${f}.bin`))));
+  });
+});
+
+// A corpus imported without splits (BibTeX, RIS, OpenAlex, S2, arXiv) must train too: every
+// paper is a training paper then. Cheap: the trainer is a stand-in that checks the training
+// pack it is given (the real one exits with "the training pack has no examples") and writes
+// placeholder model files, so no PyTorch is needed.
+const FAKE_TRAINER = `
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
+const arg = (name) => process.argv[process.argv.indexOf(name) + 1];
+const pack = JSON.parse(readFileSync(path.join(arg("--pack"), "pack.json"), "utf8"));
+if (!(pack.numExamples > 0)) { console.error("the training pack has no examples"); process.exit(1); }
+const out = arg("--out");
+mkdirSync(out, { recursive: true });
+for (const f of ["decoder.onnx", "output.f32", "config.json"]) writeFileSync(path.join(out, f), "{}");
+const done = { event: "done", steps: 1, seen: pack.numExamples, epochs: 1, params: 0, trainSeconds: 0, numExamples: pack.numExamples };
+writeFileSync(path.join(out, "train.json"), JSON.stringify(done));
+console.log(JSON.stringify(done));
+`;
+
+describe(`genret build stage on a corpus without splits (${testProvider})`, { concurrency: false }, () => {
+  const t = useMiniCorpusStore("graft-genret-nosplit-");
+
+  test("every paper is a training paper, the build says so, and the trainer gets examples", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "graft-fake-trainer-"));
+    try {
+      writeFileSync(path.join(dir, "trainer.mjs"), FAKE_TRAINER);
+      const python = path.join(dir, "python");
+      writeFileSync(python, `#!/bin/sh\nexec "${process.execPath}" "${path.join(dir, "trainer.mjs")}" "$@"\n`);
+      chmodSync(python, 0o755);
+      await t.db.paper.updateMany({ data: { split: null } });
+      await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });
+      const report = await buildGenretStage(t.db, { corpus: "mini", trainer: { ...tiny, tokenPrior: false }, seed: 3, python });
+      assert.equal(report.trainingPapers.rule, "all 6 papers (the corpus has no train/dev/test splits)");
+      assert.equal(report.trainingPapers.papers, 6);
+      assert.ok(report.examples > 0);
+      const pack = JSON.parse(readFileSync(path.join(report.dir, "pack", "pack.json"), "utf8")) as { numExamples: number };
+      assert.equal(pack.numExamples, report.examples);
+      const build = await t.db.build.findUniqueOrThrow({ where: { id: report.build } });
+      assert.equal(build.status, "complete");
+      assert.match(build.manifest, /"trainingPapers":\{[^}]*"rule":"all 6 papers/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -24,7 +24,7 @@ import { readPaperGraph } from "@/lib/graph/csr";
 import { itemsOfPaper } from "@/lib/graph/maxsim";
 import { distillationStatistics } from "./distill";
 import { atomicWrite, writeTrainingPack } from "./pack";
-import { buildIdentifiers, identifierFiles, identifierReport, trainingExamples } from "./prepare";
+import { buildIdentifiers, identifierFiles, identifierReport, trainingExamples, trainingSources } from "./prepare";
 import { identifierTokenPrior } from "./token-prior";
 
 /** The token prior beside the pack (float32 [vocab × embedding dim]). */
@@ -64,6 +64,8 @@ export interface GenretStageReport {
   graphBuild: number;
   variant: string;
   examples: number;
+  /** The papers the retriever was trained from, and why (trainingSources). */
+  trainingPapers: { papers: number; total: number; train: number; withoutSplit: number; heldOut: number; rule: string };
   targetCoverage: number;
   vocabSize: number;
   distinctDocIds: number;
@@ -265,11 +267,18 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
     t = performance.now();
     const graph = readPaperGraph(path.join(store.graphBuild.dir, "graph.csr"));
     const corpus = { ids: store.externalIds, splits: store.splits, facets: store.facets, graph };
+    const { mask: _mask, ...trainingPapers } = trainingSources(store.splits);
     const examples = trainingExamples(corpus, ids, variant, seed);
+    if (examples.length === 0) {
+      throw new Error(
+        `no training examples for the generative retriever of "${options.corpus}": training papers: ${trainingPapers.rule}, ` +
+          `but none of them has a facet item with an edge in graph build ${store.graphBuild.id}. Extract facets (graft extract --corpus ${options.corpus}) and rebuild the graph first.`,
+      );
+    }
     const stats = distillationStatistics(examples, store.externalIds.length);
     const priorFile = at(`pack/${TOKEN_PRIOR_FILE}`);
     if (!existsSync(at("pack/pack.json")) || (trainer.tokenPrior && !existsSync(priorFile))) {
-      progress("examples", 0, 1, "embedding items");
+      progress("examples", 0, 1, `embedding items · training papers: ${trainingPapers.rule}`);
       const items = await itemVectors(options.corpus, store);
       if (!existsSync(at("pack/pack.json"))) {
         writeTrainingPack(at("pack"), { index: ids.index, vocab: ids.vocab, items, examples, tries: ids.tries, embedder: store.embedder, variant });
@@ -320,6 +329,7 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
       graphBuild: store.graphBuild.id,
       variant,
       examples: examples.length,
+      trainingPapers,
       targetCoverage: stats.targetCoverage,
       vocabSize: ids.vocab.size,
       distinctDocIds: idReport.docIds.total.distinctDocIds,
@@ -331,7 +341,7 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
       stage: "genret",
       parameters: params,
       embedder: { id: store.embedder },
-      statistics: { docIds: idReport.docIds, vocabSize: idReport.vocabSize, tries: idReport.tries, distillation: stats },
+      statistics: { docIds: idReport.docIds, vocabSize: idReport.vocabSize, tries: idReport.tries, trainingPapers, distillation: stats },
       training,
       timings: seconds,
     });

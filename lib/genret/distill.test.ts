@@ -19,6 +19,7 @@ import {
   readDistillationExamples,
   replicationCount,
   trainMask,
+  trainingSources,
   writeDistillationExamples,
   type DistillInput,
   type DistillationExamples,
@@ -195,6 +196,30 @@ describe("distill: uniform base", () => {
       if (ex2.targetPaper[r] === 2) assert.equal(ex2.targetIdentifier[r], 4);
       if (ex2.targetPaper[r] === 0) assert.equal(ex2.targetIdentifier[r], 0);
     }
+  });
+});
+
+describe("training papers (trainingSources)", () => {
+  test("a corpus without splits (an imported BibTeX, OpenAlex, … file) trains from every paper", () => {
+    const s = trainingSources([null, null, null, null]);
+    assert.deepEqual([...s.mask], [1, 1, 1, 1]);
+    assert.equal(s.rule, "all 4 papers (the corpus has no train/dev/test splits)");
+    // Where the paper's train mask had no source at all, and so no training example.
+    assert.equal(distill({ ...small(), sourceMask: trainMask([null, null, null, null]) }, { seed: 1 }).length, 0);
+    assert.equal(distill({ ...small(), sourceMask: s.mask }, { seed: 1 }).length, 10);
+  });
+
+  test("with splits, the train split trains and dev/test are held out, as in the paper", () => {
+    const s = trainingSources(["train", "train", "test", "dev"]);
+    assert.deepEqual([...s.mask], [...trainMask(["train", "train", "test", "dev"])]);
+    assert.deepEqual({ papers: s.papers, train: s.train, withoutSplit: s.withoutSplit, heldOut: s.heldOut }, { papers: 2, train: 2, withoutSplit: 0, heldOut: 2 });
+    assert.equal(s.rule, "the 2 papers of the train split; 2 dev/test papers held out");
+  });
+
+  test("papers added without a split to a corpus with splits train too", () => {
+    const s = trainingSources(["train", null, "test", undefined]);
+    assert.deepEqual([...s.mask], [1, 1, 0, 1]);
+    assert.equal(s.rule, "3 papers: 1 of the train split and 2 without a split; 1 dev/test paper held out");
   });
 });
 

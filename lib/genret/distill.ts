@@ -153,11 +153,58 @@ export interface DistillationMeta {
 
 export { mulberry32 };
 
-/** Source mask from splits: only train papers are sources. */
+/** Source mask from splits: only train papers are sources (the paper's protocol, used by the evaluation). */
 export function trainMask(splits: readonly (Split | null | undefined)[]): Uint8Array {
   const mask = new Uint8Array(splits.length);
   splits.forEach((s, i) => (mask[i] = s === "train" ? 1 : 0));
   return mask;
+}
+
+/** The papers a generative retriever is trained from, and the rule that chose them, in words. */
+export interface TrainingSources {
+  /** Per paper (node index): 1 when it is a training source. */
+  mask: Uint8Array;
+  /** Training papers, of `total`. */
+  papers: number;
+  total: number;
+  /** Papers of the train split; papers with no split; dev/test papers held out. */
+  train: number;
+  withoutSplit: number;
+  heldOut: number;
+  /** One line for the build's output and manifest. */
+  rule: string;
+}
+
+/**
+ * Which papers the generative retriever is trained from: every paper that is not held out.
+ * A corpus imported from BibTeX, RIS, OpenAlex, Semantic Scholar or arXiv has no splits, so all
+ * its papers train; a corpus with splits (the demo corpus) trains from its train split and keeps
+ * dev and test out, as the paper does; papers without a split added to such a corpus train too
+ * (holding them out would only leave them out of the training data: nothing evaluates them).
+ */
+export function trainingSources(splits: readonly (Split | null | undefined)[]): TrainingSources {
+  const mask = new Uint8Array(splits.length);
+  let train = 0;
+  let withoutSplit = 0;
+  splits.forEach((s, i) => {
+    if (s === "train") train++;
+    else if (s === null || s === undefined) withoutSplit++;
+    else return;
+    mask[i] = 1;
+  });
+  const total = splits.length;
+  const papers = train + withoutSplit;
+  const heldOut = total - papers;
+  const n = (x: number) => x.toLocaleString("en-US");
+  const of = (x: number, what = "paper") => `${n(x)} ${what}${x === 1 ? "" : "s"}`;
+  const held = `${of(heldOut, "dev/test paper")} held out`;
+  const rule =
+    withoutSplit === total
+      ? `all ${of(total)} (the corpus has no train/dev/test splits)`
+      : withoutSplit === 0
+        ? `the ${of(train)} of the train split; ${held}`
+        : `${of(papers)}: ${n(train)} of the train split and ${n(withoutSplit)} without a split; ${held}`;
+  return { mask, papers, total, train, withoutSplit, heldOut, rule };
 }
 
 /** Replication count 1..C, linear in w / w_max. */

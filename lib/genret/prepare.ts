@@ -8,7 +8,7 @@ import path from "node:path";
 import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus/types";
 import type { PaperGraph } from "@/lib/graph/csr";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
-import { DISTILL_VARIANTS, distill, distillationStatistics, trainMask, type DistillationExamples, type DistillOptions, type DistillVariant } from "./distill";
+import { DISTILL_VARIANTS, distill, distillationStatistics, trainingSources, type DistillationExamples, type DistillOptions, type DistillVariant } from "./distill";
 import { buildDocIdIndex, docIdStatistics, type DocIdIndex } from "./docid";
 import { buildTrie, readTrieFile, serializeTrie, trieStatistics, type PrefixTrie } from "./trie";
 import { buildCompactVocab, compactIndex, readVocabFile, vocabFileJson, type CompactVocab } from "./vocab";
@@ -54,9 +54,10 @@ export function variantOptions(variant: DistillVariant | string, seed: number): 
   return { ...base, seed };
 }
 
+/** Distilled training examples from the corpus's training papers (trainingSources: every paper not held out as dev/test). */
 export function trainingExamples(corpus: GenretCorpus, ids: Identifiers, variant: string, seed: number): DistillationExamples {
   const items = Object.fromEntries(FACETS.map((f) => [f, ids.index.facets[f]])) as Record<Facet, DocIdIndex["facets"][Facet]>;
-  return distill({ graph: corpus.graph, items, sourceMask: trainMask(corpus.splits) }, variantOptions(variant, seed));
+  return distill({ graph: corpus.graph, items, sourceMask: trainingSources(corpus.splits).mask }, variantOptions(variant, seed));
 }
 
 /** Statistics the paper reports for identifiers, tries and training data. */
@@ -68,7 +69,7 @@ export function identifierReport(ids: Identifiers) {
   };
 }
 
-export { distillationStatistics };
+export { distillationStatistics, trainingSources };
 
 // ── the identifier artefacts of a build (read back at query time) ──
 

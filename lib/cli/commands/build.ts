@@ -60,6 +60,7 @@ function genretLines(r: GenretStageReport): string {
   const t = r.training as { seen?: number; epochs?: number; params?: number; trainSeconds?: number };
   return [
     `build ${r.build} (generative retriever, ${r.variant}${r.resumed ? ", resumed" : ""}) from graph build ${r.graphBuild} → ${r.dir}`,
+    `training papers: ${r.trainingPapers.rule}`,
     `DocIDs ${fmt(r.distinctDocIds)} · vocabulary ${fmt(r.vocabSize)} tokens · ${fmt(r.examples)} training examples · target coverage ${(r.targetCoverage * 100).toFixed(1)}%`,
     `model ${fmt(t.params ?? 0)} parameters · ${fmt(t.seen ?? 0)} examples seen (${(t.epochs ?? 0).toFixed(2)} epochs) in ${((t.trainSeconds ?? 0) / 60).toFixed(1)} min`,
     `stages: docids ${r.seconds.docids.toFixed(1)} s · examples ${r.seconds.examples.toFixed(1)} s · train ${r.seconds.train.toFixed(1)} s · export ${r.seconds.export.toFixed(1)} s`,
