@@ -76,6 +76,28 @@ describe("graft CLI", { concurrency: false }, () => {
     assert.doesNotMatch(r.stdout, /elapsed/);
   });
 
+  test("import --format: a BibTeX export, told apart by its name; papers without abstract counted, a year 801 listed with its line", () => {
+    const bib = path.join(dir, "library.bib");
+    writeFileSync(bib, `@article{a, title = {{\\"U}ber Modelle}, year = {2019}, abstract = {Text.}}\n@book{b, title = {Dialogues}, year = {801}}\n`);
+    const r = graft("import", bib, "--corpus", "bib");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /imported .*library\.bib \(BibTeX\) into corpus "bib"/);
+    assert.match(r.stdout, /papers +2 new/);
+    assert.match(r.stdout, /1 paper without abstract/);
+    assert.match(r.stdout, /library\.bib:2: year 801 is outside 1000–2100: imported without a year/);
+    const shown = JSON.parse(graft("papers", "show", "a", "--corpus", "bib", "--json").stdout) as { title: string };
+    assert.equal(shown.title, "Über Modelle");
+    const again = JSON.parse(graft("import", bib, "--corpus", "bib", "--format", "bibtex", "--json").stdout) as { papers: unknown; withoutAbstract: number };
+    assert.deepEqual(again.papers, { created: 0, updated: 0, unchanged: 2 });
+    assert.equal(again.withoutAbstract, 1);
+    const wrong = graft("import", bib, "--corpus", "bib", "--format", "ris");
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /library\.bib:1: not a RIS line/);
+    const unknown = graft("import", bib, "--format", "endnote");
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /--format: format must be one of: graft, bibtex, ris, openalex, s2, arxiv/);
+  });
+
   test("bad flags exit 2 and name the flag", () => {
     const r = graft("papers", "search", "--year-from", "abc", "--corpus", "tiny");
     assert.equal(r.code, 2);

@@ -98,7 +98,10 @@ describe("paper line errors", () => {
   test("year not an integer in range", async () => {
     await expectPaperError(paperLine("b", { year: "2019a" }), '"year" must be an integer, got "2019a"');
     await expectPaperError(paperLine("b", { year: 2019.5 }), '"year" must be an integer, got 2019.5');
-    await expectPaperError(paperLine("b", { year: 20190 }), '"year" must be between 1000 and 2100, got 20190');
+    await expectPaperError(
+      paperLine("b", { year: 20190 }),
+      '"year" must be between 1000 and 2100, got 20190: fix the year or leave it out (the paper is then imported with the year unknown), or skip such lines with --skip-invalid',
+    );
   });
 
   test("authors not an array of strings", async () => {

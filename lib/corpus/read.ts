@@ -172,7 +172,7 @@ async function readPaperFile(
         issues.badLine(name, lineNo, result.errors.join("; "));
         continue;
       }
-      for (const msg of result.errors) issues.add(name, lineNo, msg);
+      for (const msg of result.errors) issues.add(name, lineNo, withWayForward(msg));
     }
 
     const id = paperIdOf(value);
@@ -192,6 +192,13 @@ async function readPaperFile(
     if (result.ok) papers.push(result.paper);
   }
   return { papers, idLines };
+}
+
+/** A year out of range is usually a slip in one record (a real one says 801): say how to get past it. */
+function withWayForward(message: string): string {
+  return message.startsWith('"year" must be between')
+    ? `${message}: fix the year or leave it out (the paper is then imported with the year unknown), or skip such lines with --skip-invalid`
+    : message;
 }
 
 interface PairFileSpec {
