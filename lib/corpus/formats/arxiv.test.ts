@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { readCorpus } from "../read";
-import { arxivAuthors, yearOfArxivId } from "./arxiv";
+import { arxivAuthorNames, yearOfArxivId } from "./arxiv";
 import { located, rejected, useFixtureDir } from "./testing";
 
 // Lines of the arXiv metadata snapshot (arxiv-metadata-oai-snapshot.json) as published:
@@ -87,6 +87,7 @@ describe("arXiv metadata snapshot", () => {
     assert.equal(yearOfArxivId("hep-th/9901001"), 1999);
     assert.equal(yearOfArxivId("math.AG/0301001"), 2003);
     assert.equal(yearOfArxivId("nonsense"), null);
-    assert.deepEqual(arxivAuthors({ authors: "Ada Lovelace, Charles Babbage and Alan Turing" }), ["Ada Lovelace", "Charles Babbage", "Alan Turing"]);
+    assert.deepEqual(arxivAuthorNames({ authors: "Ada Lovelace, Charles Babbage (Cambridge) and Alan Turing" }), ["Ada Lovelace", "Charles Babbage", "Alan Turing"]);
+    assert.deepEqual(arxivAuthorNames({ authors_parsed: [["Bal\\'azs", "C.", ""], ["Yuan", "C.-P.", "Jr."]] }), ["C. Bal\\'azs", "C.-P. Yuan Jr."]);
   });
 });

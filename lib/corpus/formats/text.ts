@@ -126,24 +126,44 @@ function balanced(s: string): boolean {
   return depth === 0;
 }
 
+/** Text the LaTeX decoder can take: it has LaTeX in it, balanced braces, no trailing backslash. */
+function decodable(text: string): boolean {
+  return /[\\${}]/.test(text) && balanced(text) && !/(^|[^\\])(\\\\)*\\$/.test(text);
+}
+
 /**
  * LaTeX accents, escapes and simple math in running text (arXiv titles, authors and abstracts
- * write "Bal\'azs", "$\alpha$-smoothing") decoded to Unicode by the bibtex parser's LaTeX
- * engine. Text without LaTeX is returned as is (white space squashed); text the engine cannot
- * take (unbalanced braces) is kept verbatim rather than guessed at.
+ * write "Bal\\'azs", "$\\alpha$-smoothing") decoded to Unicode by the bibtex parser's LaTeX
+ * engine, many texts in one parse (a parse costs about as much as a hundred entries in one).
+ * Text without LaTeX is returned as is (white space squashed); text the engine cannot take
+ * (unbalanced braces, a parse error) is kept verbatim rather than guessed at.
  */
-export function latexToUnicode(text: string): string {
-  if (!/[\\${}]/.test(text)) return squash(text);
-  if (!balanced(text)) return squash(text);
+export function latexToUnicodeMany(texts: readonly string[]): string[] {
+  const out = texts.map(squash);
+  const todo = texts.flatMap((t, i) => (decodable(t) ? [i] : []));
+  if (todo.length === 0) return out;
   // Plain-text characters that are special to TeX: "5%" is not a comment, "~10" not a tie.
-  const tex = text.replace(/(?<!\\)([%&#])/g, "\\$1").replace(/(?<!\\)~/g, "\\textasciitilde{}");
+  const tex = (t: string) => t.replace(/(?<!\\)([%&#])/g, "\\$1").replace(/(?<!\\)~/g, "\\textasciitilde{}");
+  const source = todo.map((i, j) => `@misc{k${j}, title = {${tex(texts[i])}}}`).join("\n");
+  let lib: ReturnType<typeof parseBibtex>;
   try {
-    const lib = parseBibtex(`@misc{k, title = {${tex}}}`, BIBTEX_OPTIONS);
-    const title = lib.errors.length === 0 ? lib.entries[0]?.fields.title : undefined;
-    return typeof title === "string" ? stripMarkup(title) : squash(text);
+    lib = parseBibtex(source, BIBTEX_OPTIONS);
   } catch {
-    return squash(text);
+    return out;
   }
+  const failed = new Set(lib.errors.map((e) => /^@misc\{(k\d+),/.exec(e.input ?? "")?.[1]).filter((k) => k !== undefined));
+  for (const e of lib.entries) {
+    const j = Number(e.key.slice(1));
+    const title = e.fields.title;
+    if (!e.input || failed.has(e.key) || !Number.isInteger(j) || todo[j] === undefined || typeof title !== "string") continue;
+    out[todo[j]] = stripMarkup(title);
+  }
+  return out;
+}
+
+/** One text through latexToUnicodeMany. */
+export function latexToUnicode(text: string): string {
+  return latexToUnicodeMany([text])[0];
 }
 
 /** A DOI in its bare, lower-case form (DOIs are case-insensitive), or null. */
