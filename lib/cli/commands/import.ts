@@ -27,7 +27,7 @@ export function registerImport(program: Command): void {
     .argument("[path]", "corpus directory or papers file (default: $GRAFT_DEMO_CORPUS or ../shared/data/acl-citegraph)")
     .option(
       "--format <format>",
-      `input format, told from the file's name and first line when left out: ${IMPORT_FORMATS.map((f) => `${f} (${FORMAT_LABELS[f]})`).join(", ")}`,
+      `input format, told from the file's name and first line when left out: ${IMPORT_FORMATS.map((f) => `${f} = ${FORMAT_LABELS[f]}`).join("; ")}`,
     )
     .option("--corpus <name>", `corpus name in the store (default: ${DEFAULT_CORPUS})`)
     .option("--description <text>", "a description shown in the app")

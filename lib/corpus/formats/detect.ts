@@ -11,12 +11,12 @@ export const IMPORT_FORMATS = ["graft", "bibtex", "ris", "openalex", "s2", "arxi
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export const FORMAT_LABELS: Record<ImportFormat, string> = {
-  graft: "Graft corpus (papers.jsonl, citations.tsv)",
-  bibtex: "BibTeX",
+  graft: "Graft's corpus layout, papers.jsonl + citations.tsv",
+  bibtex: "BibTeX or BibLaTeX",
   ris: "RIS",
-  openalex: "OpenAlex works (JSON Lines)",
-  s2: "Semantic Scholar datasets (papers, abstracts, citations)",
-  arxiv: "arXiv metadata snapshot (JSON Lines)",
+  openalex: "OpenAlex works, JSON Lines",
+  s2: "Semantic Scholar papers, abstracts and citations datasets",
+  arxiv: "the arXiv metadata snapshot, JSON Lines",
 };
 
 /** Short names, for one-line summaries. */
@@ -132,7 +132,7 @@ export async function detectFormat(path: string): Promise<ImportFormat> {
   if (byName) {
     if (sniffed === null || sniffed === byName) return byName;
     throw new Error(
-      `${abs} is named like ${FORMAT_LABELS[byName]} but its first line looks like ${FORMAT_LABELS[sniffed]}: give ${FORMAT_FLAG} to say which it is.`,
+      `${abs} is named like ${FORMAT_NAMES[byName]} but its first line looks like ${FORMAT_NAMES[sniffed]}: give ${FORMAT_FLAG} to say which it is.`,
     );
   }
   if (sniffed) return sniffed;
