@@ -73,6 +73,20 @@ describe(`import formats into the store (${testProvider})`, { concurrency: false
     });
   }
 
+  test("s2: a dataset directory imported, then again: nothing written", async () => {
+    const line = (v: unknown) => JSON.stringify(v) + "\n";
+    dir.write("s2/papers.jsonl", line({ corpusid: 1, title: "One", year: 2020, venue: "ACL", authors: [{ name: "A" }] }) + line({ corpusid: 2, title: "Two", year: 2021, venue: "", authors: [] }));
+    dir.write("s2/abstracts.jsonl", line({ corpusid: 2, abstract: "Second." }));
+    dir.write("s2/citations.jsonl", line({ citingcorpusid: 2, citedcorpusid: 1 }) + line({ citingcorpusid: 2, citedcorpusid: 77 }));
+    const first = await importCorpus(t.db, await readCorpus(`${dir.root}/s2`), { corpus: "s2" });
+    assert.deepEqual([first.papers.created, first.citations.total, first.withoutAbstract], [2, 1, 1]);
+    const before = await counts(t);
+    const again = await importCorpus(t.db, await readCorpus(`${dir.root}/s2`), { corpus: "s2" });
+    assert.deepEqual(again.papers, { created: 0, updated: 0, unchanged: 2 });
+    assert.deepEqual(again.citations, { created: 0, deleted: 0, total: 1 });
+    assert.deepEqual(await counts(t), before);
+  });
+
   test("what the store holds: decoded text, the year left out, citations between imported works", async () => {
     const m = await getPaperDetail(t.db, "bib", "mueller2019");
     assert.equal(m?.title, "Über Sprachmodelle");
