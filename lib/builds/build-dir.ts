@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Db } from "@/lib/db/client";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 
 // Versioned builds: each lives in <data root>/<corpus>/build-<id>/ beside its manifest.json.
 // A build is complete only once the manifest is written (temp file + rename, written last)

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 
 // The CLI as a user runs it: a subprocess with its own DATABASE_URL.
 const dir = mkdtempSync(path.join(os.tmpdir(), "graft-cli-"));

@@ -6,7 +6,7 @@ import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { after, before, describe, test } from "node:test";
 import { sharedDataDir } from "@/lib/corpus/paths";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 import { onePaperPdf } from "@/lib/input/test-pdfs";
 import { evalOptions } from "./commands/eval";
 import { parseOptions } from "./output";

@@ -1,8 +1,18 @@
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { config } from "@/lib/config";
+import * as paths from "@/lib/paths";
 
-/** Repository root, found from this file so the CLI, tests and Next agree on relative paths. */
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const { repoRoot, dataRoot } = paths;
+
+// dataRoot and repoRoot live in lib/paths.ts. They are re-exported here only until the files that
+// still import them from lib/db move (lib/graph, lib/retrieve/graph-store.ts, lib/eval,
+// lib/corpus/paths.ts, scripts/eval: their owners' to change); then these exports go.
+export {
+  /** @deprecated import it from "@/lib/paths" */
+  repoRoot,
+  /** @deprecated import it from "@/lib/paths" */
+  dataRoot,
+};
 
 export type DbProvider = "sqlite" | "postgresql";
 
@@ -13,17 +23,12 @@ export interface DbConfig {
   file?: string;
 }
 
-/** Where Graft keeps its database and build artefacts unless told otherwise. */
-export function dataRoot(): string {
-  return path.resolve(repoRoot, process.env.GRAFT_DATA_ROOT ?? ".graft");
-}
-
 /**
  * DATABASE_URL selects the store: `file:<path>` (SQLite, the embedded default) or
  * `postgres(ql)://…` (the server option). Relative SQLite paths resolve against the
  * repository root, not the process's cwd, so every entry point opens the same file.
  */
-export function dbConfig(url = process.env.DATABASE_URL): DbConfig {
+export function dbConfig(url = config().DATABASE_URL): DbConfig {
   const value = url && url.trim() !== "" ? url.trim() : `file:${path.join(dataRoot(), "graft.db")}`;
   if (value.startsWith("file:")) {
     const raw = value.slice("file:".length);

@@ -31,7 +31,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 import type { Embedder } from "./types";
 
 export const CACHE_FORMAT = "graft-vector-cache";

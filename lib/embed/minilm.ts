@@ -17,7 +17,7 @@
 import { existsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 // Type-only: erased at run time, so the library itself is still loaded lazily below.
 import type { FeatureExtractionPipeline as FeatureExtractor, Tensor } from "@huggingface/transformers";
 import type { Embedder } from "./types";

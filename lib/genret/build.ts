@@ -15,7 +15,7 @@ import path from "node:path";
 import { completeBuild, failBuild, resumeBuild, startBuild, writeArtefact, type BuildHandle } from "@/lib/builds/build-dir";
 import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
-import { dataRoot, repoRoot } from "@/lib/db/config";
+import { dataRoot, repoRoot } from "@/lib/paths";
 import { cacheDirFor, embedWithCache, readVectorCache } from "@/lib/embed/cache";
 import { createEmbedder } from "@/lib/embed/registry";
 import type { Embedder } from "@/lib/embed/types";

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from "node:path";
 import { readCorpus } from "@/lib/corpus/read";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 import { loadCorpusData, type CorpusData } from "@/lib/graph/corpus-data";
 import { readPaperGraph } from "@/lib/graph/csr";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";

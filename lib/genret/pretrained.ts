@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { completeBuild, startBuild, writeArtefact } from "@/lib/builds/build-dir";
 import type { Db } from "@/lib/db/client";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 import { FACETS } from "@/lib/corpus/types";
 import { readStoreCorpus } from "./build";
 import { MODEL_FILES, missingModelFiles } from "./model";

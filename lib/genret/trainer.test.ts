@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 import { mulberry32 } from "@/lib/random";
 import { runTrainer } from "./build";
 import type { DistillationExamples } from "./distill";

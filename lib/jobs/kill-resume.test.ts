@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { latestBuildWith } from "@/lib/builds/build-dir";
 import { importCorpus } from "@/lib/corpus/import";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
 import { miniCorpusInput } from "@/lib/graph/testing";
 import { failpointBanner, failpointLogLine } from "./failpoints";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { latestBuildWith } from "@/lib/builds/build-dir";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 import { RetrievalError, type FacetCandidate, type FacetCandidateLists, type RetrieveContext, type Retriever } from "./retriever";
 import { normalizeFacetItem } from "@/lib/genret/docid";
 import { decodeTokens } from "@/lib/text/tokenizer";

@@ -13,7 +13,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { sharedDataDir } from "@/lib/corpus/paths";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 import { loadCorpusData } from "@/lib/graph/corpus-data";
 import { paperItems } from "@/lib/eval/dense-graph";
 import { generativeFacetLists, loadGenretModel, missingModelFiles } from "@/lib/genret/model";

@@ -24,7 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 
 // autocannon ships no types; this is the part of its API used here.
 interface AutocannonClient {

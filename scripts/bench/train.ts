@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { sharedDataDir } from "@/lib/corpus/paths";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 import { runTrainer } from "@/lib/genret/build";
 import { loadGenretCorpusFiles, newestGraphBuildDir, writeExperimentDir } from "@/lib/genret/corpus-files";
 import { buildIdentifiers, trainingExamples } from "@/lib/genret/prepare";

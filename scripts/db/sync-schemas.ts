@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { postgresSchemaFrom } from "../../lib/db/schemas";
-import { repoRoot } from "../../lib/db/config";
+import { repoRoot } from "../../lib/paths";
 
 const source = readFileSync(path.join(repoRoot, "prisma/schema.prisma"), "utf8");
 const target = path.join(repoRoot, "prisma/postgres/schema.prisma");

@@ -24,7 +24,7 @@ import {
   type DistillVariant,
 } from "@/lib/genret/distill";
 import { buildDocIdIndex } from "@/lib/genret/docid";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 import { readPaperGraph } from "@/lib/graph/csr";
 
 const args = process.argv.slice(2);

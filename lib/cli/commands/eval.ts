@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import path from "node:path";
 import { z } from "zod";
 import { defaultCorpusPath } from "@/lib/corpus/paths";
-import { dataRoot, repoRoot } from "@/lib/db/config";
+import { dataRoot, repoRoot } from "@/lib/paths";
 import { loadGenerativeProvider } from "@/lib/eval/generative";
 import { runEvaluation } from "@/lib/eval/harness";
 import { PARTS, SUITES, TABLES, writeReport, type EvalReport, type Part, type Suite, type TableName } from "@/lib/eval/report";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
 import { FACETS } from "@/lib/corpus/types";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/retrieve/testing";
 import type { RelatedResult } from "@/lib/query/types";
 

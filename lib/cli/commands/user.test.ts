@@ -4,7 +4,7 @@ import { after, before, describe, test } from "node:test";
 import { Command } from "commander";
 import { authenticate } from "@/lib/auth/users";
 import { disconnectDb } from "@/lib/db/client";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
 import { UsageError } from "../output";
 import { registerUser } from "./user";

@@ -12,7 +12,7 @@ import os from "node:os";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { bulkInsert } from "@/lib/db/bulk";
 import { type Db, dbProvider } from "@/lib/db/client";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
 import { ParallelEmbedder } from "@/lib/embed/parallel";
 import { createEmbedder, embedderSpecFromEnv } from "@/lib/embed/registry";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { type BuildHandle, resumeBuild } from "@/lib/builds/build-dir";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import type { Db } from "@/lib/db/client";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 import { parseEmbedderSpec } from "@/lib/embed/registry";
 import type { GraphStageReport } from "@/lib/graph/build";
 import { failpoint } from "../failpoints";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { IMPORT_FORMATS } from "@/lib/corpus/formats/detect";
 import { defaultCorpusPath, sharedDataDir } from "@/lib/corpus/paths";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 import { registerStage } from "../registry";
 
 // The import stage as a job. importCorpus is idempotent and all-or-nothing (one transaction),
