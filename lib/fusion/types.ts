@@ -3,6 +3,7 @@
  * retriever decodes one ranked candidate list L_f(q) per facet, and a fusion rule combines them
  * into one ranking whose entries keep the facets they were credited to (their provenance).
  */
+import { PAPER_DEFAULTS } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 
 /** One decoded candidate: a corpus paper reached through one DocID of one query item. */
@@ -73,8 +74,8 @@ export interface CommonFusionOptions {
   exclude?: number;
 }
 
-export const DEFAULT_K = 60;
-export const DEFAULT_TOP_N = 50;
+export const DEFAULT_K = PAPER_DEFAULTS.rrfK;
+export const DEFAULT_TOP_N = PAPER_DEFAULTS.topN;
 
 /** Collapses one facet's list into unique papers with their 1-based ranks. */
 export function collapseList(list: readonly Candidate[], rankMode: RankMode = "collapsed"): RankedCandidate[] {

@@ -10,6 +10,7 @@
  * The model is behind `DecoderSession` so the search is testable with a hand-built model and
  * runs on onnxruntime in production (onnx-session.ts).
  */
+import { PAPER_DEFAULTS } from "@/lib/config";
 import type { PrefixTrie } from "./trie";
 import { EOS } from "./vocab";
 
@@ -110,7 +111,7 @@ export async function constrainedBeamSearch(
   requests: readonly DecodeRequest[],
   options: BeamSearchOptions = {},
 ): Promise<Hypothesis[][]> {
-  const beams = options.beams ?? 50;
+  const beams = options.beams ?? PAPER_DEFAULTS.beams;
   const maxTokens = options.maxTokens ?? 12;
   const alpha = options.lengthPenalty ?? 1;
   // Candidates of one step share their length, so pruning by sum / len^α is pruning by sum.

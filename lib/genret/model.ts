@@ -8,6 +8,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { PAPER_DEFAULTS } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Candidate, FacetLists } from "@/lib/fusion/types";
 import { constrainedBeamSearch, expandToPapers, type DecodeRequest } from "./beam-search";
@@ -113,7 +114,7 @@ export interface DecodingSettings {
 }
 
 /** The paper's decoding (Appendix "Constrained-Decoding Algorithm" and "Inference"). */
-export const PAPER_DECODING: DecodingSettings = { beams: 50, lengthPenalty: 1, listOrder: "concatenate" };
+export const PAPER_DECODING: DecodingSettings = { beams: PAPER_DEFAULTS.beams, lengthPenalty: 1, listOrder: "concatenate" };
 
 export interface GenerativeOptions extends Partial<DecodingSettings> {
   facets?: readonly Facet[];

@@ -3,19 +3,19 @@
  * (lib/retrieve/retriever.ts): each query item is decoded with trie-constrained beam search into
  * DocIDs of related papers, one list per facet. The model is the newest complete genret
  * build of the corpus, loaded once per process (a cached singleton) and swapped atomically
- * when a newer build completes.
+ * when a newer build completes. Beams and decoder threads: GRAFT_BEAMS, GRAFT_DECODE_THREADS
+ * (lib/config.ts), read when a query runs, not when this module loads.
  */
 import path from "node:path";
 import { latestBuildWith } from "@/lib/builds/build-dir";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
+import { config } from "@/lib/config";
 import { dataRoot } from "@/lib/paths";
 import { RetrievalError, type FacetCandidate, type FacetCandidateLists, type RetrieveContext, type Retriever } from "./retriever";
 import { normalizeFacetItem } from "@/lib/genret/docid";
 import { decodeTokens } from "@/lib/text/tokenizer";
 import { generativeFacetLists, loadGenretModel, type GenretModel } from "@/lib/genret/model";
-
-export const GRAFT_BEAMS = Number(process.env.GRAFT_BEAMS ?? 50);
 
 interface Loaded {
   build: number;
@@ -41,7 +41,7 @@ async function modelFor(db: Db, corpus: string): Promise<Loaded> {
     return held.loaded;
   }
   const loaded = (async (): Promise<Loaded> => {
-    const model = await loadGenretModel(path.resolve(dataRoot(), build.dir), { threads: Number(process.env.GRAFT_DECODE_THREADS ?? 1) });
+    const model = await loadGenretModel(path.resolve(dataRoot(), build.dir), { threads: config().GRAFT_DECODE_THREADS });
     return { build: build.id, model, toGraph: new Map(), docIdText: new Map() };
   })();
   const previous = held?.loaded;
@@ -93,7 +93,7 @@ export const graftRetriever: Retriever = {
     const items: Partial<Record<Facet, Float32Array[]>> = {};
     for (const f of ctx.facets) items[f] = ctx.query.vectors[f] ?? [];
     const tokens = new Map<string, readonly number[]>();
-    const lists = await generativeFacetLists(model, { items }, { beams: GRAFT_BEAMS, facets: ctx.facets, identifierTokens: tokens });
+    const lists = await generativeFacetLists(model, { items }, { beams: config().GRAFT_BEAMS, facets: ctx.facets, identifierTokens: tokens });
     const out: FacetCandidateLists = {};
     for (const f of FACETS) {
       const list = lists[f];

@@ -2,7 +2,7 @@
  * `npm run bench:decode`: latency of the generative retriever's constrained beam search, all
  * items of one paper per call (batched, KV cache), over test papers of the demo corpus.
  *
- *   npx tsx scripts/bench/decode.ts [--model DIR] [--queries 50] [--beams 50] [--threads 2]
+ *   npx tsx scripts/bench/decode.ts [--model DIR] [--queries 50] [--beams $GRAFT_BEAMS] [--threads 2]
  *
  * Default model: the newest complete genret build under $GRAFT_DATA_ROOT/acl-citegraph (e.g. the
  * shipped demo model installed by scripts/demo.sh or `graft build --stage genret --pretrained`).
@@ -11,6 +11,7 @@ import { existsSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { config } from "@/lib/config";
 import { sharedDataDir } from "@/lib/corpus/paths";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { dataRoot } from "@/lib/paths";
@@ -22,7 +23,7 @@ const { values } = parseArgs({
   options: {
     model: { type: "string" },
     queries: { type: "string", default: "50" },
-    beams: { type: "string", default: "50" },
+    beams: { type: "string", default: String(config().GRAFT_BEAMS) },
     threads: { type: "string", default: "2" },
   },
 });
