@@ -95,7 +95,7 @@ describe("limits", () => {
 
   test("a set but invalid environment value is a configuration error, not a silent default", () => {
     process.env.GRAFT_MAX_PDF_PAGES = "ten";
-    assert.throws(() => resolveLimits(), /GRAFT_MAX_PDF_PAGES must be a positive integer, got "ten"/);
+    assert.throws(() => resolveLimits(), /GRAFT_MAX_PDF_PAGES="ten": expected a whole number ≥ 1/);
   });
 
   test("sizes read naturally", () => {

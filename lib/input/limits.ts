@@ -1,45 +1,33 @@
 /**
- * Size limits for user input. Defaults come from the environment so an operator can raise them
- * without a rebuild; callers (and tests) may override any of them per call.
+ * Size limits for user input. Defaults come from the configuration (GRAFT_MAX_UPLOAD_MB,
+ * GRAFT_MAX_PDF_PAGES in lib/config.ts) so an operator can raise them without a rebuild; callers
+ * (and tests) may override any of them per call.
  */
+import { type Config, config } from "@/lib/config";
 import { InputError } from "./errors";
 import { DEFAULT_MIN_CHARS } from "./text-amount";
 
 export { DEFAULT_MIN_CHARS };
 
 export interface InputLimits {
-  /** Largest accepted input in bytes (env GRAFT_MAX_UPLOAD_MB, default 20 MB). */
+  /** Largest accepted input in bytes (GRAFT_MAX_UPLOAD_MB, default 20 MB). */
   maxBytes: number;
-  /** Most pages a PDF may have (env GRAFT_MAX_PDF_PAGES, default 100). */
+  /** Most pages a PDF may have (GRAFT_MAX_PDF_PAGES, default 100). */
   maxPages: number;
   /** Fewest characters of text a paper must have to be worth analysing. */
   minChars: number;
 }
 
-export const DEFAULT_MAX_UPLOAD_MB = 20;
-export const DEFAULT_MAX_PDF_PAGES = 100;
-
 const MB = 1024 * 1024;
 
 /**
- * A positive number from the environment, or the default when unset. A set but invalid value
- * throws: silently falling back would hide a typo in a deployment's configuration.
+ * The limits in force: the configured ones, then any per-call overrides. A set but invalid
+ * setting throws (a ConfigError naming it): a silent default would hide a deployment's typo.
  */
-function envNumber(name: string, fallback: number, integer: boolean): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new Error(`${name} must be a positive ${integer ? "integer" : "number"}, got "${raw}"`);
-  }
-  return n;
-}
-
-/** The limits in force: environment defaults, then any per-call overrides. */
-export function resolveLimits(overrides: Partial<InputLimits> = {}): InputLimits {
+export function resolveLimits(overrides: Partial<InputLimits> = {}, settings: Config = config()): InputLimits {
   return {
-    maxBytes: overrides.maxBytes ?? Math.floor(envNumber("GRAFT_MAX_UPLOAD_MB", DEFAULT_MAX_UPLOAD_MB, false) * MB),
-    maxPages: overrides.maxPages ?? envNumber("GRAFT_MAX_PDF_PAGES", DEFAULT_MAX_PDF_PAGES, true),
+    maxBytes: overrides.maxBytes ?? Math.floor(settings.GRAFT_MAX_UPLOAD_MB * MB),
+    maxPages: overrides.maxPages ?? settings.GRAFT_MAX_PDF_PAGES,
     minChars: overrides.minChars ?? DEFAULT_MIN_CHARS,
   };
 }

@@ -1,4 +1,4 @@
-import type { Env } from "./env";
+import { configFrom, type Env } from "@/lib/config";
 
 // Who is the client? The rate limiter needs one key per client.
 //
@@ -11,12 +11,9 @@ import type { Env } from "./env";
 //     nginx's $proxy_add_x_forwarded_for does): the Nth entry from the right, which the nearest
 //     trusted proxy wrote and the client cannot forge.
 
-export function trustedProxyHops(env: Env = process.env): number {
-  const raw = env.GRAFT_TRUSTED_PROXIES?.trim();
-  if (!raw) return 0;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 10) throw new Error(`GRAFT_TRUSTED_PROXIES must be an integer 0-10, got "${raw}"`);
-  return n;
+/** GRAFT_TRUSTED_PROXIES (0-10, lib/config.ts), of this process or of `env`. */
+export function trustedProxyHops(env?: Env): number {
+  return configFrom(env).GRAFT_TRUSTED_PROXIES;
 }
 
 /** The address as a rate-limit key: IPv4-mapped IPv6 unwrapped, IPv6 cut to its /64 (one host usually owns a whole /64). */

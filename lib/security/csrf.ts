@@ -1,4 +1,4 @@
-import type { Env } from "./env";
+import { configFrom, type Env } from "@/lib/config";
 
 // CSRF: a state-changing request (POST, PUT, PATCH, DELETE) must come from a page of this site.
 // Browsers say where a request comes from in Sec-Fetch-Site (all current browsers) and Origin
@@ -18,10 +18,10 @@ export interface CsrfInput {
 
 export type CsrfVerdict = { ok: true } | { ok: false; reason: string };
 
-export function allowedOriginsFromEnv(env: Env = process.env): string[] {
-  return (env.GRAFT_ALLOWED_ORIGINS ?? "")
-    .split(",")
-    .map((s) => s.trim().replace(/\/+$/, "").toLowerCase())
+/** GRAFT_ALLOWED_ORIGINS (lib/config.ts) as origins: lower case, no trailing slash. */
+export function allowedOriginsFromEnv(env?: Env): string[] {
+  return configFrom(env)
+    .GRAFT_ALLOWED_ORIGINS.map((s) => s.replace(/\/+$/, "").toLowerCase())
     .filter(Boolean);
 }
 

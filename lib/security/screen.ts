@@ -1,7 +1,7 @@
+import { configFrom, defaultOf, type Env, type SettingName } from "@/lib/config";
 import { resolveLimits } from "@/lib/input/limits";
-import { clientKey, trustedProxyHops } from "./client";
+import { clientKey } from "./client";
 import { allowedOriginsFromEnv, checkCsrf, STATE_CHANGING } from "./csrf";
-import type { Env } from "./env";
 import { type BucketSpec, parseBucketSpec, TokenBucketLimiter } from "./rate-limit";
 
 // The request screen run by proxy.ts in front of every route: URL and body-size limits, allowed
@@ -34,34 +34,28 @@ const MB = 1024 * KB;
 /** Multipart framing and the other form fields around an uploaded file. */
 const MULTIPART_OVERHEAD = 256 * KB;
 
-export const DEFAULT_BUCKETS: Record<RateClass, BucketSpec> = {
-  // A person exploring papers: a burst of clicks, then one query every couple of seconds.
-  query: { perMinute: 60, burst: 30 },
-  // PDF parsing and facet extraction cost far more than a query.
-  upload: { perMinute: 10, burst: 5 },
-  // Password guessing.
-  auth: { perMinute: 10, burst: 30 },
-  admin: { perMinute: 60, burst: 20 },
-};
+/** The setting of each class's bucket (defaults in lib/config.ts: a person exploring papers
+ * clicks in bursts, uploads cost far more than a query, sign-ins are password guesses). */
+const RATE_SETTING = { query: "GRAFT_RATE_QUERY", upload: "GRAFT_RATE_UPLOAD", auth: "GRAFT_RATE_AUTH", admin: "GRAFT_RATE_ADMIN" } as const satisfies Record<RateClass, SettingName>;
 
-export function screenSettingsFromEnv(env: Env = process.env): ScreenSettings {
-  const off = env.GRAFT_RATE_LIMITS?.trim() === "off";
-  const bucket = (c: RateClass) => (off ? { perMinute: 0, burst: 1 } : parseBucketSpec(env[`GRAFT_RATE_${c.toUpperCase()}`], DEFAULT_BUCKETS[c], `GRAFT_RATE_${c.toUpperCase()}`));
-  const kb = (name: string, fallback: number) => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (KB), got "${raw}"`);
-    return n * KB;
-  };
+const OFF: BucketSpec = { perMinute: 0, burst: 1 };
+
+export const DEFAULT_BUCKETS = Object.fromEntries(
+  Object.entries(RATE_SETTING).map(([c, name]) => [c, parseBucketSpec(defaultOf(name), OFF, name)]),
+) as Record<RateClass, BucketSpec>;
+
+/** The screen's settings from this process's configuration (lib/config.ts), or from `env` (tests). */
+export function screenSettingsFromEnv(env?: Env): ScreenSettings {
+  const c = configFrom(env);
+  const bucket = (cls: RateClass) => (c.GRAFT_RATE_LIMITS === "off" ? OFF : parseBucketSpec(c[RATE_SETTING[cls]], DEFAULT_BUCKETS[cls], RATE_SETTING[cls]));
   return {
     buckets: { query: bucket("query"), upload: bucket("upload"), auth: bucket("auth"), admin: bucket("admin") },
     globalFactor: 20,
-    maxJsonBytes: kb("GRAFT_MAX_JSON_KB", 1024),
-    maxUploadBytes: resolveLimits().maxBytes + MULTIPART_OVERHEAD,
+    maxJsonBytes: c.GRAFT_MAX_JSON_KB * KB,
+    maxUploadBytes: resolveLimits({}, c).maxBytes + MULTIPART_OVERHEAD,
     maxUrlLength: 4096,
     maxQueryParams: 64,
-    trustedHops: trustedProxyHops(env),
+    trustedHops: c.GRAFT_TRUSTED_PROXIES,
     allowedOrigins: allowedOriginsFromEnv(env),
   };
 }
