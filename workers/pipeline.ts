@@ -4,6 +4,7 @@
 //
 //   npm run worker [-- --stages graph,import] [--exit-when-idle] [--max-jobs N]
 import { parseArgs } from "node:util";
+import { defaultOf } from "@/lib/config";
 import { disconnectDb, getDb } from "@/lib/db/client";
 import { listStages } from "@/lib/jobs/registry";
 import "@/lib/jobs/stages";
@@ -15,8 +16,8 @@ const USAGE = `usage: npm run worker -- [--stages a,b] [--exit-when-idle] [--max
   --stages a,b       take only these stages (default: all: ${listStages().map((s) => s.name).join(", ")})
   --exit-when-idle   exit once the queue has nothing for this worker
   --max-jobs N       exit after N jobs
-Environment: DATABASE_URL, GRAFT_DATA_ROOT, GRAFT_JOB_LEASE_S (120), GRAFT_JOB_MAX_ATTEMPTS (3),
-GRAFT_WORKER_POLL_MS (1000), GRAFT_WORKER_GRACE_S (20).`;
+Environment (README "Configuration"): DATABASE_URL, GRAFT_DATA_ROOT,
+${(["GRAFT_JOB_LEASE_S", "GRAFT_JOB_MAX_ATTEMPTS", "GRAFT_WORKER_POLL_MS", "GRAFT_WORKER_GRACE_S"] as const).map((n) => `${n} (${defaultOf(n)})`).join(", ")}.`;
 
 function line(text: string, level: LogLevel): void {
   const out = level === "info" ? process.stdout : process.stderr;

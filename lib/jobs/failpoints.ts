@@ -1,10 +1,10 @@
+import { config } from "@/lib/config";
+
 // Failpoints: named places in a stage where a test can stop a worker on purpose. With
 // GRAFT_FAILPOINT=<name>, the worker reaching that point logs it, waits a moment for the log to
 // reach the store, prints a banner on stdout and then waits forever, so the kill-and-resume test
 // can SIGKILL it exactly there (from outside, as a crash would). Unset in production: one
-// environment lookup per phase boundary.
-
-export const FAILPOINT_ENV = "GRAFT_FAILPOINT";
+// config() call per phase boundary.
 
 /** What the job's log records when a worker reaches a failpoint. */
 export function failpointLogLine(name: string): string {
@@ -17,7 +17,7 @@ export function failpointBanner(name: string): string {
 }
 
 export async function failpoint(name: string, announce: (line: string) => void): Promise<void> {
-  if (process.env[FAILPOINT_ENV] !== name) return;
+  if (config().GRAFT_FAILPOINT !== name) return;
   announce(failpointLogLine(name));
   // Log lines are written in the background every ~500 ms: let this one land first.
   await new Promise((r) => setTimeout(r, 1200));

@@ -1,8 +1,8 @@
 import os from "node:os";
+import { configFrom, type Env } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
 import { dbProvider } from "@/lib/db/client";
 import type { Job } from "@/lib/generated/sqlite/client";
-import type { Env } from "@/lib/security/env";
 import { redactSecrets } from "@/lib/security/redact";
 import type { JobDetail, JobLogView, JobStatus, JobView, LogLevel } from "./types";
 
@@ -21,31 +21,25 @@ import type { JobDetail, JobLogView, JobStatus, JobView, LogLevel } from "./type
 export type JobRow = Job;
 
 export interface QueueSettings {
-  /** A running job whose heartbeat is older than this is presumed dead (GRAFT_JOB_LEASE_S, default 120). */
+  /** A running job whose heartbeat is older than this is presumed dead (GRAFT_JOB_LEASE_S). */
   leaseMs: number;
   /** How often a worker renews its lease (a quarter of the lease, at most 15 s). */
   heartbeatMs: number;
-  /** Claims after which a job that keeps losing its worker is failed instead of re-queued (GRAFT_JOB_MAX_ATTEMPTS, default 3). */
+  /** Claims after which a job that keeps losing its worker is failed instead of re-queued (GRAFT_JOB_MAX_ATTEMPTS). */
   maxAttempts: number;
-  /** Idle worker's poll interval (GRAFT_WORKER_POLL_MS, default 1000). */
+  /** Idle worker's poll interval (GRAFT_WORKER_POLL_MS). */
   pollMs: number;
 }
 
-function envInt(env: Env, name: string, fallback: number, min: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`);
-  return n;
-}
-
-export function queueSettings(env: Env = process.env): QueueSettings {
-  const leaseMs = envInt(env, "GRAFT_JOB_LEASE_S", 120, 1) * 1000;
+/** The queue's settings from this process's configuration (lib/config.ts), or from `env` (tests). */
+export function queueSettings(env?: Env): QueueSettings {
+  const c = configFrom(env);
+  const leaseMs = c.GRAFT_JOB_LEASE_S * 1000;
   return {
     leaseMs,
     heartbeatMs: Math.min(15_000, Math.max(250, Math.floor(leaseMs / 4))),
-    maxAttempts: envInt(env, "GRAFT_JOB_MAX_ATTEMPTS", 3, 1),
-    pollMs: envInt(env, "GRAFT_WORKER_POLL_MS", 1000, 10),
+    maxAttempts: c.GRAFT_JOB_MAX_ATTEMPTS,
+    pollMs: c.GRAFT_WORKER_POLL_MS,
   };
 }
 

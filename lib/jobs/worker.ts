@@ -1,3 +1,4 @@
+import { config } from "@/lib/config";
 import type { Db } from "@/lib/db/client";
 import { ProgressLines } from "@/lib/progress";
 import { claimJob, newWorkerId, type QueueSettings, queueSettings, reclaimStaleJobs, releaseJob } from "./queue";
@@ -76,7 +77,7 @@ export async function runWorker(db: Db, options: WorkerOptions = {}): Promise<Wo
   const missing = stages.filter((s) => !known.has(s));
   if (missing.length) throw new Error(`this worker has no handler for stage(s) ${missing.join(", ")}; registered: ${[...known].sort().join(", ")}`);
   const report: WorkerReport = { workerId, jobs: [] };
-  const graceMs = options.graceMs ?? Number(process.env.GRAFT_WORKER_GRACE_S ?? 20) * 1000;
+  const graceMs = options.graceMs ?? config().GRAFT_WORKER_GRACE_S * 1000;
   echo(`worker ${workerId} taking stages ${stages.join(", ")} (lease ${settings.leaseMs / 1000} s)`, "info");
 
   while (!options.signal?.aborted) {

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { config } from "@/lib/config";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { IMPORT_FORMATS } from "@/lib/corpus/formats/detect";
 import { defaultCorpusPath, sharedDataDir } from "@/lib/corpus/paths";
@@ -11,8 +12,7 @@ import { registerStage } from "../registry";
 
 /** Directories a job may import from: jobs can be queued over HTTP, so arbitrary server paths are refused. */
 export function importRoots(): string[] {
-  const extra = (process.env.GRAFT_IMPORT_ROOTS ?? "").split(path.delimiter).filter(Boolean);
-  return [sharedDataDir(), dataRoot(), ...extra].map((r) => path.resolve(r));
+  return [sharedDataDir(), dataRoot(), ...config().GRAFT_IMPORT_ROOTS].map((r) => path.resolve(r));
 }
 
 function insideRoots(p: string): boolean {
