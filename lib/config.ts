@@ -17,7 +17,6 @@
  * Derived paths (the data root, the models folder, …) are in lib/paths.ts. Server-only: client
  * components never import this.
  */
-import path from "node:path";
 import { z } from "zod";
 
 /** An environment to read settings from: process.env, or a plain object in tests. */
@@ -34,6 +33,9 @@ export const PAPER_DEFAULTS = {
   /** Hops of the dense-graph walk. */
   walkHops: 2,
 } as const;
+
+/** The facet extractors GRAFT_EXTRACTOR (and `graft extract --provider`) may name. */
+export const EXTRACTORS = ["offline", "llm"] as const;
 
 /** A value that never prints itself (String, JSON, util.inspect); `reveal()` where it is used. */
 export class Secret {
@@ -110,6 +112,9 @@ const list = (separator: string) =>
 
 const secret = () => z.string().transform((s) => new Secret(s));
 
+/** path.delimiter, without importing node:path (this module stays free of Node built-ins). */
+const PATH_DELIMITER = typeof process !== "undefined" && process.platform === "win32" ? ";" : ":";
+
 // ── the settings ─────────────────────────────────────────────────────────────────────────
 
 interface Setting<T> {
@@ -139,7 +144,7 @@ export const SETTINGS = {
   GRAFT_DATA_ROOT: s({ schema: text(), default: ".graft", doc: "where the SQLite file, builds, vector caches and models live (relative paths: from the repository root)" }),
   GRAFT_SHARED_DATA: s({ schema: text(), default: "../shared/data", doc: "the read-only data directory" }),
   GRAFT_DEMO_CORPUS: s({ schema: text(), shown: "`$GRAFT_SHARED_DATA/acl-citegraph`", doc: "what `graft import` reads when given no path" }),
-  GRAFT_IMPORT_ROOTS: s({ schema: list(path.delimiter), default: [] as string[], shown: "unset", doc: `more directories (\`${path.delimiter}\`-separated) an import job may read, besides the shared data and the data root` }),
+  GRAFT_IMPORT_ROOTS: s({ schema: list(PATH_DELIMITER), default: [] as string[], shown: "unset", doc: "more directories (`:`-separated, `;` on Windows) an import job may read, besides the shared data and the data root" }),
   GRAFT_EVAL_REPORT: s({ schema: text(), default: "reports/eval-latest.json", doc: "the report the Evaluation page shows" }),
   GRAFT_GENRET_MODELS: s({ schema: text(), shown: "`$GRAFT_DATA_ROOT/<corpus>/genret-models`", doc: "trained models of the evaluation's generative rows, one folder per variant" }),
   // models and retrieval
@@ -151,7 +156,7 @@ export const SETTINGS = {
   GRAFT_PYTHON: s({ schema: text(), default: "/usr/bin/python3", doc: "Python with PyTorch for the trainer (`workers/trainer`)" }),
   GRAFT_CODE_VERSION: s({ schema: text(), shown: "unset", doc: "recorded in graph build manifests (e.g. the git commit)" }),
   // facet extraction
-  GRAFT_EXTRACTOR: s({ schema: oneOf(["offline", "llm"]), default: "offline" as "offline" | "llm", doc: "facet extractor for papers users bring: `offline` (embedded) or `llm`" }),
+  GRAFT_EXTRACTOR: s({ schema: oneOf(EXTRACTORS), default: "offline" as (typeof EXTRACTORS)[number], doc: "facet extractor for papers users bring: `offline` (embedded) or `llm`" }),
   GRAFT_LLM_BASE_URL: s({ schema: httpUrl(), default: "https://api.openai.com/v1", doc: "OpenAI-compatible chat-completions server for LLM facet extraction (OpenAI, Ollama, vLLM, llama.cpp, LM Studio)" }),
   GRAFT_LLM_MODEL: s({ schema: text(), shown: "unset", doc: "its chat model (required for `llm`), e.g. `gpt-5-mini` or `llama3.1:8b`" }),
   GRAFT_LLM_API_KEY: s({ schema: secret(), shown: "unset", secret: true, doc: "its API key (local servers usually need none)" }),

@@ -1,7 +1,9 @@
 // Progress of long stages (import, extract, audit, graph and genret builds) as people read it:
 // counts, percentage, elapsed time and an ETA. One formatter for the CLI (a bar on a terminal,
 // plain lines in logs and pipes), the worker's log and the job message the admin jobs page shows.
-// Framework-free and client-safe.
+// Framework-free; the default interval of plain lines comes from lib/config.ts.
+
+import { config } from "./config";
 
 /** "45 s", "3 min 20 s", "2 h 05 min". */
 export function formatDuration(seconds: number): string {
@@ -72,10 +74,9 @@ export function progressText(p: ProgressState, etaSeconds: number | null): strin
   return etaSeconds !== null && !hasEta(p.phase) ? `${head} · ETA ${formatDuration(etaSeconds)}` : head;
 }
 
-/** Default interval of plain progress lines: GRAFT_PROGRESS_INTERVAL_S, else 10 s. */
+/** Default interval of plain progress lines: GRAFT_PROGRESS_INTERVAL_S (lib/config.ts, 10 s). */
 export function progressIntervalMs(): number {
-  const raw = Number(process.env.GRAFT_PROGRESS_INTERVAL_S);
-  return Number.isFinite(raw) && raw > 0 ? raw * 1000 : 10_000;
+  return config().GRAFT_PROGRESS_INTERVAL_S * 1000;
 }
 
 export interface ProgressLinesOptions {

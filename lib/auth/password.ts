@@ -1,16 +1,16 @@
 import bcrypt from "bcryptjs";
+import { config } from "@/lib/config";
 
 // Passwords are stored as bcrypt hashes (bcryptjs, pure JS). Cost 12 takes ~0.4 s on a 2-core
 // machine: slow enough to blunt offline guessing, fast enough for an interactive sign-in.
-// GRAFT_BCRYPT_ROUNDS may lower it where hashing speed matters more (test fixtures).
+// GRAFT_BCRYPT_ROUNDS (4-15, lib/config.ts) may lower it where hashing speed matters more (test fixtures).
 
 export const MIN_PASSWORD_LENGTH = 8;
 /** bcrypt reads at most 72 bytes; longer passwords would be silently truncated, so refuse them. */
 export const MAX_PASSWORD_BYTES = 72;
 
 export function bcryptRounds(): number {
-  const raw = Number(process.env.GRAFT_BCRYPT_ROUNDS);
-  return Number.isInteger(raw) && raw >= 4 && raw <= 15 ? raw : 12;
+  return config().GRAFT_BCRYPT_ROUNDS;
 }
 
 /** Why a password is unacceptable, or null when it is fine. */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { config as settings } from "@/lib/config";
 import { createDb, type Db } from "./client";
 import { type DbConfig, pgPoolConfig } from "./config";
 import { migrateDeploy } from "./migrate";
@@ -16,10 +17,10 @@ export interface TestDb {
   cleanup(): Promise<void>;
 }
 
-export const testProvider = process.env.GRAFT_TEST_PG_URL ? "postgresql" : "sqlite";
+export const testProvider = settings().GRAFT_TEST_PG_URL ? "postgresql" : "sqlite";
 
 export async function createTestDb(): Promise<TestDb> {
-  const pgUrl = process.env.GRAFT_TEST_PG_URL;
+  const pgUrl = settings().GRAFT_TEST_PG_URL;
   if (pgUrl) {
     const name = `graft_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
     const admin = new pg.Client(pgPoolConfig(pgUrl));

@@ -17,6 +17,7 @@
 import { existsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { configFrom, type Env } from "@/lib/config";
 import { dataRoot } from "@/lib/paths";
 // Type-only: erased at run time, so the library itself is still loaded lazily below.
 import type { FeatureExtractionPipeline as FeatureExtractor, Tensor } from "@huggingface/transformers";
@@ -44,7 +45,7 @@ export interface MiniLmOptions {
   model?: string;
   /** Folder holding <hub id>/ copies and the download cache (like transformers' env.localModelPath). */
   modelsDir?: string;
-  /** Never download; default: env GRAFT_HF_OFFLINE is set (to anything but "", "0", "false"). */
+  /** Never download; default: GRAFT_HF_OFFLINE is set (to anything but "", "0", "false", "no", "off"). */
   offline?: boolean;
   /** Weights to use: fp32 (onnx/model.onnx) or q8 (onnx/model_quantized.onnx); default fp32, or q8
    * for a folder that only has the quantised file. */
@@ -55,14 +56,15 @@ export interface MiniLmOptions {
   batchSize?: number;
 }
 
-export function hfOfflineFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
-  const v = env.GRAFT_HF_OFFLINE?.trim().toLowerCase();
-  return v !== undefined && v !== "" && v !== "0" && v !== "false" && v !== "no";
+/** GRAFT_HF_OFFLINE (lib/config.ts), of this process or of `env`. */
+export function hfOfflineFromEnv(env?: Env): boolean {
+  return configFrom(env).GRAFT_HF_OFFLINE;
 }
 
-export function defaultModelsDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+/** GRAFT_HF_MODELS_DIR, default <data root>/models. */
+export function defaultModelsDir(env?: Env): string {
   // turbopackIgnore (here and below): model folders are runtime data, not files for `next build` to trace.
-  return path.resolve(/* turbopackIgnore: true */ env.GRAFT_HF_MODELS_DIR ?? path.join(dataRoot(), "models"));
+  return path.resolve(/* turbopackIgnore: true */ configFrom(env).GRAFT_HF_MODELS_DIR ?? path.join(dataRoot(), "models"));
 }
 
 /** True when `model` names a folder on disk rather than a hub repo. */

@@ -12,12 +12,12 @@
  * valid spec, so a build can re-create the embedder it was made with.
  */
 import { z } from "zod";
+import { configFrom, defaultOf, type Env } from "@/lib/config";
 import type { Embedder } from "./types";
 
 export const EMBEDDER_NAMES = ["use-lite", "minilm"] as const;
 export type EmbedderName = (typeof EMBEDDER_NAMES)[number];
-export const DEFAULT_EMBEDDER_SPEC = "use-lite";
-export const EMBEDDER_ENV = "GRAFT_EMBEDDER";
+export const DEFAULT_EMBEDDER_SPEC = defaultOf("GRAFT_EMBEDDER");
 
 export type EmbedderSpec =
   | { name: "use-lite"; version?: string }
@@ -66,10 +66,9 @@ export function parseEmbedderSpec(spec: string): EmbedderSpec {
   return r.data;
 }
 
-/** The configured spec: env GRAFT_EMBEDDER, else "use-lite". */
-export function embedderSpecFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const v = env[EMBEDDER_ENV]?.trim();
-  return v ? v : DEFAULT_EMBEDDER_SPEC;
+/** The configured spec: GRAFT_EMBEDDER (lib/config.ts, default "use-lite"), of this process or of `env`. */
+export function embedderSpecFromEnv(env?: Env): string {
+  return configFrom(env).GRAFT_EMBEDDER;
 }
 
 /** Loads the embedder a spec names (default: the GRAFT_EMBEDDER setting). */

@@ -15,6 +15,7 @@ import path from "node:path";
 import { completeBuild, failBuild, resumeBuild, startBuild, writeArtefact, type BuildHandle } from "@/lib/builds/build-dir";
 import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
+import { config } from "@/lib/config";
 import { dataRoot, repoRoot } from "@/lib/paths";
 import { cacheDirFor, embedWithCache, readVectorCache } from "@/lib/embed/cache";
 import { createEmbedder } from "@/lib/embed/registry";
@@ -234,7 +235,7 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
     ...(Object.fromEntries(Object.entries(options.trainer ?? {}).filter(([, v]) => v !== undefined)) as TrainerOptions),
   };
   const progress = options.onProgress ?? (() => {});
-  const python = options.python ?? process.env.GRAFT_PYTHON ?? "/usr/bin/python3";
+  const python = options.python ?? config().GRAFT_PYTHON;
   const seconds: Record<GenretPhase, number> = { docids: 0, examples: 0, train: 0, export: 0 };
 
   const store = await readStoreCorpus(db, options.corpus);

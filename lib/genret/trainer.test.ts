@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { config } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { repoRoot } from "@/lib/paths";
 import { mulberry32 } from "@/lib/random";
@@ -18,7 +19,7 @@ import { writeTrainingPack } from "./pack";
 import { buildIdentifiers, identifierFiles } from "./prepare";
 import { identifierTokenPrior } from "./token-prior";
 
-const PYTHON = process.env.GRAFT_PYTHON ?? "/usr/bin/python3";
+const PYTHON = config().GRAFT_PYTHON;
 const DIM = 16;
 const N = 6;
 

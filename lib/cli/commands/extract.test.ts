@@ -38,7 +38,7 @@ test("provider setting: flag, then GRAFT_EXTRACTOR, then offline; bad values nam
   assert.equal(resolveProvider("offline", { GRAFT_EXTRACTOR: "llm" }), "offline");
   assert.equal(resolveProvider(" ", { GRAFT_EXTRACTOR: " " }), "offline");
   assert.throws(() => resolveProvider("gpt", {}), /--provider: unknown extractor "gpt": expected offline or llm/);
-  assert.throws(() => resolveProvider(undefined, { GRAFT_EXTRACTOR: "LLM!" }), /GRAFT_EXTRACTOR: unknown extractor/);
+  assert.throws(() => resolveProvider(undefined, { GRAFT_EXTRACTOR: "LLM!" }), /GRAFT_EXTRACTOR="LLM!": expected offline or llm/);
 });
 
 describe("graft extract / graft audit", { concurrency: false }, () => {

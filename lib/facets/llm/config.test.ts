@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { inspect } from "node:util";
-import { ApiKey, LLM_DEFAULTS, LlmConfigError, isLlmConfigured, llmConfig, loadLlmConfig } from "./config";
+import { parseConfig } from "@/lib/config";
+import { ApiKey, LLM_DEFAULTS, LlmConfigError, isLlmConfigured, llmConfig, loadLlmConfig, MIN_INPUT_TOKENS } from "./config";
 
 test("defaults apply when only the model is set", () => {
   const c = loadLlmConfig({ GRAFT_LLM_MODEL: "gpt-5-mini" });
@@ -81,6 +82,12 @@ test("bad values name their variable and all problems at once", () => {
     },
   );
   assert.throws(() => llmConfig({ model: "m", concurrency: 0 }), /concurrency must be a whole number ≥ 1/);
+});
+
+test("the environment's floor of GRAFT_LLM_MAX_INPUT_TOKENS is the prompt's MIN_INPUT_TOKENS", () => {
+  assert.equal(parseConfig({ GRAFT_LLM_MAX_INPUT_TOKENS: String(MIN_INPUT_TOKENS) }).GRAFT_LLM_MAX_INPUT_TOKENS, MIN_INPUT_TOKENS);
+  assert.throws(() => parseConfig({ GRAFT_LLM_MAX_INPUT_TOKENS: String(MIN_INPUT_TOKENS - 1) }), /GRAFT_LLM_MAX_INPUT_TOKENS/);
+  assert.throws(() => llmConfig({ model: "m", maxInputTokens: MIN_INPUT_TOKENS - 1 }), /maxInputTokens/);
 });
 
 test("the API key never renders: String, JSON, inspect, template literals", () => {

@@ -1,14 +1,15 @@
 /**
- * Settings of the LLM facet extractor, read from the environment and validated with zod.
+ * Settings of the LLM facet extractor: the GRAFT_LLM_* variables of lib/config.ts (validated and
+ * defaulted there) turned into an LlmConfig, plus the checks of settings passed in code.
  *
  * Any OpenAI-compatible chat-completions server works: OpenAI itself (the default base URL),
  * or a local one (Ollama, llama.cpp, vLLM, LM Studio), which usually needs no API key.
  * The API key is held in an {@link ApiKey} that prints as "[redacted]" everywhere (String,
  * JSON, console.log), so logging a config object or an error can never leak it.
  */
-import { z } from "zod";
+import { configFrom, defaultOf, type Env, Secret as ApiKey, type SettingName } from "@/lib/config";
 
-/** The environment variables read, by setting. */
+/** The variable of each setting (lib/config.ts), for messages. */
 export const LLM_ENV = {
   baseUrl: "GRAFT_LLM_BASE_URL",
   model: "GRAFT_LLM_MODEL",
@@ -19,27 +20,10 @@ export const LLM_ENV = {
   timeoutMs: "GRAFT_LLM_TIMEOUT_MS",
   maxRetries: "GRAFT_LLM_MAX_RETRIES",
   reasoningEffort: "GRAFT_LLM_REASONING_EFFORT",
-} as const;
+} as const satisfies Record<string, SettingName>;
 
-/** A secret that never renders itself; call `reveal()` only where the header is built. */
-export class ApiKey {
-  readonly #value: string;
-  constructor(value: string) {
-    this.#value = value;
-  }
-  reveal(): string {
-    return this.#value;
-  }
-  toString(): string {
-    return "[redacted]";
-  }
-  toJSON(): string {
-    return "[redacted]";
-  }
-  [Symbol.for("nodejs.util.inspect.custom")](): string {
-    return "ApiKey([redacted])";
-  }
-}
+/** The API key: lib/config's Secret, which never renders itself; `reveal()` only where the header is built. */
+export { ApiKey };
 
 export interface LlmConfig {
   /** Base URL of the OpenAI-compatible API, without a trailing slash (".../v1"). */
@@ -66,18 +50,19 @@ export interface LlmConfig {
   retryMaxDelayMs: number;
 }
 
+/** Defaults of the settings (the environment's from lib/config.ts; the backoff ones only in code). */
 export const LLM_DEFAULTS = {
-  baseUrl: "https://api.openai.com/v1",
-  maxInputTokens: 100_000, // paper: "head-truncated at 100,000 tokens"
-  concurrency: 4,
-  timeoutMs: 120_000,
-  maxRetries: 5,
+  baseUrl: defaultOf("GRAFT_LLM_BASE_URL"),
+  maxInputTokens: defaultOf("GRAFT_LLM_MAX_INPUT_TOKENS"), // paper: "head-truncated at 100,000 tokens"
+  concurrency: defaultOf("GRAFT_LLM_CONCURRENCY"),
+  timeoutMs: defaultOf("GRAFT_LLM_TIMEOUT_MS"),
+  maxRetries: defaultOf("GRAFT_LLM_MAX_RETRIES"),
   reasoningEffort: null,
   retryBaseDelayMs: 1_000,
   retryMaxDelayMs: 60_000,
 } as const;
 
-/** Below this the truncation marker alone would not fit beside any paper text. */
+/** Below this the truncation marker alone would not fit beside any paper text (GRAFT_LLM_MAX_INPUT_TOKENS's floor in lib/config.ts; a test keeps them equal). */
 export const MIN_INPUT_TOKENS = 32;
 
 export class LlmConfigError extends Error {
@@ -87,91 +72,33 @@ export class LlmConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
-
-/** Blank values count as unset: `.env` files and shells often export `VAR=`. */
-const blankToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
-
-const intVar = (min: number) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .trim()
-      .regex(/^\d+$/, { message: `expected a whole number ≥ ${min}` })
-      .transform(Number)
-      .pipe(z.number().int().min(min, { message: `expected a whole number ≥ ${min}` }))
-      .optional(),
-  );
-
-const textVar = z.preprocess(blankToUndefined, z.string().trim().optional());
-
-const envSchema = z.object({
-  [LLM_ENV.baseUrl]: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .trim()
-      .refine((s) => /^https?:\/\/[^/]/i.test(s) && URL.canParse(s), {
-        message: "expected an http(s) URL such as https://api.openai.com/v1 or http://127.0.0.1:11434/v1",
-      })
-      .optional(),
-  ),
-  [LLM_ENV.model]: textVar,
-  [LLM_ENV.apiKey]: textVar,
-  [LLM_ENV.apiKeyFallback]: textVar,
-  [LLM_ENV.maxInputTokens]: intVar(MIN_INPUT_TOKENS),
-  [LLM_ENV.concurrency]: intVar(1),
-  [LLM_ENV.timeoutMs]: intVar(1),
-  [LLM_ENV.maxRetries]: intVar(0),
-  [LLM_ENV.reasoningEffort]: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .trim()
-      .regex(/^[a-z]+$/, { message: "expected a single lower-case word such as minimal, low, medium or high" })
-      .optional(),
-  ),
-});
-
 /** True when the provider can be used at all (the model is the one required setting). */
-export function isLlmConfigured(env: Env = process.env): boolean {
-  return (env[LLM_ENV.model] ?? "").trim() !== "";
+export function isLlmConfigured(env?: Env): boolean {
+  return configFrom(env).GRAFT_LLM_MODEL !== undefined;
 }
 
 /**
- * Reads and validates the settings. Throws an LlmConfigError whose message names each bad
- * variable; values are quoted only for non-secret variables.
+ * The settings of this process (or of `env`). A bad variable is lib/config's ConfigError naming
+ * each one (secrets unquoted); a missing model is an LlmConfigError saying what to set.
  */
-export function loadLlmConfig(env: Env = process.env): LlmConfig {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
-      const name = String(issue.path[0]);
-      const secret = name === LLM_ENV.apiKey || name === LLM_ENV.apiKeyFallback;
-      const value = env[name];
-      return secret || value === undefined ? `${name}: ${issue.message}` : `${name}=${JSON.stringify(value)}: ${issue.message}`;
-    });
-    throw new LlmConfigError(`Invalid LLM settings:\n  ${lines.join("\n  ")}`);
-  }
-  const v = parsed.data;
-  const model = v[LLM_ENV.model];
+export function loadLlmConfig(env?: Env): LlmConfig {
+  const c = configFrom(env);
+  const model = c.GRAFT_LLM_MODEL;
   if (model === undefined) {
     throw new LlmConfigError(
       `${LLM_ENV.model} is not set: name the chat model to extract facets with (e.g. gpt-5-mini, or a local model such as llama3.1:8b), ` +
         `and point ${LLM_ENV.baseUrl} at its server if it is not OpenAI.`,
     );
   }
-  const key = v[LLM_ENV.apiKey] ?? v[LLM_ENV.apiKeyFallback];
   return llmConfig({
     model,
-    baseUrl: v[LLM_ENV.baseUrl],
-    apiKey: key === undefined ? null : new ApiKey(key),
-    maxInputTokens: v[LLM_ENV.maxInputTokens],
-    concurrency: v[LLM_ENV.concurrency],
-    timeoutMs: v[LLM_ENV.timeoutMs],
-    maxRetries: v[LLM_ENV.maxRetries],
-    reasoningEffort: v[LLM_ENV.reasoningEffort] ?? null,
+    baseUrl: c.GRAFT_LLM_BASE_URL,
+    apiKey: c.GRAFT_LLM_API_KEY ?? c.OPENAI_API_KEY ?? null,
+    maxInputTokens: c.GRAFT_LLM_MAX_INPUT_TOKENS,
+    concurrency: c.GRAFT_LLM_CONCURRENCY,
+    timeoutMs: c.GRAFT_LLM_TIMEOUT_MS,
+    maxRetries: c.GRAFT_LLM_MAX_RETRIES,
+    reasoningEffort: c.GRAFT_LLM_REASONING_EFFORT ?? null,
   });
 }
 
