@@ -11,9 +11,13 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "graft-cli-"));
 const env = { ...process.env, DATABASE_URL: `file:${path.join(dir, "cli.db")}`, CI: "1" };
 
 function graft(...args: string[]) {
+  return graftWith({}, ...args);
+}
+
+function graftWith(extra: Record<string, string>, ...args: string[]) {
   const r = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "lib/cli/main.ts"), ...args], {
     cwd: repoRoot,
-    env,
+    env: { ...env, ...extra },
     encoding: "utf8",
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -50,6 +54,12 @@ describe("graft CLI", { concurrency: false }, () => {
     assert.deepEqual(found.items.map((p: { externalId: string }) => p.externalId), ["B"]);
     const shown = JSON.parse(graft("papers", "show", "A", "--corpus", "tiny", "--json").stdout);
     assert.deepEqual(shown.facets.methods.map((i: { text: string }) => i.text), ["m"]);
+  });
+
+  test("a bad setting exits 2 with one line naming the variable (no stack, even with GRAFT_DEBUG)", () => {
+    const r = graftWith({ GRAFT_MAX_PDF_PAGES: "ten", GRAFT_DEBUG: "1" }, "corpus", "list");
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, 'graft: GRAFT_MAX_PDF_PAGES="ten": expected a whole number ≥ 1\n');
   });
 
   test("bad input exits 2 with a line-numbered message and writes nothing", () => {

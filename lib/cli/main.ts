@@ -2,6 +2,7 @@
 // The `graft` command: parses flags, calls lib/, prints. Each command group lives in
 // commands/<group>.ts; later stages (extract, audit, build, train, query, eval) add theirs.
 import { Command, CommanderError } from "commander";
+import { config, ConfigError } from "@/lib/config";
 import { CorpusFormatError } from "@/lib/corpus/read";
 import { NotFoundError } from "@/lib/corpus/browse";
 import { disconnectDb } from "@/lib/db/client";
@@ -38,8 +39,17 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** GRAFT_DEBUG, false when the configuration itself is what failed. */
+function debug(): boolean {
+  try {
+    return config().GRAFT_DEBUG;
+  } catch {
+    return false;
+  }
+}
+
 function exitCodeOf(err: unknown): number {
-  if (err instanceof UsageError || err instanceof CorpusFormatError || err instanceof NotFoundError || err instanceof NoGraphBuildError) return 2;
+  if (err instanceof UsageError || err instanceof ConfigError || err instanceof CorpusFormatError || err instanceof NotFoundError || err instanceof NoGraphBuildError) return 2;
   return 1;
 }
 
@@ -57,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify({ error: { message, ...(issues ? { issues } : {}) } }, null, 2)}\n`);
     } else {
       process.stderr.write(`graft: ${message}\n`);
-      if (process.env.GRAFT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+      if (err instanceof Error && !(err instanceof ConfigError) && debug()) process.stderr.write(`${err.stack}\n`);
     }
     return exitCodeOf(err);
   } finally {

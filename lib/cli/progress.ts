@@ -1,3 +1,4 @@
+import { config } from "@/lib/config";
 import { EtaTracker, phaseOf, ProgressLines, progressText } from "@/lib/progress";
 
 export type ProgressMode = "bar" | "lines" | "off";
@@ -8,9 +9,9 @@ export type ProgressMode = "bar" | "lines" | "off";
  * GRAFT_PROGRESS=bar|lines forces a mode.
  */
 export function progressMode(stream: { isTTY?: boolean } = process.stderr): ProgressMode {
-  const forced = process.env.GRAFT_PROGRESS;
-  if (forced === "off" || forced === "bar" || forced === "lines") return forced;
-  return stream.isTTY && !process.env.CI ? "bar" : "lines";
+  const { GRAFT_PROGRESS: forced, CI } = config();
+  if (forced) return forced;
+  return stream.isTTY && !CI ? "bar" : "lines";
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { z } from "zod";
+import { ConfigError } from "@/lib/config";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { getDb } from "@/lib/db/client";
 import { extractCorpus, type ExtractCorpusSummary } from "@/lib/facets/extract-corpus";
@@ -41,7 +42,7 @@ export function registerExtract(program: Command): void {
       try {
         configured = createExtractor(resolveProvider(opts.provider));
       } catch (err) {
-        if (err instanceof LlmConfigError || (err instanceof Error && /^(--provider|GRAFT_EXTRACTOR):/.test(err.message))) {
+        if (err instanceof LlmConfigError || err instanceof ConfigError || (err instanceof Error && /^--provider:/.test(err.message))) {
           throw new UsageError(err.message);
         }
         throw err;

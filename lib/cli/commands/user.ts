@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { deleteUserSessions } from "@/lib/auth/session";
 import { createUser, findUserByEmail, generatePassword, listUsers, passwordSchema, updateUser, UserExistsError } from "@/lib/auth/users";
+import { config } from "@/lib/config";
 import { getDb } from "@/lib/db/client";
 import { emit, parseOptions, table, UsageError } from "../output";
 
@@ -15,8 +16,8 @@ async function passwordFrom(opts: { passwordStdin?: boolean }): Promise<{ passwo
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     password = Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
-  } else if (process.env.GRAFT_USER_PASSWORD) {
-    password = process.env.GRAFT_USER_PASSWORD;
+  } else {
+    password = config().GRAFT_USER_PASSWORD?.reveal();
   }
   if (password === undefined) return { password: generatePassword(), generated: true };
   const checked = passwordSchema.safeParse(password);
