@@ -1,4 +1,7 @@
 import type { NextConfig } from "next";
+import { config } from "./lib/config";
+
+const settings = config();
 
 const isDev = process.env.NODE_ENV === "development";
 
@@ -30,13 +33,13 @@ const securityHeaders = [
 const nextConfig: NextConfig = {
   poweredByHeader: false,
   // Several builds can share one checkout (parallel e2e runs): each may pick its own output dir.
-  distDir: process.env.GRAFT_NEXT_DIST || ".next",
+  distDir: settings.GRAFT_NEXT_DIST,
   // `npm test` runs `tsc --noEmit` over the whole repo first; a second type-check here only
   // doubles build time on 2 cores.
   typescript: { ignoreBuildErrors: true },
   // proxy.ts makes Next buffer request bodies and silently truncate them past this (10 MB
   // default): keep it above the upload limit.
-  experimental: { proxyClientMaxBodySize: `${Math.ceil(Number(process.env.GRAFT_MAX_UPLOAD_MB || 20)) + 1}mb` },
+  experimental: { proxyClientMaxBodySize: `${Math.ceil(settings.GRAFT_MAX_UPLOAD_MB) + 1}mb` },
   // Native addons and packages that load them must be required at run time, not bundled.
   serverExternalPackages: [
     "better-sqlite3",

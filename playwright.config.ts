@@ -1,16 +1,18 @@
 import { defineConfig, devices } from "@playwright/test";
+import { config } from "./lib/config";
 
 // End-to-end tests against a production build (`npx next build` first) with Debian's Chromium:
 // `npx playwright install` cannot download browsers offline. Point DATABASE_URL at a database
 // that holds the demo corpus (acl-citegraph).
 
-const PORT = Number(process.env.GRAFT_E2E_PORT ?? 3100);
+const settings = config();
+const PORT = settings.GRAFT_E2E_PORT;
 const BASE_URL = `http://127.0.0.1:${PORT}`;
-const CI = Boolean(process.env.CI);
+const CI = settings.CI;
 
 export default defineConfig({
   testDir: "e2e",
-  outputDir: process.env.GRAFT_E2E_ARTIFACTS ?? "e2e/.artifacts",
+  outputDir: settings.GRAFT_E2E_ARTIFACTS,
   // One worker: the suite shares one server and one SQLite file, and CI machines have 2 cores.
   workers: 1,
   fullyParallel: false,
@@ -31,7 +33,7 @@ export default defineConfig({
         ...devices["Desktop Chrome"],
         viewport: { width: 1280, height: 900 },
         launchOptions: {
-          executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+          executablePath: settings.CHROMIUM_PATH,
           args: [
             "--no-sandbox",
             "--disable-gpu",

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { defineConfig } from "prisma/config";
+import { config } from "./lib/config";
 
 // The Prisma CLI downloads a native schema engine at start-up, which fails offline.
 // `prisma generate` needs no engine, so point the CLI at a stub that explains what to
@@ -11,6 +12,6 @@ if (!process.env.PRISMA_SCHEMA_ENGINE_BINARY) {
 }
 
 export default defineConfig({
-  schema: process.env.GRAFT_PRISMA_SCHEMA ?? "prisma/schema.prisma",
-  migrations: { path: process.env.GRAFT_PRISMA_MIGRATIONS ?? "prisma/migrations" },
+  schema: config().GRAFT_PRISMA_SCHEMA,
+  migrations: { path: config().GRAFT_PRISMA_MIGRATIONS },
 });

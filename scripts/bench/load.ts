@@ -24,6 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
+import { config } from "@/lib/config";
 import { repoRoot } from "@/lib/paths";
 
 // autocannon ships no types; this is the part of its API used here.
@@ -84,7 +85,7 @@ const { values: args } = parseArgs({
     k: { type: "string", default: "20" },
     url: { type: "string" },
     port: { type: "string", default: "3300" },
-    dist: { type: "string", default: process.env.GRAFT_NEXT_DIST || ".next" },
+    dist: { type: "string", default: config().GRAFT_NEXT_DIST },
     rate: { type: "string" },
     json: { type: "boolean", default: false },
     out: { type: "string" },
@@ -114,7 +115,7 @@ function startServer(port: number): ChildProcess {
     detached: true, // its own process group, so the whole tree stops with it
   });
   child.stdout?.on("data", () => {});
-  child.stderr?.on("data", (d) => process.env.GRAFT_DEBUG && process.stderr.write(d));
+  child.stderr?.on("data", (d) => config().GRAFT_DEBUG && process.stderr.write(d));
   return child;
 }
 
@@ -208,7 +209,7 @@ async function main(): Promise<void> {
   let server: ChildProcess | null = null;
   const base = args.url?.replace(/\/+$/, "") ?? `http://127.0.0.1:${num("port")}`;
   if (!args.url) {
-    log(`starting next start from ${args.dist} on ${base} (DATABASE_URL=${(process.env.DATABASE_URL ?? "(default)").replace(/\/\/[^@]*@/, "//…@")}, rate limits off)`);
+    log(`starting next start from ${args.dist} on ${base} (DATABASE_URL=${(config().DATABASE_URL ?? "(default)").replace(/\/\/[^@]*@/, "//…@")}, rate limits off)`);
     server = startServer(num("port"));
   }
   const stopServer = () => {

@@ -17,6 +17,7 @@
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { config } from "@/lib/config";
 import { readCorpus } from "@/lib/corpus/read";
 import { sharedDataDir } from "@/lib/corpus/paths";
 import { disconnectDb, getDb } from "@/lib/db/client";
@@ -44,7 +45,7 @@ const db = getDb();
 
 // ── the queries ──
 const stored = await db.paper.findMany({ where: { corpus: { name: corpus }, role: "corpus", split: "test" }, select: { externalId: true }, orderBy: { id: "asc" } });
-if (stored.length === 0) throw new Error(`corpus "${corpus}" has no test-split papers in ${process.env.DATABASE_URL ?? "the default store"}: import it first`);
+if (stored.length === 0) throw new Error(`corpus "${corpus}" has no test-split papers in ${(config().DATABASE_URL ?? "the default store").replace(/\/\/[^@]*@/, "//…@")}: import it first`);
 const rand = mulberry32(20261122);
 const shuffled = stored.map((p) => p.externalId).map((id) => [rand(), id] as const).sort((a, b) => a[0] - b[0]).map(([, id]) => id);
 const corpusQueries: RelatedInput[] = shuffled.slice(0, n).map((paperId) => ({ corpus, paperId }));

@@ -21,7 +21,9 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { readCorpus } from "@/lib/corpus/read";
+import { isSet } from "@/lib/config";
 import { sharedDataDir } from "@/lib/corpus/paths";
+import { dataRoot } from "@/lib/paths";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { embedWithCache } from "@/lib/embed/cache";
 import { createEmbedder } from "@/lib/embed/registry";
@@ -95,7 +97,8 @@ if (values.labels !== "lexical" || values.tune === "embed") {
   for (const list of composed.values()) for (const t of list) if (t) texts.add(t);
   const list = [...texts];
   const embedder = await createEmbedder("use-lite");
-  const dir = path.join(process.env.GRAFT_DATA_ROOT ?? os.tmpdir(), "graft-offline-eval-cache");
+  // The cache scripts/eval/offline-extractor*.ts read too: under GRAFT_DATA_ROOT when it is set, else the OS temp dir.
+  const dir = path.join(isSet("GRAFT_DATA_ROOT") ? dataRoot() : os.tmpdir(), "graft-offline-eval-cache");
   let last = 0;
   const vecs = await embedWithCache(embedder, list, {
     dir,
