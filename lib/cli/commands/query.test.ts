@@ -27,7 +27,16 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
   }
 
   test("--paper-id: ranked results with provenance and per-facet lists (--json), and a table", () => {
-    const r = graft("--paper-id", "H0", "--k", "5", "--json");
+    // The default (hybrid, fusion auto → RRF), as the explorer and the API answer it.
+    const d = graft("--paper-id", "H0", "--k", "5", "--json");
+    assert.equal(d.code, 0, d.stderr);
+    const byDefault = JSON.parse(d.stdout) as RelatedResult;
+    assert.equal(byDefault.retriever, "hybrid");
+    assert.equal(byDefault.requestedFusion, "auto");
+    assert.equal(byDefault.fusion, "rrf");
+    assert.ok(byDefault.results.length > 0 && !byDefault.results.some((x) => x.externalId === "H0"));
+
+    const r = graft("--paper-id", "H0", "--k", "5", "--json", "--retriever", "dense-graph", "--fusion", "graph-rrf");
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as RelatedResult;
     assert.equal(out.query.externalId, "H0");
@@ -35,7 +44,7 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     assert.ok(out.results.length > 0);
     assert.ok(out.results.every((x) => x.facets.length > 0 && x.facets.every((f) => f.rank >= 1 && f.weight > 0 && f.evidence !== null)));
     assert.ok(out.perFacet.problems.length > 0);
-    const human = graft("--paper-id", "H0", "--k", "5");
+    const human = graft("--paper-id", "H0", "--k", "5", "--retriever", "dense-graph", "--fusion", "graph-rrf");
     assert.equal(human.code, 0);
     assert.match(human.stdout, new RegExp(`1 +${out.results[0].externalId}`));
   });
