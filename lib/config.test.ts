@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { inspect } from "node:util";
-import { config, ConfigError, configFrom, defaultOf, isSet, PAPER_DEFAULTS, parseConfig, Secret, SETTINGS } from "./config";
+import { config, ConfigError, configFrom, configTable, defaultOf, isSet, PAPER_DEFAULTS, parseConfig, Secret, SETTINGS } from "./config";
 import { dataRoot, defaultCorpusPath, repoRoot, sharedDataDir } from "./paths";
 
 /** Runs `fn` with some variables set (undefined: removed), then restores them. */
@@ -122,4 +123,98 @@ test("paths resolve against the repository root", () => {
     assert.equal(sharedDataDir(), path.join(repoRoot, "data/shared"));
     assert.equal(defaultCorpusPath(), path.join(repoRoot, "data/shared/acl-citegraph"));
   });
+});
+
+// ── one module reads the environment ─────────────────────────────────────────────────────
+
+/**
+ * Files that still read settings from the environment themselves, with the variables they read
+ * and why. Each goes when its file moves to lib/config.ts; an entry whose file no longer reads
+ * them fails the test below, so the list only shrinks.
+ */
+const NOT_YET_MIGRATED: Record<string, { reads: string[]; why: string }> = {
+  "lib/corpus/paths.ts": { reads: ["GRAFT_SHARED_DATA", "GRAFT_DEMO_CORPUS"], why: "lib/corpus is another engineer's; becomes a re-export of lib/paths.ts (sharedDataDir, defaultCorpusPath)" },
+  "lib/graph/build.ts": { reads: ["GRAFT_CODE_VERSION"], why: "lib/graph is another engineer's; config().GRAFT_CODE_VERSION" },
+  "lib/query/services.ts": { reads: ["env[EXTRACTOR_ENV]"], why: "lib/query is another engineer's; extractorFromEnv becomes configFrom(env).GRAFT_EXTRACTOR (one extractor rule with lib/facets/provider.ts)" },
+  "lib/eval/latest.ts": { reads: ["GRAFT_EVAL_REPORT"], why: "lib/eval is another engineer's; configFrom(env).GRAFT_EVAL_REPORT" },
+  "lib/eval/baselines/generative-provider.ts": { reads: ["GRAFT_GENRET_MODELS", "GRAFT_BEAMS"], why: "lib/eval is another engineer's; config().GRAFT_GENRET_MODELS / GRAFT_BEAMS (the number 50 is copied there)" },
+  "scripts/eval/offline-extractor.ts": { reads: ["GRAFT_DATA_ROOT"], why: "scripts/eval is another engineer's; isSet(\"GRAFT_DATA_ROOT\") ? dataRoot() : os.tmpdir(), as scripts/train/offline-extractor.ts" },
+  "scripts/eval/offline-extractor-dev.ts": { reads: ["GRAFT_DATA_ROOT"], why: "scripts/eval is another engineer's; as scripts/eval/offline-extractor.ts" },
+  "scripts/eval/user-papers.ts": { reads: ["GRAFT_SHARED_DATA"], why: "scripts/eval is another engineer's; sharedDataDir() from lib/paths.ts" },
+};
+
+/** Variables of other programs that Graft's code may read or set directly. */
+const NOT_SETTINGS = new Set(["NODE_ENV", "PRISMA_SCHEMA_ENGINE_BINARY", "OPENBLAS_NUM_THREADS"]);
+
+const SCANNED_DIRS = ["lib", "app", "components", "workers", "scripts", "e2e"];
+const SKIPPED = new Set(["node_modules", "generated", ".next"]);
+
+function sourceFiles(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(path.join(repoRoot, dir), { withFileTypes: true })) {
+      const rel = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIPPED.has(entry.name) && !entry.name.startsWith(".")) walk(rel);
+      } else if (/\.(ts|tsx|mjs|js)$/.test(entry.name)) out.push(rel);
+    }
+  };
+  for (const dir of SCANNED_DIRS) walk(dir);
+  for (const entry of readdirSync(repoRoot)) if (/\.(ts|mjs)$/.test(entry) && !entry.endsWith(".d.ts")) out.push(entry);
+  // Tests and test helpers set variables for the code under test (and save and restore them).
+  return out.filter((f) => !/\.(test|spec)\.tsx?$/.test(f) && !/(^|\/)testing\.ts$/.test(f) && f !== path.join("lib", "config.ts")).sort();
+}
+
+/** The settings a file reads from an environment object itself: `env.NAME`, `process.env.NAME`, `env[expr]`. */
+function envReads(source: string): string[] {
+  const reads = new Set<string>();
+  for (const m of source.matchAll(/(delete\s+(?:process\.)?)?\benv\s*(?:\.\s*([A-Z][A-Z0-9_]*)|\[([^\]]+)\])(\s*=(?!=))?/g)) {
+    const [, deleted, name, expr, assigned] = m;
+    if (deleted || assigned) continue; // setting one (for a child process, a test) is not reading it
+    if (name !== undefined) {
+      if (!NOT_SETTINGS.has(name)) reads.add(name);
+    } else reads.add(`env[${expr.trim()}]`);
+  }
+  return [...reads];
+}
+
+test("every setting is read through lib/config.ts: no other file reads one from the environment", () => {
+  const found: Record<string, string[]> = {};
+  for (const file of sourceFiles()) {
+    const reads = envReads(readFileSync(path.join(repoRoot, file), "utf8"));
+    if (reads.length > 0) found[file] = reads;
+  }
+  const problems: string[] = [];
+  for (const [file, reads] of Object.entries(found)) {
+    const allowed = NOT_YET_MIGRATED[file]?.reads ?? [];
+    const extra = reads.filter((r) => !allowed.includes(r));
+    if (extra.length > 0) problems.push(`${file} reads ${extra.join(", ")} from the environment: use config() from lib/config.ts (defining the setting there)`);
+  }
+  for (const [file, { reads }] of Object.entries(NOT_YET_MIGRATED)) {
+    const gone = reads.filter((r) => !(found[file] ?? []).includes(r));
+    if (gone.length > 0) problems.push(`${file} no longer reads ${gone.join(", ")}: take it out of NOT_YET_MIGRATED in lib/config.test.ts`);
+  }
+  assert.deepEqual(problems, []);
+  // What those files still read is defined here all the same (defaults and docs in one place).
+  for (const { reads } of Object.values(NOT_YET_MIGRATED)) for (const r of reads) if (!r.startsWith("env[")) assert.ok(r in SETTINGS, `${r} is not in SETTINGS`);
+});
+
+test("the scan sees reads and skips writes", () => {
+  assert.deepEqual(envReads("const a = process.env.GRAFT_X ?? 1; f(env.GRAFT_Y); g(process.env[NAME]);"), ["GRAFT_X", "GRAFT_Y", "env[NAME]"]);
+  assert.deepEqual(envReads("process.env.GRAFT_X = '1'; delete process.env.GRAFT_Y; spawn(p, { env: { ...process.env, GRAFT_Z: '1' } }); if (process.env.NODE_ENV === 'x') {}"), []);
+  assert.deepEqual(envReads("if (process.env.GRAFT_X == null) {}"), ["GRAFT_X"]);
+});
+
+test("the README's configuration table is lib/config.ts's (npm run config:readme rewrites it)", () => {
+  const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+  const block = /<!-- config:begin[^>]*-->\n([\s\S]*?)\n<!-- config:end -->/.exec(readme);
+  assert.ok(block, "README.md has no config:begin … config:end block");
+  assert.equal(block[1], configTable(), "README.md's configuration table is stale: run `npm run config:readme`");
+  // One row per setting, each with a description.
+  const rows = block[1].split("\n").slice(2);
+  assert.deepEqual(
+    rows.map((r) => /^\| `([A-Z0-9_]+)` \|/.exec(r)?.[1]),
+    Object.keys(SETTINGS),
+  );
+  for (const [name, s] of Object.entries(SETTINGS)) assert.ok(s.doc.length > 10, `${name} needs a description`);
 });
