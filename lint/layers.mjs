@@ -12,8 +12,8 @@ import { fileURLToPath } from "node:url";
 /** Tiers of lib/ folders, lowest first ("(root)" = the files directly in lib/). */
 export const LAYERS = [
   // base: usable by every folder
-  ["(root)", "generated", "text"], // shared helpers (errors, random, progress), the Prisma client, the Llama-3 tokenizer
-  ["db"], // store client, config, migrations
+  ["(root)", "generated", "text"], // shared helpers (errors, config, paths, random, progress), the Prisma client, the Llama-3 tokenizer
+  ["db"], // store client, DATABASE_URL, migrations
   ["builds"], // versioned build directories and manifests
   // the data flow
   ["corpus"],
