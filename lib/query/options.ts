@@ -6,13 +6,31 @@
 import { z } from "zod";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { FACETS } from "@/lib/corpus/types";
-import { DEFAULT_FUSION, DEFAULT_K, DEFAULT_RETRIEVER, FUSION_NAMES, MAX_K, RETRIEVER_NAMES } from "./types";
+import { DEFAULT_FUSION, DEFAULT_K, DEFAULT_RETRIEVER, FUSION_NAMES, MAX_CANDIDATES, MAX_K, RETRIEVER_NAMES } from "./types";
 
 const year = z.coerce.number().int("year must be an integer").min(1900).max(2100);
 
-/** The option fields, shared by every input shape (kept apart: a refined object cannot be extended). */
+/**
+ * Papers to re-rank: a list of external ids, or one string of ids separated by commas or line
+ * breaks (query strings, form fields); repeats are dropped, the first occurrence keeps its place.
+ */
+const candidateIds = z
+  .union([z.array(z.string()), z.string().transform((s) => s.split(/[,\r\n]+/))])
+  .transform((ids) => [...new Set(ids.map((x) => x.trim()).filter(Boolean))])
+  .pipe(
+    z
+      .array(z.string().max(300, "a candidate id is longer than 300 characters"))
+      .min(1, "give at least one candidate id")
+      .max(MAX_CANDIDATES, `at most ${MAX_CANDIDATES} candidates`),
+  );
+
+/**
+ * The option fields, shared by every input shape (kept apart: a refined object cannot be
+ * extended). k is checked and defaulted by `withK` on the whole object: with candidates it may be
+ * up to their number and defaults to all of them.
+ */
 export const relatedOptionFields = {
-  k: z.coerce.number().int("k must be an integer").min(1, "k must be at least 1").max(MAX_K, `k must be at most ${MAX_K}`).default(DEFAULT_K),
+  k: z.coerce.number().int("k must be an integer").min(1, "k must be at least 1").optional(),
   retriever: z.enum(RETRIEVER_NAMES, { error: `retriever must be one of: ${RETRIEVER_NAMES.join(", ")}` }).default(DEFAULT_RETRIEVER),
   fusion: z.enum(FUSION_NAMES, { error: `fusion must be one of: ${FUSION_NAMES.join(", ")}` }).default(DEFAULT_FUSION),
   facets: z
@@ -23,12 +41,23 @@ export const relatedOptionFields = {
   yearFrom: year.optional(),
   yearTo: year.optional(),
   venue: z.string().trim().min(1).max(300).optional(),
+  candidates: candidateIds.optional(),
 };
 
 const yearOrder = <T extends { yearFrom?: number; yearTo?: number }>(o: T) => o.yearFrom === undefined || o.yearTo === undefined || o.yearFrom <= o.yearTo;
 const yearOrderError = { message: "yearFrom must not be after yearTo", path: ["yearFrom"] };
 
-export const relatedOptions = z.object(relatedOptionFields).refine(yearOrder, yearOrderError);
+/** k at most MAX_K, or at most the number of candidates when there are more. */
+const kWithin = <T extends { k?: number; candidates?: string[] }>(o: T, ctx: z.RefinementCtx) => {
+  const max = Math.max(MAX_K, o.candidates?.length ?? 0);
+  if (o.k !== undefined && o.k > max) {
+    ctx.addIssue({ code: "custom", path: ["k"], message: o.candidates ? `k must be at most ${max} (the number of candidates)` : `k must be at most ${MAX_K}` });
+  }
+};
+/** k as given, else every candidate, else DEFAULT_K. */
+const withK = <T extends { k?: number; candidates?: string[] }>(o: T): Omit<T, "k"> & { k: number } => ({ ...o, k: o.k ?? o.candidates?.length ?? DEFAULT_K });
+
+export const relatedOptions = z.object(relatedOptionFields).refine(yearOrder, yearOrderError).superRefine(kWithin).transform(withK);
 export type RelatedOptions = z.infer<typeof relatedOptions>;
 
 export const corpusPaperInput = z.object({ corpus: corpusName.default(DEFAULT_CORPUS), paperId: z.string().trim().min(1).max(300) });
@@ -51,7 +80,9 @@ export const relatedRequestBody = z
     message: "give exactly one of paperId, text or paper",
     path: [],
   })
-  .refine(yearOrder, yearOrderError);
+  .refine(yearOrder, yearOrderError)
+  .superRefine(kWithin)
+  .transform(withK);
 export type RelatedRequestBody = z.infer<typeof relatedRequestBody>;
 
 /** Multipart form fields besides `file` (strings), validated the same way. */
@@ -61,4 +92,6 @@ export const relatedFormFields = z
     text: z.string().optional(),
     ...relatedOptionFields,
   })
-  .refine(yearOrder, yearOrderError);
+  .refine(yearOrder, yearOrderError)
+  .superRefine(kWithin)
+  .transform(withK);

@@ -151,6 +151,45 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     assert.deepEqual(ids.slice(0, 2).sort(), ["P1", "P5"], "its topical twin, and what the twin cites");
   });
 
+  test("candidates: only those papers, each ranked; the unreached ones last in the request's order", async () => {
+    const candidates = ["P5", "P3", "P0", "P2", "P4", "P5"];
+    const o = relatedOptions.parse({ retriever: "bm25", fusion: "rrf", candidates });
+    assert.deepEqual(o.candidates, ["P5", "P3", "P0", "P2", "P4"], "repeats dropped, first place kept");
+    assert.equal(o.k, 5, "k defaults to every candidate");
+    const r = await relatedPapers(t.db, { corpus: "mini", paperId: "P2" }, o);
+    const ids = r.results.map((x) => x.externalId);
+    // P3 shares the entity-recognition words, P0 only "improves"; P5 and P4 share none.
+    assert.deepEqual(ids, ["P3", "P0", "P5", "P4"], ids.join(","));
+    assert.deepEqual(r.candidates, { given: 5, ranked: 4, reached: 2, excluded: ["P2"] });
+    assert.ok(r.results.slice(0, 2).every((x) => !x.unreached && x.facets.length > 0));
+    for (const x of r.results.slice(2)) {
+      assert.equal(x.unreached, true);
+      assert.deepEqual(x.facets, []);
+      assert.equal(x.score, 0);
+    }
+    for (const f of FACETS) assert.ok(r.perFacet[f].every((e) => candidates.includes(e.externalId)), "per-facet lists hold candidates only");
+
+    // The default (hybrid): what the seeds cite is reached too, and only candidates come back.
+    const h = await relatedPapers(t.db, { corpus: "mini", paperId: "P2" }, relatedOptions.parse({ candidates: "P4,P0\nP1", k: 2 }));
+    assert.equal(h.results.length, 2);
+    assert.equal(h.results[0].externalId, "P4", "P3, its twin, cites it");
+    assert.ok(h.results.every((x) => ["P4", "P0", "P1"].includes(x.externalId)));
+    assert.equal(h.candidates?.given, 3);
+
+    // Restricted to one facet: still every candidate ranked.
+    const m = await relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, relatedOptions.parse({ facets: "methods", candidates: ["P1", "P2", "P3", "P4", "P5"] }));
+    assert.deepEqual(m.results.map((x) => x.externalId).sort(), ["P1", "P2", "P3", "P4", "P5"]);
+    assert.ok(m.results.every((x) => x.unreached || x.facets.every((f) => f.facet === "methods")));
+
+    // Ids outside the build are named; k may be up to the number of candidates.
+    await assert.rejects(relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, relatedOptions.parse({ candidates: ["P1", "NOPE"] })), /1 of the 2 candidates is not a paper of corpus "mini".*"NOPE"/);
+    assert.throws(() => relatedOptions.parse({ candidates: ["P1", "P2"], k: 101 }), /k must be at most 100/);
+    assert.equal(relatedOptions.parse({ candidates: Array.from({ length: 150 }, (_, i) => `X${i}`), k: 150 }).k, 150);
+    assert.throws(() => relatedOptions.parse({ k: 150 }), /k must be at most 100/);
+    assert.equal(relatedOptions.parse({}).k, 20);
+    assert.throws(() => relatedOptions.parse({ candidates: " , " }), /at least one candidate/);
+  });
+
   test("bad options and unknown papers are clear errors", async () => {
     assert.throws(() => relatedOptions.parse({ k: 0 }));
     assert.throws(() => relatedOptions.parse({ facets: "problems,findings" }), /facets must be among/);

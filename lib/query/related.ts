@@ -11,6 +11,11 @@
  *   → fuse     graph-RRF (w_f from the query's edges) for graph nodes; corroboration RRF for
  *              unseen papers, which have no edges; or plain RRF / MINDER's lm-score
  *   → filter   year range and venue, after fusion, so filters still leave k results
+ *
+ * Re-ranking (options.candidates: a reading list, a benchmark's pool): the retriever ranks as
+ * deep as the corpus, every list keeps only the candidates (so a rank is a rank among them)
+ * before fusion, and the candidates no list reached follow the reached ones in the request's
+ * order, so every candidate gets a rank.
  */
 import { corpusName, DEFAULT_CORPUS, NotFoundError } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
@@ -94,6 +99,7 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
     );
   }
 
+  const candidates = options.candidates ? candidateNodes(g, options.candidates) : null;
   const q = await resolveQuery(db, g, input, hooks);
   hooks.signal?.throwIfAborted();
   const usable = options.facets.filter((f) => q.facets[f].length > 0);
@@ -118,12 +124,14 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
     query: { index: q.index, exclude: q.exclude, title: q.title, abstract: q.abstract, items: requested, vectors: emb.vectors },
     facets: usable,
     facetsRestricted: options.facets.length < FACETS.length,
-    pool: POOL,
+    // Re-ranking: as deep as the corpus, so that the lists reach as many candidates as they can.
+    pool: candidates ? Math.max(POOL, g.papers.length) : POOL,
     queryEdges,
     signal: hooks.signal,
   };
   const raw = await retriever.retrieve(ctx);
-  const lists = restrictCandidates(raw, usable);
+  const lists = restrictCandidates(raw, usable, candidates?.set);
+  const wholePaper = ctx.wholePaper && candidates ? { ...ctx.wholePaper, list: ctx.wholePaper.list.filter((c) => candidates.set.has(c.paper)) } : ctx.wholePaper;
   const retrieveMs = performance.now() - t1;
 
   // ── fuse ──
@@ -134,14 +142,31 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   const skip = q.index ?? q.exclude ?? undefined;
   const fusionLists = toFusionLists(lists);
   const facetFused = fuse(fusionLists, skip);
-  const fused = ctx.wholePaper
-    ? fuseWholePaper(facetFused, { papers: ctx.wholePaper.list.map((c) => c.paper), weight: ctx.wholePaper.weight }, { exclude: skip })
+  const fused = wholePaper
+    ? fuseWholePaper(facetFused, { papers: wholePaper.list.map((c) => c.paper), weight: wholePaper.weight }, { exclude: skip })
     : facetFused;
   const passes = filterOf(g, options, new Set([q.index, q.exclude].filter((x): x is number => x !== null)));
   const results: RelatedPaper[] = [];
   for (const r of fused) {
     if (results.length >= options.k) break;
     if (passes(r.paper)) results.push(describeResult(g, r, lists, q.facets, emb.vectors));
+  }
+  let candidateSummary: RelatedResult["candidates"];
+  if (candidates) {
+    const reached = new Set(fused.map((r) => r.paper));
+    const ranked = candidates.nodes.filter(passes);
+    const unreached = ranked.filter((node) => !reached.has(node));
+    for (const node of unreached) {
+      if (results.length >= options.k) break;
+      results.push(unreachedResult(g, node));
+    }
+    const kept = new Set(ranked);
+    candidateSummary = {
+      given: candidates.nodes.length,
+      ranked: ranked.length,
+      reached: ranked.length - unreached.length,
+      excluded: candidates.nodes.filter((node) => !kept.has(node)).map((node) => g.papers[node].externalId),
+    };
   }
   const perFacet = perFacetLists(g, fusionLists, options.k, passes);
   const fuseMs = performance.now() - t2;
@@ -152,8 +177,8 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
     retriever: options.retriever,
     fusion: applied,
     requestedFusion: options.fusion,
-    fusionNote: ctx.wholePaper
-      ? [note, `Beside the facet lists, a list retrieved with the whole paper's text (title and abstract) was fused with weight ${ctx.wholePaper.weight}.`].filter(Boolean).join(" ")
+    fusionNote: wholePaper
+      ? [note, `Beside the facet lists, a list retrieved with the whole paper's text (title and abstract) was fused with weight ${wholePaper.weight}.`].filter(Boolean).join(" ")
       : note,
     query: {
       source: q.source,
@@ -173,7 +198,46 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
       fuseMs,
       totalMs: performance.now() - t0,
     },
+    ...(candidateSummary ? { candidates: candidateSummary } : {}),
   };
+}
+
+// ── candidates ───────────────────────────────────────────────────────────────────────────
+
+interface CandidateNodes {
+  /** Nodes in the request's order. */
+  nodes: number[];
+  set: ReadonlySet<number>;
+}
+
+/** The build's nodes of the candidate ids; ids that are not papers of the build are a 400 naming them. */
+function candidateNodes(g: LoadedGraph, ids: readonly string[]): CandidateNodes {
+  const nodes: number[] = [];
+  const set = new Set<number>();
+  const unknown: string[] = [];
+  for (const id of ids) {
+    const node = g.indexOfExternalId.get(id);
+    if (node === undefined) unknown.push(id);
+    else if (!set.has(node)) {
+      set.add(node);
+      nodes.push(node);
+    }
+  }
+  if (unknown.length > 0) {
+    const shown = unknown.slice(0, 10).map((id) => `"${id}"`).join(", ");
+    throw new QueryError(
+      400,
+      "invalid_request",
+      `${unknown.length} of the ${ids.length} candidates ${unknown.length === 1 ? "is not a paper" : "are not papers"} of corpus "${g.corpus}" (build ${g.build}): ${shown}${unknown.length > 10 ? ", …" : ""}. Candidates are corpus paper ids; import the papers and rebuild the graph, or leave them out.`,
+    );
+  }
+  return { nodes, set };
+}
+
+/** A candidate no list reached: ranked after the reached ones, without facets. */
+function unreachedResult(g: LoadedGraph, node: number): RelatedPaper {
+  const p = g.papers[node];
+  return { externalId: p.externalId, title: p.title, year: p.year, venue: p.venue, authors: p.authors, score: 0, facets: [], unreached: true };
 }
 
 // ── the query paper ──────────────────────────────────────────────────────────────────────
@@ -244,9 +308,13 @@ async function storedPaper(db: Db, g: LoadedGraph, paperId: string): Promise<Res
 
 // ── fusion ───────────────────────────────────────────────────────────────────────────────
 
-function restrictCandidates(lists: FacetCandidateLists, facets: readonly Facet[]): Partial<Record<Facet, FacetCandidate[]>> {
+/** The requested facets' lists, and with candidates only the candidates (ranks then count among them). */
+function restrictCandidates(lists: FacetCandidateLists, facets: readonly Facet[], only?: ReadonlySet<number>): Partial<Record<Facet, FacetCandidate[]>> {
   const out: Partial<Record<Facet, FacetCandidate[]>> = {};
-  for (const f of facets) if (lists[f]) out[f] = lists[f];
+  for (const f of facets) {
+    const l = lists[f];
+    if (l) out[f] = only ? l.filter((c) => only.has(c.paper)) : l;
+  }
   return out;
 }
 

@@ -55,6 +55,17 @@ describe(`POST /api/related (${testProvider})`, { concurrency: false }, () => {
     assert.ok(u.results.length > 0 && u.results.length <= 2);
   });
 
+  test("candidates: the body's list is re-ranked, every candidate answered; unknown ids are a 400", async () => {
+    const res = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paperId: "H0", candidates: ["H3", "H1", "H0"], retriever: "dense-graph", fusion: "rrf" }));
+    assert.equal(res.status, 200);
+    const r = (await res.json()) as RelatedResult;
+    assert.deepEqual(r.results.map((x) => x.externalId).sort(), ["H1", "H3"]);
+    assert.deepEqual(r.candidates?.excluded, ["H0"], "the query itself is never its own result");
+    const bad = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paperId: "H0", candidates: ["H1", "Z9"] }));
+    assert.equal(bad.status, 400);
+    assert.match((await errorOf(bad)).message, /"Z9"/);
+  });
+
   test("validation: 415, 400 and 404 with specific messages", async () => {
     const plain = await handleRelatedRequest(t.db, new Request(URL_, { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" }));
     assert.equal(plain.status, 415);

@@ -35,6 +35,11 @@ export type AppliedFusion = Exclude<FusionName, "auto">;
 
 export const MAX_K = 100;
 export const DEFAULT_K = 20;
+/**
+ * Most papers a request may ask to re-rank (`candidates`: a reading list, a benchmark's pool).
+ * With candidates, k defaults to all of them and may be up to their number.
+ */
+export const MAX_CANDIDATES = 2000;
 
 /** Request options (the validated form; every field but k, retriever, fusion, facets is optional). */
 export interface RelatedOptionsShape {
@@ -45,6 +50,11 @@ export interface RelatedOptionsShape {
   yearFrom?: number;
   yearTo?: number;
   venue?: string;
+  /**
+   * Re-rank these papers (external ids of the corpus, repeats dropped) instead of searching the
+   * corpus: results are these papers only, each ranked (see RelatedResult.candidates).
+   */
+  candidates?: string[];
 }
 
 // ── the query paper ──────────────────────────────────────────────────────────────────────
@@ -109,6 +119,11 @@ export interface RelatedPaper {
   facets: CreditedFacet[];
   /** Its rank in the list retrieved with the whole query paper, when the retriever made one (hybrid). */
   wholePaperRank?: number;
+  /**
+   * A candidate of the request that no list of the retriever reached (only with `candidates`):
+   * ranked after every reached one, in the order the request gave, with score 0 and no facets.
+   */
+  unreached?: true;
 }
 
 export interface PerFacetEntry {
@@ -144,6 +159,12 @@ export interface RelatedResult {
   /** What each facet retrieved on its own (top k, filters applied, before fusion). */
   perFacet: Record<Facet, PerFacetEntry[]>;
   timings: RelatedTimings;
+  /**
+   * Present when the request gave candidates: how many it gave (repeats dropped), how many were
+   * ranked (all but the query paper itself and those the filters drop, before k), and how many
+   * of those the retriever reached (the rest come after them, in the request's order).
+   */
+  candidates?: { given: number; ranked: number; reached: number; excluded: string[] };
 }
 
 // ── streaming (POST /api/related?stream=1: NDJSON) ──────────────────────────────────────

@@ -61,6 +61,22 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     assert.ok(out.results.length > 0);
   });
 
+  test("--candidates: a file of ids re-ranked, k all of them, the unreached ones said apart", () => {
+    const file = path.join(dir, "reading-list.txt");
+    writeFileSync(file, "# my reading list\nH4\nH2, H1\n\nH2\n");
+    const r = graft("--paper-id", "H0", "--candidates", file, "--retriever", "dense-graph", "--fusion", "rrf", "--json");
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as RelatedResult;
+    assert.deepEqual(out.results.map((x) => x.externalId).sort(), ["H1", "H2", "H4"]);
+    assert.equal(out.candidates?.given, 3);
+    const human = graft("--paper-id", "H0", "--candidates", file, "--retriever", "dense-graph", "--fusion", "rrf");
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /Re-ranked 3 of 3 candidates/);
+    const missing = graft("--paper-id", "H0", "--candidates", path.join(dir, "nope.txt"));
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--candidates: cannot read/);
+  });
+
   test("bad input exits 2 with the reason", () => {
     const both = graft("--paper-id", "H0", "--text", "x");
     assert.equal(both.code, 2);

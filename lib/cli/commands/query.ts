@@ -35,17 +35,18 @@ export function registerQuery(program: Command): void {
     .option("--file <path>", "a paper to query with: PDF, plain text, or a JSON record (title, abstract, facets…)")
     .option("--text <text>", "the paper's text (title on the first line, then the abstract)")
     .option("--corpus <name>", `corpus name (default: ${DEFAULT_CORPUS})`)
-    .option("--k <k>", "number of results", "20")
+    .option("--k <k>", "number of results (default 20; with --candidates, all of them)")
     .option("--retriever <name>", `retriever: ${RETRIEVER_NAMES.join(" | ")}`, DEFAULT_RETRIEVER)
     .option("--fusion <name>", `fusion: ${FUSION_NAMES.join(" | ")} (auto: the retriever's own rule; graph-rrf runs as corroboration RRF for papers outside the graph)`, DEFAULT_FUSION)
     .option("--facets <list>", "comma-separated facets to query (default: all four)")
     .option("--year-from <year>")
     .option("--year-to <year>")
     .option("--venue <venue>")
+    .option("--candidates <file>", "re-rank these corpus papers only (a reading list, a benchmark's pool): a file of paper ids, one per line (or comma-separated; # starts a comment); every candidate is ranked, those the retriever did not reach last, in the file's order")
     .option("--json", "machine-readable output (results, provenance and per-facet lists)")
     .action(async (raw: Record<string, unknown>) => {
       const src = parseOptions(source, { corpus: raw.corpus, paperId: raw.paperId, file: raw.file, text: raw.text });
-      const options = parseOptions(relatedOptions, raw);
+      const options = parseOptions(relatedOptions, { ...raw, ...(raw.candidates !== undefined ? { candidates: readCandidates(String(raw.candidates)) } : {}) });
       let input: RelatedInput;
       if (src.paperId !== undefined) input = { corpus: src.corpus, paperId: src.paperId };
       else if (src.text !== undefined) input = { corpus: src.corpus, text: src.text };
@@ -60,6 +61,24 @@ export function registerQuery(program: Command): void {
       }
       emit(raw, result, () => render(result));
     });
+}
+
+/** Paper ids from a file: one per line or comma-separated, blank lines and # comments ignored. */
+function readCandidates(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    throw new UsageError(`--candidates: cannot read "${file}"`);
+  }
+  const ids = text
+    .split(/\r?\n/)
+    .map((l) => l.replace(/#.*/, ""))
+    .flatMap((l) => l.split(","))
+    .map((x) => x.trim())
+    .filter(Boolean);
+  if (ids.length === 0) throw new UsageError(`--candidates: "${file}" holds no paper ids`);
+  return ids;
 }
 
 /** The file's bytes, refusing one over the upload limit before reading it. */
@@ -89,6 +108,11 @@ function render(result: RelatedResult): string {
   ].filter(Boolean);
   const lines = [`${label}${q.externalId ? ` (${q.externalId})` : ""} [${q.source}${q.inGraph ? "" : ", not in the graph"}] — ${how.join(", ")}`];
   if (result.fusionNote) lines.push(result.fusionNote);
+  const c = result.candidates;
+  if (c) {
+    const left = c.excluded.length > 0 ? `; left out: ${c.excluded.join(", ")} (the query itself or filtered)` : "";
+    lines.push(`Re-ranked ${c.ranked} of ${c.given} candidates: ${c.reached} reached by the retriever, ${c.ranked - c.reached} not (last, in the file's order)${left}.`);
+  }
   if (q.extraction) {
     for (const f of FACETS) for (const item of q.facets[f]) lines.push(`  ${FACET_LETTERS[f]}  ${item.length > 110 ? `${item.slice(0, 109)}…` : item}`);
   }
@@ -100,7 +124,7 @@ function render(result: RelatedResult): string {
         i + 1,
         r.externalId,
         r.year ?? "",
-        r.facets.map((f) => `${FACET_LETTERS[f.facet]}${f.rank}`).join(" "),
+        r.unreached ? "(not reached)" : r.facets.map((f) => `${FACET_LETTERS[f.facet]}${f.rank}`).join(" "),
         r.title.length > 70 ? `${r.title.slice(0, 69)}…` : r.title,
       ]),
     ),
