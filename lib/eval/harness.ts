@@ -1,13 +1,19 @@
 /**
  * The evaluation harness: reproduces the tables of the paper's "Experiments" section and
  * appendices on a corpus read from its files, with the paper's protocol (queries = the test
- * split, dev for the α sweep, supervision from train only; gold = the query's undirected
- * neighbour set in the full top-20 typed graph; micro recall@5/10/20/50 with bootstrap CIs;
- * out-of-corpus gold = the corpus papers a query cites).
+ * split, dev for the α sweep, supervision from train only; gold = the query's own out-neighbours
+ * in the full top-20 typed graph, the papers its rows hold in any facet (the paper: "its
+ * neighbour set in the full paper graph", 39 on average there); micro recall@5/10/20/50 with
+ * bootstrap CIs; out-of-corpus gold = the corpus papers a query cites).
+ *
+ * Graph-RRF and the dense-graph walk read that same adjacency in corpus, so these tables are a
+ * replication of the paper's protocol, not a measure of quality; the "user-papers" suite
+ * (./user-papers-suite.ts) measures the served pipeline on papers users bring, with citation gold.
  *
  * Suites: "main" (main table, fusion, leave-one-out, attribution, coverage), "ooc"
- * (out-of-corpus table, non-obvious retrievals, out-of-corpus attribution) and "ablations"
- * (walk depth, α sweep, K_min, identifier schemes, supervision alternatives). Rows that need a
+ * (out-of-corpus table, non-obvious retrievals, out-of-corpus attribution), "ablations"
+ * (walk depth, α sweep, K_min, identifier schemes, supervision alternatives) and "user-papers"
+ * (the two user-paper tables, through relatedPapers on the store; needs `db`). Rows that need a
  * trained generative model come from an optional `GenerativeProvider` (lib/eval/generative.ts);
  * without one they are listed as "not run" with the reason.
  */
@@ -15,6 +21,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { repoRoot } from "@/lib/db/config";
 import { bestSingleFacet, createFusion, csrFacetRow, csrWeightOf, leaveOneFacetOut, lmScore, restrictFacets, type FacetLists, type FusedResult } from "@/lib/fusion";
@@ -26,6 +33,7 @@ import type { PaperGraph } from "@/lib/graph/csr";
 import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
 import { rescaleCosine } from "@/lib/graph/maxsim";
 import { buildPaperGraph, MaxSimEngine, queryFacetTopK } from "@/lib/graph/topk";
+import type { Db } from "@/lib/db/client";
 import { mulberry32 } from "@/lib/random";
 import { attributionOf, edgeListPairFacets, graphPairFacets } from "./attribution";
 import { bm25Retriever, denseDocumentRetrieve, denseItemLists, packVectors, prepareItemLists } from "./baselines";
@@ -79,13 +87,19 @@ import {
   type RecallRow,
   type Suite,
   type TableName,
+  type UserPapersSection,
+  IN_CORPUS_TABLES,
+  PARTS,
 } from "./report";
+import { userPapersSection } from "./user-papers-suite";
 
 export interface EvalLimits {
   /** At most this many test queries (a seeded sample), e.g. for the CI smoke run. */
   test?: number;
   dev?: number;
   ooc?: number;
+  /** At most this many queries per user-paper set (set 1, each half of set 2); default: test / ooc. */
+  userPapers?: number;
 }
 
 export interface EvalOptions {
@@ -107,6 +121,12 @@ export interface EvalOptions {
   only?: readonly Part[];
   /** Training-target coverage of every distillation recipe (default true). */
   distillCoverage?: boolean;
+  /** The store the "user-papers" suite queries through relatedPapers (its corpus must be imported and built). */
+  db?: Db;
+  /** Raw user-paper runs are read from and added to this file (resumes an interrupted run). */
+  userPapersRunsCache?: string;
+  /** Corpus name in the store (default: the corpus directory's name). */
+  storeCorpus?: string;
   /** The command line, for the manifest. */
   command?: string;
   log?: (message: string) => void;
@@ -184,6 +204,52 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
   const only = options.only ? new Set<Part>(options.only) : null;
   const want = (part: Part): boolean => (Object.entries(SUITE_PARTS) as [Suite, readonly Part[]][]).some(([suite, parts]) => suites.has(suite) && parts.includes(part)) && (!only || only.has(part));
   const needDocs = want("main") || want("ooc");
+
+  // ── papers users bring: relatedPapers on the store, independent of the tables below ──
+  let userPapers: UserPapersSection | undefined;
+  const storeCorpus = options.storeCorpus ?? path.basename(path.resolve(options.corpusDir));
+  const runUserPapersPart = async (): Promise<void> => {
+    if (!want("userPapers")) return;
+    if (!options.db) throw new Error("the user-papers suite needs a store (EvalOptions.db)");
+    const db = options.db;
+    userPapers = await timed("userPapers", () =>
+      userPapersSection({
+        db,
+        corpus: storeCorpus,
+        corpusDir: options.corpusDir,
+        limits: { ooc: limits.userPapers ?? limits.ooc ?? limits.test, unseen: limits.userPapers ?? limits.test },
+        boot,
+        seed,
+        runsCache: options.userPapersRunsCache,
+        log,
+      }),
+    );
+  };
+  if (!PARTS.some((p) => p !== "userPapers" && want(p))) {
+    await runUserPapersPart();
+    const manifest: Manifest = {
+      command: options.command ?? "runEvaluation()",
+      date,
+      wallSeconds: (performance.now() - started) / 1000,
+      cpuSeconds: (() => {
+        const u = process.cpuUsage(cpuAtStart);
+        return (u.user + u.system) / 1e6;
+      })(),
+      loadAverage: { start: loadAtStart, end: os.loadavg()[0] },
+      git: gitState(),
+      node: process.version,
+      platform: `${os.platform()} ${os.arch()}`,
+      cpus: os.availableParallelism?.() ?? os.cpus().length,
+      corpus: { dir: options.corpusDir, name: storeCorpus, userPapers: Object.fromEntries((userPapers?.tables ?? []).map((t) => [t.id, { queries: t.queries, goldPairs: t.goldPairs, ...(t.tuning ? { tuning: t.tuning } : {}) }])) },
+      embedder: String((userPapers?.settings.build as { embedder?: string } | undefined)?.embedder ?? "the graph build's"),
+      graph: { ...((userPapers?.settings.build as Record<string, unknown> | undefined) ?? {}) },
+      retrieval: { relatedPapers: { k: userPapers?.k ?? 50 } },
+      bootstrap: { resamples, seed, level: 0.95 },
+      generative: { provider: "the served retrievers (the store's builds)" },
+      sectionSeconds,
+    };
+    return { version: 1, kind: options.kind ?? "full", suites: [...options.suites], date, tables: {}, userPapers, manifest };
+  }
   const data: CorpusData = await timed("load", () => loadCorpusData(options.corpusDir, {
       embedder: options.embedder,
       cacheRoot: options.cacheRoot,
@@ -199,7 +265,8 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
   const buildGraph = (alpha: number, k = EVAL_K): Promise<PaperGraph> =>
     buildPaperGraph(data.items, citations, { k, alpha, beta: 1 - alpha }).then((r) => r.graph);
   const graph = await timed("graph", () => buildGraph(mainAlpha));
-  const gold = neighbourGold(graph, "both");
+  // The query's own rows (the paper's gold; undirected before issue 17, mean 108 against 39).
+  const gold = neighbourGold(graph, "out");
   const splitOf = (s: string): number[] => data.splits.flatMap((x, i) => (x === s ? [i] : []));
   const test = sampleQueries(splitOf("test"), limits.test, seed);
   const dev = sampleQueries(splitOf("dev"), limits.dev, seed);
@@ -579,6 +646,7 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
   } finally {
     await engine.release();
   }
+  await runUserPapersPart();
 
   if (attributionRows.length > 0) {
     // Headline: graph-RRF in-corpus over the generative lists when they ran, else the dense item lists.
@@ -627,12 +695,13 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
       sha256: { papers: sha256(data.files.papers), citations: sha256(data.files.citations), queries: sha256(data.files.queries), queryGold: sha256(data.files.queryGold) },
     },
     embedder: data.embedderId,
-    graph: { k: EVAL_K, alpha: mainAlpha, beta: 1 - mainAlpha, gold: "undirected neighbour set, all facets" },
+    graph: { k: EVAL_K, alpha: mainAlpha, beta: 1 - mainAlpha, gold: "the query's own out-neighbours (its rows, all facets)" },
     retrieval: { topN: TOP_N, walk: { hops: 2, cap: 500, combine: "max" }, rrfK: 60, denseItemsPerItem: PER_ITEM, nonObvious: { nearest: NEAREST, k: NON_OBVIOUS_K } },
     bootstrap: { resamples, seed, level: 0.95 },
     generative: generativeManifest,
     sectionSeconds,
     newlyEmbedded: data.newlyEmbedded,
   };
-  return { version: 1, kind: options.kind ?? "full", suites: [...options.suites], date, tables, attribution, coverage: coverageSection, nonObvious, manifest };
+  const tableGold = Object.fromEntries((Object.keys(tables) as TableName[]).filter((t) => IN_CORPUS_TABLES.includes(t)).map((t) => [t, "out-neighbours"]));
+  return { version: 1, kind: options.kind ?? "full", suites: [...options.suites], date, tables, tableGold, attribution, coverage: coverageSection, nonObvious, userPapers, manifest };
 }

@@ -6,7 +6,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { repoRoot } from "@/lib/db/config";
-import { parseReport, type EvalReport } from "./report";
+import { readCsfcubeReport, type CsfcubeState } from "./csfcube-report";
+import { CSFCUBE_FILE, parseReport, type EvalReport } from "./report";
 
 /** GRAFT_EVAL_REPORT overrides the file (relative paths resolve against the repository root). */
 export function latestReportPath(env: Readonly<Record<string, string | undefined>> = process.env): string {
@@ -29,4 +30,9 @@ export function readLatestReport(file: string = latestReportPath()): LatestRepor
   } catch (err) {
     return { status: "invalid", path: file, message: (err as Error).message };
   }
+}
+
+/** The CSFCube dev results beside the evaluation report (reports/csfcube-dev.json by default). */
+export function readLatestCsfcube(reportFile: string = latestReportPath()): CsfcubeState {
+  return readCsfcubeReport(path.join(path.dirname(reportFile), CSFCUBE_FILE));
 }

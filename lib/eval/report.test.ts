@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { scoreRuns } from "./dense-graph";
-import { formatDelta, mergeLatest, notReproducedRow, notRunRow, parseReport, recallRow, recallTableMarkdown, reportMarkdown, writeReport, type EvalReport } from "./report";
+import { formatChange, formatDelta, formatRatio, mergeLatest, notReproducedRow, notRunRow, parseReport, recallRow, recallTableMarkdown, reportMarkdown, tableGoldOf, tableNote, writeReport, type EvalReport } from "./report";
 import { coverageLadderSvg, escapeXml, recallCurvesSvg } from "./svg";
 
 // Two queries: q0 gold {1, 2}, retrieved [1, 9, 2, ...]; q1 gold {3}, retrieved [8, 3].
@@ -130,4 +130,30 @@ test("SVG plots: one series per row with figures, labels escaped", () => {
     ],
   });
   assert.ok(cov.includes("80.0%") && cov.includes("75.0%") && cov.includes("not run"));
+});
+
+test("in-corpus notes say which gold a table was scored against; the main table says it is a replication", () => {
+  const legacy = sampleReport("2026-01-01T00:00:00.000Z");
+  assert.equal(tableGoldOf(legacy, "main"), "undirected");
+  assert.equal(tableGoldOf(legacy, "ooc"), null);
+  assert.match(tableNote(legacy, "main"), /undirected neighbour set.*mean 1\.5 gold papers per query; these figures predate the switch/);
+  const current = { ...legacy, tableGold: { main: "out-neighbours", walkDepth: "out-neighbours" } } as EvalReport;
+  const main = tableNote(current, "main");
+  assert.match(main, /^A replication of the paper's in-corpus protocol, not a quality claim\. Gold: the query's own out-neighbours in the full top-20 typed graph.*mean 1\.5 gold papers per query \(the paper: 39\)/);
+  assert.match(main, /Graph-RRF reads that same adjacency.*attribution precision is 1\.000 by construction/);
+  assert.equal(tableNote(current, "ooc"), tableNote(legacy, "ooc"));
+  assert.match(reportMarkdown(current), /## Main results \(in-corpus, test split\)\n\nA replication/);
+  // A merge replaces a table's gold with the new run's; tables the run did not write keep theirs.
+  const m = mergeLatest(current, sampleReport("2026-01-02T00:00:00.000Z", { tables: { main: [] }, tableGold: { main: "out-neighbours" } }), "x.md");
+  assert.deepEqual(m.tableGold, { main: "out-neighbours", walkDepth: "out-neighbours" });
+  const old = mergeLatest(current, sampleReport("2026-01-03T00:00:00.000Z", { tables: { main: [] } }), "x.md");
+  assert.deepEqual(old.tableGold, { walkDepth: "out-neighbours" });
+});
+
+test("paired ratios and relative changes read as figures with intervals", () => {
+  assert.equal(formatRatio({ value: 2.0234, ci: [1.851, 2.2] }), "2.02× [1.85, 2.20]");
+  assert.equal(formatRatio({ value: 1.5 }), "1.50×");
+  assert.equal(formatRatio(undefined), "");
+  assert.equal(formatChange({ value: -0.0412, ci: [-0.07, 0.0004] }), "−4.1% [−7.0%, 0.0%]");
+  assert.equal(formatChange({ value: 0.1 }), "+10.0%");
 });

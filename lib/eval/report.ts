@@ -16,24 +16,26 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { RecallReport } from "./dense-graph";
 import type { NonObviousRow, NonObviousStats } from "./nonobvious";
 import type { Cutoff, PaperRecall } from "./paper-figures";
+import { csfcubeMarkdown, readCsfcubeReport, type CsfcubeState } from "./csfcube-report";
 import { coverageLadderSvg, recallCurvesSvg } from "./svg";
 
 export const CUTOFFS = ["R@5", "R@10", "R@20", "R@50"] as const satisfies readonly Cutoff[];
 export const cutoffK = (c: Cutoff): number => Number(c.slice(2));
 export type { Cutoff, PaperRecall };
 
-export const SUITES = ["main", "ooc", "ablations"] as const;
+export const SUITES = ["main", "ooc", "ablations", "user-papers"] as const;
 export type Suite = (typeof SUITES)[number];
 
 /**
  * The parts of each suite that can run on their own (`graft eval --only`): "fusion" also
  * yields the leave-one-out table and in-corpus attribution; "ooc" the non-obvious analysis and
- * out-of-corpus attribution.
+ * out-of-corpus attribution; "userPapers" both user-paper tables (lib/eval/user-papers-suite.ts).
  */
 export const SUITE_PARTS = {
   main: ["main", "fusion", "coverage"],
   ooc: ["ooc"],
   ablations: ["walkDepth", "alpha", "kMin", "identifiers", "supervision"],
+  "user-papers": ["userPapers"],
 } as const satisfies Record<Suite, readonly string[]>;
 export type Part = (typeof SUITE_PARTS)[Suite][number];
 export const PARTS = Object.values(SUITE_PARTS).flat() as Part[];
@@ -144,6 +146,77 @@ export interface NonObviousSection {
   paper: { baseRate: number };
 }
 
+// ── papers users bring (issue 17): the served pipeline on two query sets with citation gold ──
+
+/** An estimate with its 95% paired-bootstrap interval (absent when a resample divides by zero). */
+export interface PairedEstimate {
+  value: number;
+  ci?: [number, number];
+}
+
+export interface UserPaperRow extends Partial<Record<Cutoff, number>> {
+  /** "hybrid", "hybrid-no-generative", "graft", "dense-graph", "bm25", "bm25-whole-paper". */
+  method: string;
+  label: string;
+  /** The retriever and fusion requested from relatedPapers. */
+  retriever: string;
+  fusion: string;
+  /** The fusion relatedPapers applied ("auto" resolved; graph-RRF of an unseen paper may run as corroboration RRF). */
+  appliedFusion?: string;
+  status: RowStatus;
+  reason?: string;
+  /** 95% bootstrap interval over queries (R@20). */
+  ci?: Partial<Record<Cutoff, [number, number]>>;
+  queries?: number;
+  goldPairs?: number;
+  /** Queries the pipeline answered with an error a user would see (no facets): counted as nothing found. */
+  failed?: number;
+  /** R@20 / the BM25 row's R@20 on the same queries. */
+  ratio?: PairedEstimate;
+  /** The ablation: relative change in R@20 from the `from` row, (R − R_from) / R_from. */
+  change?: PairedEstimate & { from: string };
+  /** Wall time of each answer, warm (ms). */
+  latency?: { meanMs: number; p95Ms: number };
+  seconds?: number;
+  /** Set 2: the same row on the tuning half (which chose the settings). */
+  tuning?: { "R@20": number; ci?: [number, number]; queries: number; ratio?: PairedEstimate; change?: PairedEstimate & { from: string } };
+}
+
+export type UserPaperSource = "llm" | "offline";
+export const USER_PAPER_SOURCES: readonly UserPaperSource[] = ["llm", "offline"];
+export const USER_PAPER_SOURCE_LABELS: Record<UserPaperSource, string> = {
+  llm: "LLM facets (given with the paper)",
+  offline: "Offline facets (extracted from title + abstract, as for a pasted paper)",
+};
+
+export interface UserPaperTable {
+  /** "ooc": set 1; "unseen": set 2 (report half). */
+  id: "ooc" | "unseen";
+  title: string;
+  gold: string;
+  queries: number;
+  goldPairs: number;
+  /** Set 2's tuning half. */
+  tuning?: { queries: number; goldPairs: number };
+  sources: Partial<Record<UserPaperSource, UserPaperRow[]>>;
+  /** Set 2: every row on the tuning half as well. */
+  tuningSources?: Partial<Record<UserPaperSource, UserPaperRow[]>>;
+}
+
+export interface UserPapersSection {
+  /** Store corpus the queries ran against. */
+  corpus: string;
+  /** Results asked of relatedPapers per query. */
+  k: number;
+  /** The row ratios divide by, the default pipeline's row and its ablation's row. */
+  baseline: string;
+  default: string;
+  ablation: string;
+  settings: Record<string, unknown>;
+  tables: UserPaperTable[];
+  seconds?: number;
+}
+
 export interface Manifest {
   command: string;
   date: string;
@@ -174,6 +247,13 @@ export interface EvalReport {
   attribution?: AttributionSection;
   coverage?: CoverageSection;
   nonObvious?: NonObviousSection;
+  /** Papers users bring (suite "user-papers"). */
+  userPapers?: UserPapersSection;
+  /**
+   * The gold each in-corpus table was scored against, by table (set by runs since the switch to
+   * out-neighbour gold; a table without an entry predates it: undirected neighbour set).
+   */
+  tableGold?: Partial<Record<TableName, string>>;
   manifest: Manifest;
   /** When each part of eval-latest.json was last produced (it merges runs of single suites). */
   updated?: Record<string, string>;
@@ -226,6 +306,23 @@ export const reportSchema = z
     attribution: z.object({ precision: num }).loose().optional(),
     coverage: z.object({ byK: z.array(z.object({ k: num, share: num }).loose()), variants: z.array(z.object({ variant: z.string() }).loose()) }).loose().optional(),
     nonObvious: z.object({ rows: z.array(z.object({ method: z.string() }).loose()) }).loose().optional(),
+    userPapers: z
+      .object({
+        tables: z.array(
+          z
+            .object({
+              id: z.enum(["ooc", "unseen"]),
+              title: z.string(),
+              queries: num,
+              goldPairs: num,
+              sources: z.partialRecord(z.enum(["llm", "offline"]), z.array(recallRowSchema)),
+            })
+            .loose(),
+        ),
+      })
+      .loose()
+      .optional(),
+    tableGold: z.partialRecord(z.enum(TABLE_NAMES as [TableName, ...TableName[]]), z.string()).optional(),
     manifest: z.object({ command: z.string(), date: z.string() }).loose(),
   })
   .loose();
@@ -254,19 +351,23 @@ export function mergeLatest(previous: EvalReport | null, next: EvalReport, repor
   const stamp = next.date;
   const updated: Record<string, string> = { ...(previous?.updated ?? {}) };
   const tables = { ...(previous?.tables ?? {}) };
+  const tableGold = { ...(previous?.tableGold ?? {}) };
   for (const [name, rows] of Object.entries(next.tables) as [TableName, RecallRow[]][]) {
     tables[name] = rows;
     updated[`tables.${name}`] = stamp;
+    if (next.tableGold?.[name]) tableGold[name] = next.tableGold[name];
+    else delete tableGold[name];
   }
   const merged: EvalReport = {
     ...(previous ?? {}),
     ...next,
     suites: [...new Set([...(previous?.suites ?? []), ...next.suites])].sort((a, b) => SUITES.indexOf(a) - SUITES.indexOf(b)),
     tables,
+    ...(Object.keys(tableGold).length > 0 ? { tableGold } : {}),
     updated,
     report: reportFile,
   };
-  for (const part of ["attribution", "coverage", "nonObvious"] as const) {
+  for (const part of ["attribution", "coverage", "nonObvious", "userPapers"] as const) {
     if (next[part]) updated[part] = stamp;
     else if (previous?.[part]) (merged as unknown as Record<string, unknown>)[part] = previous[part];
   }
@@ -321,7 +422,7 @@ export function recallTableMarkdown(name: TableName, rows: readonly RecallRow[])
 }
 
 export const TABLE_NOTES: Partial<Record<TableName, string>> = {
-  main: "Gold: the query's undirected neighbour set in the full top-20 typed graph (all facets, every split). Generative rows use graph-RRF.",
+  main: "Generative rows use graph-RRF.",
   ooc: "Gold: the corpus papers each query cites (ooc-gold.tsv). Dense-graph inserts the query ephemerally (top-20 per facet by max-sim, first-hop weights α·s); generative rows use corroboration RRF (no query row in the graph).",
   fusion:
     "Every rule fuses the same per-facet candidate lists. dense-items: each query item's 50 nearest corpus items of the same facet by cosine, concatenated in bullet order (the decoded lists' shape, no model); generative:+floor: the K_min = 3 model's decoded lists, as in the paper. Best single facet: graph-RRF over the one facet with the best R@20. In-corpus graph-RRF keeps only candidates the query's row holds, all of which are gold.",
@@ -329,6 +430,52 @@ export const TABLE_NOTES: Partial<Record<TableName, string>> = {
   walkDepth: "Max-product path score, 500 candidates per facet, RRF k = 60, top 50.",
   alpha: "Graph rebuilt per α (β = 1 − α); gold fixed to the α = 0.75 graph; dev split.",
 };
+
+/** The in-corpus gold definitions (tableGold values). */
+export const IN_CORPUS_GOLD = {
+  "out-neighbours": "the query's own out-neighbours in the full top-20 typed graph: the papers its own rows hold, in any facet (every split)",
+  undirected: "the query's undirected neighbour set in the full top-20 typed graph: its own rows and the rows that hold it, all facets, every split",
+} as const;
+export type InCorpusGold = keyof typeof IN_CORPUS_GOLD;
+/** The tables scored against in-corpus gold (all but "ooc"). */
+export const IN_CORPUS_TABLES: readonly TableName[] = ["main", "fusion", "leaveOneOut", "walkDepth", "alpha", "kMin", "identifiers", "supervision"];
+/** The paper's mean gold-set size (appendix "Traversal Ablations": "the 39 gold neighbours an average query has"). */
+export const PAPER_MEAN_GOLD = 39;
+
+/** The gold a table of this report was scored against (tables written before tableGold existed: undirected). */
+export function tableGoldOf(report: Pick<EvalReport, "tableGold">, name: TableName): InCorpusGold | null {
+  if (!IN_CORPUS_TABLES.includes(name)) return null;
+  const g = report.tableGold?.[name];
+  return g === "out-neighbours" ? "out-neighbours" : "undirected";
+}
+
+/** The note under a table: what it was scored against and how to read it. */
+export function tableNote(report: Pick<EvalReport, "tables" | "tableGold">, name: TableName): string {
+  const gold = tableGoldOf(report, name);
+  const base = TABLE_NOTES[name];
+  if (!gold) return base ?? "";
+  const meanGold = report.tables[name]?.find((r) => r.status === "ok" && r.meanGold !== undefined)?.meanGold;
+  const mean = meanGold === undefined ? "" : `; mean ${meanGold.toFixed(1)} gold papers per query`;
+  if (name === "main") {
+    const head =
+      gold === "out-neighbours"
+        ? `A replication of the paper's in-corpus protocol, not a quality claim. Gold: ${IN_CORPUS_GOLD[gold]}${mean} (the paper: ${PAPER_MEAN_GOLD}).`
+        : `A replication of the paper's in-corpus protocol, not a quality claim. Gold: ${IN_CORPUS_GOLD[gold]}${mean}; these figures predate the switch to out-neighbour gold (rerun \`graft eval --suite main\`).`;
+    return [
+      head,
+      "Graph-RRF reads that same adjacency: it keeps only candidates in the query's own rows, all of them gold, so its in-corpus attribution precision is 1.000 by construction, and the dense-graph walk starts from the same rows.",
+      base,
+      "How good related papers are for a paper you bring is measured by the user-paper tables.",
+    ]
+      .filter(Boolean)
+      .join(" ");
+  }
+  const goldLine =
+    gold === "out-neighbours"
+      ? `Gold: the query's own out-neighbours, as in the main table${mean}.`
+      : `Gold: ${IN_CORPUS_GOLD.undirected}${mean}; scored before the main table's gold became the query's out-neighbours.`;
+  return [goldLine, base].filter(Boolean).join(" ");
+}
 
 function attributionMarkdown(a: AttributionSection): string {
   const rows = a.rows.map((r) => [
@@ -403,7 +550,91 @@ function nonObviousMarkdown(n: NonObviousSection): string {
   ].join("\n");
 }
 
-export function reportMarkdown(report: EvalReport): string {
+// ── papers users bring ──
+
+const sign = (x: number, digits: number): string => {
+  const t = x.toFixed(digits);
+  return Number(t) === 0 ? (0).toFixed(digits) : x > 0 ? `+${t}` : t.replace("-", "−");
+};
+/** "2.02× [1.85, 2.20]". */
+export const formatRatio = (r: PairedEstimate | undefined): string => (r ? `${r.value.toFixed(2)}×${r.ci ? ` [${r.ci[0].toFixed(2)}, ${r.ci[1].toFixed(2)}]` : ""}` : "");
+/** "−4.1% [−7.0%, −1.2%]". */
+export const formatChange = (c: PairedEstimate | undefined): string => (c ? `${sign(100 * c.value, 1)}%${c.ci ? ` [${sign(100 * c.ci[0], 1)}%, ${sign(100 * c.ci[1], 1)}%]` : ""}` : "");
+export const formatLatency = (l: UserPaperRow["latency"]): string => (l ? `${l.meanMs.toFixed(0)} / ${l.p95Ms.toFixed(0)}` : "");
+
+export const USER_PAPERS_HEADING = "Related papers for papers you bring";
+export const USER_PAPERS_INTRO =
+  "R@20 is the share of the papers a query paper actually cites in the corpus that appear among the first 20 related papers returned for it (a paper not in the graph, as when you paste an abstract), pooled over all queries.";
+
+/** The note under a user-paper table: gold, counts, how every row was run and what leaks. */
+export function userPaperTableNote(t: UserPaperTable, section: Pick<UserPapersSection, "k">): string {
+  const served = `Every row is what relatedPapers serves (k = ${section.k}) for the paper sent as a record: with its LLM facets, or with title + abstract only so that the offline extractor runs (the path of a pasted paper). Micro recall over query–paper pairs; 95% percentile-bootstrap intervals over queries; the ratio to BM25 and the ablation's change are paired (both rows recomputed on each resample).`;
+  if (t.id === "ooc") {
+    return `Gold: ${t.gold}: ${t.queries} queries, ${t.goldPairs} gold pairs (mean ${(t.goldPairs / Math.max(1, t.queries)).toFixed(1)}). The query papers are not in the corpus or its graph. ${served}`;
+  }
+  const tune = t.tuning ? ` (tuning half: ${t.tuning.queries} queries, ${t.tuning.goldPairs} pairs)` : "";
+  return [
+    `Gold: ${t.gold}: report half ${t.queries} queries, ${t.goldPairs} gold pairs (mean ${(t.goldPairs / Math.max(1, t.queries)).toFixed(1)})${tune}.`,
+    "Each paper is sent with its corpus id, so relatedPapers excludes its own node: it is never returned and never a seed, and its own edges and references are not read.",
+    "Remaining leakage: the graph's co-citation and coupling scores c of other pairs count this paper's references (two papers it cites are co-cited through it), which strengthens edges among its gold papers; that affects the dense-graph walk and Graft (trained on those edges), not hybrid's citation expansion, which reads only other papers' references (its BM25 statistics still include the paper's own text).",
+    "Settings (hybrid's weights and expansion) were chosen on the tuning half only; its R@20 is shown beside each row.",
+    served,
+  ].join(" ");
+}
+
+function userPaperRowCells(r: UserPaperRow, withTuning: boolean): string[] {
+  const ok = r.status === "ok";
+  const ci = r.ci?.["R@20"];
+  return [
+    r.label,
+    ok ? (r.appliedFusion ?? r.fusion) : r.fusion,
+    ...(["R@5", "R@10"] as const).map((c) => (ok ? f3(r[c]) : "–")),
+    ok ? `${f3(r["R@20"])}${ci ? ` [${f3(ci[0])}, ${f3(ci[1])}]` : ""}` : "–",
+    ok ? f3(r["R@50"]) : "–",
+    ok ? formatRatio(r.ratio) || (r.method === "bm25" ? "1.00× (baseline)" : "") : "–",
+    ok ? formatChange(r.change) : "",
+    ...(withTuning ? [r.tuning ? `${f3(r.tuning["R@20"])}${r.tuning.ci ? ` [${f3(r.tuning.ci[0])}, ${f3(r.tuning.ci[1])}]` : ""}` : "–"] : []),
+    ok ? formatLatency(r.latency) : "",
+    ok ? (r.failed ? `ok (${r.failed} queries answered with an error)` : "ok") : `${r.status}: ${r.reason ?? ""}`,
+  ];
+}
+
+export function userPaperTableMarkdown(t: UserPaperTable): string {
+  const withTuning = t.id === "unseen";
+  const header = [
+    "Method",
+    "fusion run",
+    "R@5",
+    "R@10",
+    "R@20 [95% CI]",
+    "R@50",
+    "R@20 / BM25 R@20 [95% CI]",
+    "Δ R@20 vs default [95% CI]",
+    ...(withTuning ? ["R@20 tuning half [95% CI]"] : []),
+    "ms mean / p95",
+    "status",
+  ];
+  const out: string[] = [];
+  for (const source of USER_PAPER_SOURCES) {
+    const rows = t.sources[source];
+    if (!rows) continue;
+    out.push(`#### ${USER_PAPER_SOURCE_LABELS[source]}`, "", mdTable(header, rows.map((r) => userPaperRowCells(r, withTuning))), "");
+  }
+  return out.join("\n").trimEnd();
+}
+
+function userPapersMarkdown(u: UserPapersSection): string {
+  const out: string[] = [`## ${USER_PAPERS_HEADING}`, "", USER_PAPERS_INTRO, ""];
+  for (const t of u.tables) out.push(`### ${t.title}`, "", userPaperTableNote(t, u), "", userPaperTableMarkdown(t), "");
+  return out.join("\n").trimEnd();
+}
+
+export interface MarkdownExtras {
+  /** reports/csfcube-dev.json, when present (rendered after the user-paper tables). */
+  csfcube?: CsfcubeState;
+}
+
+export function reportMarkdown(report: EvalReport, extras: MarkdownExtras = {}): string {
   const m = report.manifest;
   const out: string[] = [
     `# Evaluation: ${report.suites.join(", ")}${report.kind === "smoke" ? " (smoke)" : ""}`,
@@ -420,11 +651,14 @@ export function reportMarkdown(report: EvalReport): string {
       .join(", ")}`,
     "",
   ];
+  if (report.userPapers) out.push(userPapersMarkdown(report.userPapers), "");
+  if (extras.csfcube && extras.csfcube.status !== "missing") out.push(csfcubeMarkdown(extras.csfcube), "");
   for (const name of TABLE_NAMES) {
     const rows = report.tables[name];
     if (!rows) continue;
     out.push(`## ${TABLES[name].title}`, "");
-    if (TABLE_NOTES[name]) out.push(TABLE_NOTES[name] as string, "");
+    const note = tableNote(report, name);
+    if (note) out.push(note, "");
     out.push(recallTableMarkdown(name, rows), "");
     if (name === "ooc" && report.nonObvious) out.push("### Non-obvious retrievals", "", nonObviousMarkdown(report.nonObvious), "");
   }
@@ -448,6 +682,21 @@ export interface WrittenReport {
   latest: string | null;
 }
 
+/** Another engineer's CSFCube dev results, beside the report (rendered when present). */
+export const CSFCUBE_FILE = "csfcube-dev.json";
+
+/**
+ * Re-renders eval-latest.md from eval-latest.json and csfcube-dev.json in `dir` without running
+ * anything (`graft eval --render`): e.g. after csfcube-dev.json changed.
+ */
+export function renderLatest(dir: string): string {
+  const latest = path.join(dir, "eval-latest.json");
+  const report = parseReport(readFileSync(latest, "utf8"));
+  const file = path.join(dir, "eval-latest.md");
+  writeAtomic(file, reportMarkdown(report, { csfcube: readCsfcubeReport(path.join(dir, CSFCUBE_FILE)) }));
+  return file;
+}
+
 /** The day of a report, YYYY-MM-DD (UTC), as used in its file name. */
 export const reportDay = (date: string): string => date.slice(0, 10);
 
@@ -460,7 +709,7 @@ export function writeReport(report: EvalReport, dir: string): WrittenReport {
   const base = report.kind === "smoke" ? `eval-smoke-${reportDay(report.date)}` : `eval-${reportDay(report.date)}`;
   const markdown = path.join(dir, `${base}.md`);
   const json = path.join(dir, `${base}.json`);
-  writeAtomic(markdown, reportMarkdown(report));
+  writeAtomic(markdown, reportMarkdown(report, { csfcube: readCsfcubeReport(path.join(dir, CSFCUBE_FILE)) }));
   writeAtomic(json, `${JSON.stringify(report, null, 2)}\n`);
   const svgs: string[] = [];
   const svgPrefix = report.kind === "smoke" ? "eval-smoke" : "eval";
@@ -488,7 +737,7 @@ export function writeReport(report: EvalReport, dir: string): WrittenReport {
     const merged = mergeLatest(previous, report, path.basename(markdown));
     writeAtomic(latest, `${JSON.stringify(merged, null, 2)}\n`);
     // Every table of the newest figures on one page (the dated file holds only this run's parts).
-    writeAtomic(path.join(dir, "eval-latest.md"), reportMarkdown(merged));
+    writeAtomic(path.join(dir, "eval-latest.md"), reportMarkdown(merged, { csfcube: readCsfcubeReport(path.join(dir, CSFCUBE_FILE)) }));
   }
   return { markdown, json, svgs, latest };
 }

@@ -19,7 +19,7 @@ import type { Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import type { FacetExtractor } from "@/lib/facets/extractor";
 import { relatedPapers, relatedOptions, type RelatedOptions } from "@/lib/query/related";
-import { bootstrapCi, RECALL_KS, recallCounts, aggregateRecall, type QueryRun } from "./metrics";
+import { bootstrapCi, RECALL_KS, recallCounts, aggregateRecall, type BootstrapOptions, type QueryRun } from "./metrics";
 
 export type UserPaperSet = "ooc" | "unseen-tune" | "unseen-report";
 export type FacetSource = "llm" | "offline";
@@ -93,25 +93,53 @@ export interface UserPaperRun {
   retrieved: string[];
   gold: string[];
   ms: number;
+  /** The fusion relatedPapers applied ("auto" resolved). */
+  fusion?: string;
+  /** The pipeline answered this paper with an error a user would see (no facets, extraction failed): nothing retrieved. */
+  error?: string;
 }
+
+export interface RunHooks {
+  /** Answer the first query once, untimed, before timing any (loads the build, indexes, model). */
+  warmUp?: boolean;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Answers the pipeline gives a user instead of results (too little text, no facets, extraction
+ * failed): counted as nothing retrieved, not as a failed run.
+ */
+const USER_FACING = new Set(["no_facets", "extraction_failed", "too_short", "empty"]);
 
 /** Runs each query through relatedPapers (k = 50) with the given options and facet source. */
 export async function runUserPapers(
   db: Db,
   corpus: string,
   queries: readonly UserPaperQuery[],
-  options: Partial<RelatedOptions>,
+  options: Partial<Omit<RelatedOptions, "retriever">> & { retriever?: string },
   source: FacetSource,
   extractor?: FacetExtractor,
+  hooks: RunHooks = {},
 ): Promise<UserPaperRun[]> {
   // Any registered retriever may run (evaluation variants too), so its name is set after parsing.
-  const opts: RelatedOptions = { ...relatedOptions.parse({ ...options, retriever: undefined, k: 50 }), ...(options.retriever ? { retriever: options.retriever } : {}) };
+  const opts = { ...relatedOptions.parse({ ...options, retriever: undefined, k: 50 }), ...(options.retriever ? { retriever: options.retriever } : {}) } as RelatedOptions;
+  const ask = (q: UserPaperQuery) => {
+    const paper = { id: q.id, title: q.title, abstract: q.abstract, ...(source === "llm" ? { facets: q.facets } : {}) };
+    return relatedPapers(db, { corpus, paper }, opts, extractor ? { extractor } : {});
+  };
+  if (hooks.warmUp && queries.length > 0) await ask(queries[0]).catch(() => undefined);
   const out: UserPaperRun[] = [];
   for (const q of queries) {
-    const paper = { id: q.id, title: q.title, abstract: q.abstract, ...(source === "llm" ? { facets: q.facets } : {}) };
     const t0 = performance.now();
-    const r = await relatedPapers(db, { corpus, paper }, opts, extractor ? { extractor } : {});
-    out.push({ id: q.id, retrieved: r.results.map((x) => x.externalId), gold: q.gold, ms: performance.now() - t0 });
+    try {
+      const r = await ask(q);
+      out.push({ id: q.id, retrieved: r.results.map((x) => x.externalId), gold: q.gold, ms: performance.now() - t0, fusion: r.fusion });
+    } catch (err) {
+      const code = (err as { code?: unknown } | null)?.code;
+      if (typeof code !== "string" || !USER_FACING.has(code)) throw err;
+      out.push({ id: q.id, retrieved: [], gold: q.gold, ms: performance.now() - t0, error: `${code}: ${(err as Error).message}` });
+    }
+    hooks.onProgress?.(out.length, queries.length);
   }
   return out;
 }
@@ -130,23 +158,35 @@ function asQueryRuns(runs: readonly UserPaperRun[]): QueryRun[] {
   return runs.map((r) => ({ retrieved: r.retrieved.map(num), gold: r.gold.map(num) }));
 }
 
-export function userPaperRecall(runs: readonly UserPaperRun[]): UserPaperRecall {
+const DEFAULT_BOOT: BootstrapOptions = { seed: 7 };
+
+export function userPaperRecall(runs: readonly UserPaperRun[], boot: BootstrapOptions = DEFAULT_BOOT): UserPaperRecall {
   const q = asQueryRuns(runs);
   const recall = Object.fromEntries(RECALL_KS.map((k) => [k, aggregateRecall(q.map((r) => recallCounts(r, k)))])) as UserPaperRecall["recall"];
-  const ci = bootstrapCi(q, (s) => aggregateRecall(s.map((r) => recallCounts(r, 20))), { seed: 7 });
+  const ci = bootstrapCi(q, (s) => aggregateRecall(s.map((r) => recallCounts(r, 20))), boot);
   return { queries: runs.length, goldPairs: runs.reduce((n, r) => n + r.gold.length, 0), recall, ci20: { low: ci.lower, high: ci.upper } };
 }
 
 /**
  * R@20 of `runs` over R@20 of `baseline` (the same queries), with a paired percentile bootstrap
- * over queries: both recalls are recomputed on each resample.
+ * over queries: both recalls are recomputed on each resample. NaN where the baseline finds
+ * nothing (on the full set, or on a resample: then the interval is NaN too).
  */
-export function recallRatio(runs: readonly UserPaperRun[], baseline: readonly UserPaperRun[], k = 20): { ratio: number; low: number; high: number } {
+export function recallRatio(runs: readonly UserPaperRun[], baseline: readonly UserPaperRun[], k = 20, boot: BootstrapOptions = DEFAULT_BOOT): { ratio: number; low: number; high: number } {
   const base = new Map(baseline.map((r) => [r.id, r]));
   const pairs = runs.filter((r) => base.has(r.id)).map((r) => [r, base.get(r.id) as UserPaperRun] as const);
   const at = (rs: readonly UserPaperRun[]) => aggregateRecall(asQueryRuns(rs).map((q) => recallCounts(q, k)));
-  const ci = bootstrapCi(pairs, (s) => at(s.map((p) => p[0])) / at(s.map((p) => p[1])), { seed: 7 });
-  return { ratio: ci.estimate, low: ci.lower, high: ci.upper };
+  const ratioOf = (s: readonly (readonly [UserPaperRun, UserPaperRun])[]) => {
+    const d = at(s.map((p) => p[1]));
+    return d > 0 ? at(s.map((p) => p[0])) / d : NaN;
+  };
+  let nan = false;
+  const ci = bootstrapCi(pairs, (s) => {
+    const r = ratioOf(s);
+    if (Number.isNaN(r)) nan = true;
+    return r;
+  }, boot);
+  return nan ? { ratio: ci.estimate, low: NaN, high: NaN } : { ratio: ci.estimate, low: ci.lower, high: ci.upper };
 }
 
 export const FACET_SOURCES: readonly FacetSource[] = ["llm", "offline"];

@@ -10,11 +10,14 @@ test("eval options: defaults, suites, --only parts, bad values as usage errors",
   assert.equal(d.smoke, false);
   assert.equal(d.distillCoverage, true);
   assert.equal(d.only, undefined);
-  assert.deepEqual(suitesOf("all"), ["main", "ooc", "ablations"]);
+  assert.deepEqual(suitesOf("all"), ["main", "ooc", "ablations", "user-papers"]);
+  assert.deepEqual(suitesOf("user-papers"), ["user-papers"]);
+  assert.deepEqual(parseOptions(evalOptions, { only: "userPapers" }).only, ["userPapers"]);
+  assert.equal(parseOptions(evalOptions, { limitUserPapers: "5" }).limitUserPapers, 5);
   assert.deepEqual(suitesOf("ooc"), ["ooc"]);
   assert.deepEqual(parseOptions(evalOptions, { only: "kMin, alpha" }).only, ["kMin", "alpha"]);
   assert.equal(parseOptions(evalOptions, { limitTest: "40" }).limitTest, 40);
-  assert.throws(() => parseOptions(evalOptions, { suite: "everything" }), (e: unknown) => e instanceof UsageError && /--suite: suite must be one of: main, ooc, ablations, all/.test(e.message));
+  assert.throws(() => parseOptions(evalOptions, { suite: "everything" }), (e: unknown) => e instanceof UsageError && /--suite: suite must be one of: main, ooc, ablations, user-papers, all/.test(e.message));
   assert.throws(() => parseOptions(evalOptions, { only: "kMin,bogus" }), /--only: unknown part\(s\) bogus/);
   assert.throws(() => parseOptions(evalOptions, { limitTest: "0" }), /--limit-test/);
 });
@@ -24,7 +27,7 @@ test("the command registers with its flags", () => {
   registerEval(program);
   const cmd = program.commands.find((c) => c.name() === "eval");
   assert.ok(cmd);
-  for (const flag of ["--suite", "--smoke", "--only", "--generative", "--limit-test", "--no-distill-coverage", "--json"]) assert.ok(cmd.options.some((o) => o.long === flag), flag);
+  for (const flag of ["--suite", "--smoke", "--only", "--generative", "--limit-test", "--limit-user-papers", "--runs-cache", "--render", "--no-distill-coverage", "--json"]) assert.ok(cmd.options.some((o) => o.long === flag), flag);
 });
 
 test("summary lists every table row and the headline attribution", () => {

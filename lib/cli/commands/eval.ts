@@ -2,14 +2,15 @@ import type { Command } from "commander";
 import path from "node:path";
 import { z } from "zod";
 import { defaultCorpusPath } from "@/lib/corpus/paths";
+import { getDb } from "@/lib/db/client";
 import { dataRoot, repoRoot } from "@/lib/paths";
 import { loadGenerativeProvider } from "@/lib/eval/generative";
 import { runEvaluation } from "@/lib/eval/harness";
-import { PARTS, SUITES, TABLES, writeReport, type EvalReport, type Part, type Suite, type TableName } from "@/lib/eval/report";
+import { PARTS, renderLatest, SUITES, TABLES, USER_PAPER_SOURCE_LABELS, writeReport, type EvalReport, type Part, type Suite, type TableName } from "@/lib/eval/report";
 import { emit, parseOptions, table } from "../output";
 
 /** Query caps of `--smoke`: enough to exercise every table, minutes less than a full run. */
-export const SMOKE_LIMITS = { test: 40, dev: 20, ooc: 20 } as const;
+export const SMOKE_LIMITS = { test: 40, dev: 20, ooc: 20, userPapers: 8 } as const;
 
 const count = z.coerce.number().int().min(1);
 export const evalOptions = z.object({
@@ -22,6 +23,9 @@ export const evalOptions = z.object({
   limitTest: count.optional(),
   limitDev: count.optional(),
   limitOoc: count.optional(),
+  limitUserPapers: count.optional(),
+  render: z.boolean().default(false),
+  runsCache: z.string().min(1).optional(),
   smoke: z.boolean().default(false),
   distillCoverage: z.boolean().default(true),
   generative: z.string().min(1).optional(),
@@ -59,6 +63,26 @@ export function summarise(report: EvalReport): string {
       "",
     );
   }
+  for (const t of report.userPapers?.tables ?? []) {
+    lines.push(t.title);
+    for (const [source, rows] of Object.entries(t.sources)) {
+      lines.push(
+        `  ${USER_PAPER_SOURCE_LABELS[source as keyof typeof USER_PAPER_SOURCE_LABELS]}`,
+        table(
+          ["row", "R@20", "95% CI", "× BM25", "Δ vs default", "status"],
+          (rows ?? []).map((r) => [
+            r.label,
+            r["R@20"] === undefined ? "" : r["R@20"].toFixed(3),
+            r.ci?.["R@20"] ? `[${r.ci["R@20"][0].toFixed(3)}, ${r.ci["R@20"][1].toFixed(3)}]` : "",
+            r.ratio ? `${r.ratio.value.toFixed(2)}×` : "",
+            r.change ? `${(100 * r.change.value).toFixed(1)}%` : "",
+            r.status,
+          ]),
+        ),
+      );
+    }
+    lines.push("");
+  }
   if (report.attribution) lines.push(`attribution precision ${report.attribution.precision.toFixed(3)} (${report.attribution.fusion} over ${report.attribution.lists}, ${report.attribution.pairs} pairs)`);
   if (report.coverage) lines.push(`coverage at K = ${report.coverage.byK.map((c) => `${c.k}: ${(100 * c.share).toFixed(1)}%`).join(", ")}`);
   return lines.join("\n");
@@ -68,7 +92,7 @@ export function registerEval(program: Command): void {
   program
     .command("eval")
     .description("reproduce the paper's evaluation tables on a corpus; writes reports/eval-<date>.md/.json, SVG plots and eval-latest.json")
-    .option("--suite <suite>", `main | ooc | ablations | all`, "all")
+    .option("--suite <suite>", `main | ooc | ablations | user-papers | all`, "all")
     .option("--corpus <dir>", "corpus directory (default: the demo corpus)")
     .option("--out <dir>", "report directory (default: reports/ of the repository)")
     .option("--embedder <spec>", "use-lite (default) | minilm | minilm:<hub id or local folder>")
@@ -77,7 +101,10 @@ export function registerEval(program: Command): void {
     .option("--limit-test <n>", "at most n test queries (a seeded sample)")
     .option("--limit-dev <n>", "at most n dev queries (α sweep)")
     .option("--limit-ooc <n>", "at most n out-of-corpus queries")
-    .option("--smoke", `a quick end-to-end check: ${SMOKE_LIMITS.test} test, ${SMOKE_LIMITS.dev} dev, ${SMOKE_LIMITS.ooc} out-of-corpus queries; writes eval-smoke-* and never eval-latest.json`)
+    .option("--limit-user-papers <n>", "at most n queries per user-paper set (set 1 and each half of set 2; default: --limit-ooc / --limit-test)")
+    .option("--smoke", `a quick end-to-end check: ${SMOKE_LIMITS.test} test, ${SMOKE_LIMITS.dev} dev, ${SMOKE_LIMITS.ooc} out-of-corpus queries, ${SMOKE_LIMITS.userPapers} per user-paper set; writes eval-smoke-* and never eval-latest.json`)
+    .option("--runs-cache <file>", "user-paper runs: read rows already in this file (same build and queries) and add each finished row, so an interrupted run resumes")
+    .option("--render", "run nothing: re-write eval-latest.md from eval-latest.json and csfcube-dev.json in the report directory")
     .option("--only <parts>", `run only these parts of the suites, comma-separated: ${PARTS.join(", ")}`)
     .option("--no-distill-coverage", "skip the per-recipe training-target coverage (distillation) rows")
     .option("--generative <module>", "module exporting createGenerativeProvider() for the generative rows (default: none; those rows are 'not run')")
@@ -87,10 +114,16 @@ export function registerEval(program: Command): void {
       const corpusDir = path.resolve(opts.corpus ?? defaultCorpusPath());
       const out = path.resolve(opts.out ?? path.join(repoRoot, "reports"));
       const log = (m: string): void => void process.stderr.write(`[eval] ${m}\n`);
+      if (opts.render) {
+        const file = renderLatest(out);
+        log(`wrote ${path.relative(process.cwd(), file)}`);
+        return;
+      }
+      const suites = suitesOf(opts.suite);
       const generative = opts.generative ? await loadGenerativeProvider(opts.generative, { corpusDir, dataRoot: dataRoot(), log }) : undefined;
       const report = await runEvaluation({
         corpusDir,
-        suites: suitesOf(opts.suite),
+        suites,
         only: opts.only,
         embedder: opts.embedder,
         cacheRoot: dataRoot(),
@@ -101,7 +134,10 @@ export function registerEval(program: Command): void {
           test: opts.limitTest ?? (opts.smoke ? SMOKE_LIMITS.test : undefined),
           dev: opts.limitDev ?? (opts.smoke ? SMOKE_LIMITS.dev : undefined),
           ooc: opts.limitOoc ?? (opts.smoke ? SMOKE_LIMITS.ooc : undefined),
+          userPapers: opts.limitUserPapers ?? (opts.smoke ? SMOKE_LIMITS.userPapers : undefined),
         },
+        // Only the user-paper tables query the store (relatedPapers on the imported corpus).
+        ...(suites.includes("user-papers") ? { db: getDb(), userPapersRunsCache: opts.runsCache ? path.resolve(opts.runsCache) : undefined } : {}),
         distillCoverage: opts.distillCoverage,
         generative,
         command: `graft eval ${process.argv.slice(process.argv.indexOf("eval") + 1).join(" ")}`.trim(),

@@ -1,0 +1,315 @@
+/**
+ * The "user-papers" suite of `graft eval` (issue 17): the two development query sets of
+ * ./user-papers.ts, each in both facet sources, through the served pipeline (relatedPapers),
+ * one row per retriever setting:
+ *
+ *   hybrid                 the default (fusion auto)
+ *   hybrid-no-generative   the default without the generative lists (generative weight 0): the ablation
+ *   graft                  the generative retriever alone, with its own fusion (auto → graph-RRF,
+ *                          which for an unseen paper runs as corroboration RRF)
+ *   dense-graph            the dense-graph teacher (fusion auto)
+ *   bm25                   the served BM25 retriever (fusion rrf): the denominator of every ratio
+ *   bm25-whole-paper       BM25 over title + abstract, one list (an evaluation baseline, not served)
+ *
+ * Figures: micro R@5/10/20/50, the R@20 bootstrap interval, R@20 / BM25 R@20 with a paired
+ * bootstrap interval, the ablation's relative change in R@20 from the default (paired), and the
+ * latency of each answer (warm: one untimed query first).
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Db } from "@/lib/db/client";
+import type { FacetExtractor } from "@/lib/facets/extractor";
+import { createOfflineExtractor } from "@/lib/facets/offline/extractor";
+import type { RelatedOptions } from "@/lib/query/related";
+import { Bm25Index } from "@/lib/retrieve/bm25-index";
+import { HYBRID, hybridRetriever } from "@/lib/retrieve/hybrid";
+import { loadGraph } from "@/lib/retrieve/graph-store";
+import { paperText } from "@/lib/retrieve/paper-text";
+import { registerRetriever, registeredRetrievers, unregisterRetriever, type Retriever } from "@/lib/retrieve/retriever";
+import { mulberry32 } from "@/lib/random";
+import type { BootstrapOptions } from "./metrics";
+import type { UserPaperRow, UserPapersSection, UserPaperTable } from "./report";
+import { FACET_SOURCES, recallRatio, runUserPapers, userPaperQueries, userPaperRecall, type FacetSource, type UserPaperQuery, type UserPaperRun, type UserPaperSet } from "./user-papers";
+
+/** Evaluation-only retrievers (registered under these names for the suite's run). */
+export const NO_GENERATIVE = "hybrid-no-generative";
+export const WHOLE_PAPER_BM25 = "bm25-whole-paper";
+
+export interface UserPaperRowSpec {
+  method: string;
+  label: string;
+  retriever: string;
+  fusion: RelatedOptions["fusion"];
+}
+
+export const USER_PAPER_ROWS: readonly UserPaperRowSpec[] = [
+  { method: "hybrid", label: "Default pipeline (hybrid, fusion auto)", retriever: "hybrid", fusion: "auto" },
+  { method: NO_GENERATIVE, label: "Default minus the generative lists (hybrid, generative weight 0)", retriever: NO_GENERATIVE, fusion: "auto" },
+  { method: "graft", label: "Graft alone (the generative retriever, fusion auto)", retriever: "graft", fusion: "auto" },
+  { method: "dense-graph", label: "Dense-graph teacher (fusion auto)", retriever: "dense-graph", fusion: "auto" },
+  { method: "bm25", label: "BM25 (the served bm25 retriever, fusion rrf)", retriever: "bm25", fusion: "rrf" },
+  { method: WHOLE_PAPER_BM25, label: "BM25 over the whole paper (title + abstract; evaluation baseline, not served)", retriever: WHOLE_PAPER_BM25, fusion: "rrf" },
+];
+/** The row every ratio divides by, and the row the ablation is compared with. */
+export const BASELINE_ROW = "bm25";
+export const DEFAULT_ROW = "hybrid";
+export const ABLATION_ROW = NO_GENERATIVE;
+
+/**
+ * BM25 over each paper's title and abstract, queried with the query's title and abstract: one
+ * whole-paper list, no facets and no citation expansion (hybrid's seeds, on their own).
+ */
+export const wholePaperBm25Retriever: Retriever = {
+  name: WHOLE_PAPER_BM25,
+  scoreKind: "score",
+  preferredFusion: "rrf",
+  async retrieve(ctx) {
+    const text = await paperText(ctx.db, ctx.graph);
+    const { index, tokenize } = ctx.graph.memo("eval:bm25-whole-paper", () => Bm25Index.fromTexts(ctx.graph.papers.map((p, i) => `${p.title}\n${text.abstracts[i]}`), { stopwords: true }));
+    const abstract = ctx.query.index !== null ? text.abstracts[ctx.query.index] : ctx.query.abstract;
+    const never = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
+    const hits = index.search(tokenize(`${ctx.query.title}\n${abstract}`), ctx.pool + never.size);
+    ctx.wholePaper = { list: hits.filter((h) => !never.has(h.doc)).slice(0, ctx.pool).map((h) => ({ paper: h.doc, score: h.score })), weight: 1 };
+    return {};
+  },
+};
+
+/** Registers the evaluation-only retrievers; returns a function that removes them again. */
+export function registerEvaluationRetrievers(): () => void {
+  const added = [hybridRetriever({ ...HYBRID, generativeWeight: 0 }, NO_GENERATIVE), wholePaperBm25Retriever].filter((r) => !registeredRetrievers().includes(r.name));
+  for (const r of added) registerRetriever(r);
+  return () => added.forEach((r) => unregisterRetriever(r.name));
+}
+
+/** A seeded sample of n queries (all when n is undefined or larger), in their file order. */
+export function sampleUserPapers(queries: readonly UserPaperQuery[], n: number | undefined, seed: number): UserPaperQuery[] {
+  if (n === undefined || n >= queries.length) return [...queries];
+  const idx = queries.map((_, i) => i);
+  const rand = mulberry32(seed);
+  for (let i = idx.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [idx[i], idx[j]] = [idx[j], idx[i]];
+  }
+  return idx
+    .slice(0, Math.max(0, n))
+    .sort((a, b) => a - b)
+    .map((i) => queries[i]);
+}
+
+export interface UserPapersSuiteOptions {
+  db: Db;
+  /** Corpus name in the store. */
+  corpus: string;
+  /** Corpus directory (papers.jsonl, citations.tsv, ooc-queries.jsonl, ooc-gold.tsv). */
+  corpusDir: string;
+  /** At most this many queries of set 1 / of each half of set 2 (a seeded sample). */
+  limits?: { ooc?: number; unseen?: number };
+  sources?: readonly FacetSource[];
+  rows?: readonly UserPaperRowSpec[];
+  /** Extractor of the "offline" source (default: the offline extractor, whatever GRAFT_EXTRACTOR says). */
+  offlineExtractor?: FacetExtractor;
+  boot?: BootstrapOptions;
+  seed?: number;
+  /**
+   * A JSON file of raw runs: rows already in it for the same build, setting and queries are read
+   * instead of run, and every finished row is added (resumes an interrupted run).
+   */
+  runsCache?: string;
+  log?: (message: string) => void;
+}
+
+interface CachedRuns {
+  build: number;
+  queries: string;
+  runs: UserPaperRun[];
+}
+
+function readCache(file: string | undefined): Record<string, CachedRuns> {
+  if (!file || !existsSync(file)) return {};
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Record<string, CachedRuns>;
+  } catch {
+    return {};
+  }
+}
+
+function writeCache(file: string, cache: Record<string, CachedRuns>): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(cache));
+  renameSync(tmp, file);
+}
+
+const idsDigest = (qs: readonly UserPaperQuery[]): string => createHash("sha256").update(qs.map((q) => `${q.id}:${q.gold.join(",")}`).join("\n")).digest("hex").slice(0, 16);
+
+const pair = (lo: number, hi: number): [number, number] | undefined => (Number.isFinite(lo) && Number.isFinite(hi) ? [lo, hi] : undefined);
+
+function latency(runs: readonly UserPaperRun[]): { meanMs: number; p95Ms: number } {
+  const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
+  return { meanMs: ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length), p95Ms: ms[Math.min(ms.length - 1, Math.ceil(0.95 * ms.length) - 1)] ?? 0 };
+}
+
+/** The most frequent applied fusion of a row's runs. */
+function appliedFusion(runs: readonly UserPaperRun[]): string | undefined {
+  const n = new Map<string, number>();
+  for (const r of runs) if (r.fusion) n.set(r.fusion, (n.get(r.fusion) ?? 0) + 1);
+  return [...n.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+type Outcome = { runs: UserPaperRun[]; seconds: number } | { reason: string };
+
+/** The rows of one query set and one facet source, from the runs of every row spec. */
+export function userPaperRows(specs: readonly UserPaperRowSpec[], outcomes: ReadonlyMap<string, Outcome>, boot: BootstrapOptions): UserPaperRow[] {
+  const runsOf = (method: string): UserPaperRun[] | null => {
+    const o = outcomes.get(method);
+    return o && "runs" in o ? o.runs : null;
+  };
+  const base = runsOf(BASELINE_ROW);
+  const def = runsOf(DEFAULT_ROW);
+  return specs.map((spec): UserPaperRow => {
+    const o = outcomes.get(spec.method);
+    const head = { method: spec.method, label: spec.label, retriever: spec.retriever, fusion: spec.fusion };
+    if (!o || !("runs" in o)) return { ...head, status: "not run", reason: o && "reason" in o ? o.reason : "not run" };
+    const firstError = o.runs.find((x) => x.error)?.error;
+    if (o.runs.length > 0 && o.runs.every((x) => x.error)) return { ...head, status: "not run", reason: `every query was answered with an error, e.g. ${firstError}` };
+    const r = userPaperRecall(o.runs, boot);
+    const row: UserPaperRow = {
+      ...head,
+      status: "ok",
+      appliedFusion: appliedFusion(o.runs),
+      "R@5": r.recall[5],
+      "R@10": r.recall[10],
+      "R@20": r.recall[20],
+      "R@50": r.recall[50],
+      ci: { "R@20": [r.ci20.low, r.ci20.high] },
+      queries: r.queries,
+      goldPairs: r.goldPairs,
+      latency: latency(o.runs),
+      seconds: o.seconds,
+    };
+    const failed = o.runs.filter((x) => x.error).length;
+    if (failed > 0) row.failed = failed;
+    if (base && spec.method !== BASELINE_ROW) {
+      const q = recallRatio(o.runs, base, 20, boot);
+      if (Number.isFinite(q.ratio)) row.ratio = { value: q.ratio, ...(pair(q.low, q.high) ? { ci: pair(q.low, q.high) } : {}) };
+    }
+    if (def && spec.method === ABLATION_ROW) {
+      const q = recallRatio(o.runs, def, 20, boot);
+      if (Number.isFinite(q.ratio)) {
+        const ci = pair(q.low - 1, q.high - 1);
+        row.change = { from: DEFAULT_ROW, value: q.ratio - 1, ...(ci ? { ci } : {}) };
+      }
+    }
+    return row;
+  });
+}
+
+const SET_TITLES = {
+  ooc: (n: number) => `Papers users bring — set 1 (${n} out-of-corpus papers)`,
+  unseen: (n: number) => `Papers users bring — set 2 (${n} citing test papers queried as unseen, report half)`,
+};
+
+/** Runs the suite: every row, in both facet sources, on set 1 and both halves of set 2. */
+export async function userPapersSection(options: UserPapersSuiteOptions): Promise<UserPapersSection> {
+  const t0 = performance.now();
+  const log = options.log ?? (() => {});
+  const boot = options.boot ?? { resamples: 1000, seed: 0 };
+  const seed = options.seed ?? 0;
+  const specs = options.rows ?? USER_PAPER_ROWS;
+  const sources = options.sources ?? FACET_SOURCES;
+  const limits = options.limits ?? {};
+  const sets: Record<UserPaperSet, UserPaperQuery[]> = {
+    ooc: sampleUserPapers(userPaperQueries(options.corpusDir, "ooc"), limits.ooc, seed),
+    "unseen-report": sampleUserPapers(userPaperQueries(options.corpusDir, "unseen-report"), limits.unseen, seed),
+    "unseen-tune": sampleUserPapers(userPaperQueries(options.corpusDir, "unseen-tune"), limits.unseen, seed),
+  };
+  const g = await loadGraph(options.db, options.corpus);
+  const build = { graphBuild: g.build, embedder: g.embedder, papers: g.externalIds.length, alpha: g.alpha, k: g.graph.k };
+  log(`user papers: corpus ${options.corpus} (graph build ${g.build}, ${build.papers} papers); queries: set 1 ${sets.ooc.length}, set 2 report ${sets["unseen-report"].length}, tuning ${sets["unseen-tune"].length}`);
+  const offline = options.offlineExtractor ?? createOfflineExtractor();
+  const unregister = registerEvaluationRetrievers();
+  const cache = readCache(options.runsCache);
+  const rows: Record<UserPaperSet, Partial<Record<FacetSource, UserPaperRow[]>>> = { ooc: {}, "unseen-report": {}, "unseen-tune": {} };
+  try {
+    for (const set of ["ooc", "unseen-report", "unseen-tune"] as const) {
+      const queries = sets[set];
+      for (const source of sources) {
+        const outcomes = new Map<string, Outcome>();
+        const digest = idsDigest(queries);
+        for (const spec of specs) {
+          const s0 = performance.now();
+          const key = `${set}|${source}|${spec.method}|${spec.retriever}|${spec.fusion}`;
+          const hit = cache[key];
+          if (hit && hit.build === g.build && hit.queries === digest) {
+            outcomes.set(spec.method, { runs: hit.runs, seconds: hit.runs.reduce((a, r) => a + r.ms, 0) / 1000 });
+            log(`${set} ${source} ${spec.method}: ${hit.runs.length} runs read from ${options.runsCache}`);
+            continue;
+          }
+          try {
+            const runs = await runUserPapers(options.db, options.corpus, queries, { retriever: spec.retriever, fusion: spec.fusion }, source, source === "offline" ? offline : undefined, {
+              warmUp: true,
+              onProgress: (done, total) => done % 100 === 0 && done < total && log(`${set} ${source} ${spec.method}: ${done}/${total}`),
+            });
+            outcomes.set(spec.method, { runs, seconds: (performance.now() - s0) / 1000 });
+            if (options.runsCache) {
+              cache[key] = { build: g.build, queries: digest, runs };
+              writeCache(options.runsCache, cache);
+            }
+            const r = userPaperRecall(runs, { resamples: 1 });
+            log(`${set} ${source} ${spec.method}: R@20 ${r.recall[20].toFixed(3)} over ${runs.length} queries (${((performance.now() - s0) / 1000).toFixed(0)} s)`);
+          } catch (err) {
+            const reason = err instanceof Error ? err.message : String(err);
+            outcomes.set(spec.method, { reason });
+            log(`${set} ${source} ${spec.method}: not run: ${reason}`);
+          }
+        }
+        rows[set][source] = userPaperRows(specs, outcomes, boot);
+      }
+    }
+  } finally {
+    unregister();
+  }
+
+  const pairs = (qs: readonly UserPaperQuery[]) => qs.reduce((n, q) => n + q.gold.length, 0);
+  // Set 2's table: the report half's rows, each with the tuning half's R@20 of the same setting beside it.
+  const unseenSources: Partial<Record<FacetSource, UserPaperRow[]>> = {};
+  for (const source of sources) {
+    const tune = new Map((rows["unseen-tune"][source] ?? []).map((r) => [r.method, r]));
+    unseenSources[source] = (rows["unseen-report"][source] ?? []).map((r) => {
+      const t = tune.get(r.method);
+      if (!t || t.status !== "ok" || t["R@20"] === undefined) return r;
+      return { ...r, tuning: { "R@20": t["R@20"], ...(t.ci?.["R@20"] ? { ci: t.ci["R@20"] } : {}), queries: t.queries ?? 0, ...(t.ratio ? { ratio: t.ratio } : {}), ...(t.change ? { change: t.change } : {}) } };
+    });
+  }
+  const tables: UserPaperTable[] = [
+    {
+      id: "ooc",
+      title: SET_TITLES.ooc(sets.ooc.length),
+      gold: "the corpus papers each query paper cites (ooc-gold.tsv); queries with at least one such paper",
+      queries: sets.ooc.length,
+      goldPairs: pairs(sets.ooc),
+      sources: rows.ooc,
+    },
+    {
+      id: "unseen",
+      title: SET_TITLES.unseen(sets["unseen-report"].length),
+      gold: "the corpus papers each test-split paper cites (citations.tsv); test papers citing at least one, split into halves by a fixed hash of the id",
+      queries: sets["unseen-report"].length,
+      goldPairs: pairs(sets["unseen-report"]),
+      tuning: { queries: sets["unseen-tune"].length, goldPairs: pairs(sets["unseen-tune"]) },
+      sources: unseenSources,
+      tuningSources: rows["unseen-tune"],
+    },
+  ];
+  return {
+    corpus: options.corpus,
+    k: 50,
+    baseline: BASELINE_ROW,
+    default: DEFAULT_ROW,
+    ablation: ABLATION_ROW,
+    settings: { build, hybrid: { ...HYBRID }, sources: [...sources], limits, bootstrap: boot },
+    tables,
+    seconds: (performance.now() - t0) / 1000,
+  };
+}
