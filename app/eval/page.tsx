@@ -1,10 +1,13 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { CsfcubeSection } from "@/components/eval/csfcube";
 import { RecallTable } from "@/components/eval/recall-table";
 import { SvgFigure } from "@/components/eval/svg-figure";
+import { UserPapersSection } from "@/components/eval/user-papers";
 import { FACETS } from "@/lib/corpus/types";
-import { readLatestReport } from "@/lib/eval/latest";
-import { TABLE_NOTES, TABLES, type EvalReport, type TableName } from "@/lib/eval/report";
+import type { CsfcubeState } from "@/lib/eval/csfcube-report";
+import { readLatestCsfcube, readLatestReport } from "@/lib/eval/latest";
+import { tableNote, TABLES, type EvalReport, type TableName } from "@/lib/eval/report";
 import { coverageLadderSvg, recallCurvesSvg } from "@/lib/eval/svg";
 
 export const metadata: Metadata = { title: "Evaluation" };
@@ -67,16 +70,17 @@ function RecallSection({ report, name }: { report: EvalReport; name: TableName }
   const rows = report.tables[name];
   if (!rows) return null;
   return (
-    <Section id={`table-${name}`} title={TABLES[name].title} note={TABLE_NOTES[name]}>
+    <Section id={`table-${name}`} title={TABLES[name].title} note={tableNote(report, name) || undefined}>
       <RecallTable rows={rows} cutoffs={TABLES[name].cutoffs} caption={TABLES[name].title} />
       {(name === "main" || name === "ooc") && <SvgFigure svg={recallCurvesSvg(rows, { title: `Recall@k: ${TABLES[name].title}` })} caption="Recall at k = 5, 10, 20, 50 for every row with figures (log scale of k)." />}
     </Section>
   );
 }
 
-function Report({ report, file }: { report: EvalReport; file: string }) {
+function Report({ report, file, csfcube }: { report: EvalReport; file: string; csfcube: CsfcubeState }) {
   const m = report.manifest;
   const corpus = m.corpus as { name?: string; papers?: number; queriesUsed?: { test?: number; dev?: number; ooc?: number } };
+  const queries = corpus.queriesUsed ? `; queries: ${corpus.queriesUsed.test ?? "?"} test, ${corpus.queriesUsed.dev ?? "?"} dev, ${corpus.queriesUsed.ooc ?? "?"} out of corpus` : "";
   const a = report.attribution;
   const c = report.coverage;
   const n = report.nonObvious;
@@ -93,7 +97,9 @@ function Report({ report, file }: { report: EvalReport; file: string }) {
         </dd>
         <dt className="text-ink-faint">Corpus</dt>
         <dd className="text-ink-muted">
-          {corpus.name ?? "?"}, {corpus.papers ?? "?"} papers; queries: {corpus.queriesUsed?.test ?? "?"} test, {corpus.queriesUsed?.dev ?? "?"} dev, {corpus.queriesUsed?.ooc ?? "?"} out of corpus
+          {corpus.name ?? "?"}
+          {corpus.papers === undefined ? "" : `, ${corpus.papers} papers`}
+          {queries}
         </dd>
         <dt className="text-ink-faint">Embedder</dt>
         <dd className="text-ink-muted">{m.embedder}</dd>
@@ -108,8 +114,13 @@ function Report({ report, file }: { report: EvalReport; file: string }) {
           ) : null}
         </dd>
       </dl>
-      <p className="mt-3 max-w-3xl text-sm text-ink-muted">
-        Recall is micro-averaged over query–paper pairs, with 95% bootstrap intervals over queries. Rows marked “not run” need a trained generative model; “not reproduced” rows cannot run offline and show the paper’s figures only.
+
+      {report.userPapers && <UserPapersSection section={report.userPapers} />}
+      <CsfcubeSection state={csfcube} />
+
+      <h2 className="mt-14 border-t border-line pt-6 text-lg font-semibold tracking-tight">The paper’s experiments (replication)</h2>
+      <p className="mt-1 max-w-3xl text-sm text-ink-muted">
+        The paper’s protocol on this corpus. Recall is micro-averaged over query–paper pairs, with 95% bootstrap intervals over queries. Rows marked “not run” need a trained generative model; “not reproduced” rows cannot run offline and show the paper’s figures only.
       </p>
 
       <RecallSection report={report} name="main" />
@@ -172,9 +183,9 @@ export default function EvaluationPage() {
   return (
     <div className="mx-auto max-w-6xl px-4 pb-10 pt-10 sm:px-6">
       <p className="text-xs font-medium uppercase tracking-wide text-ink-faint">Evaluation</p>
-      <h1 className="mt-1 text-2xl font-semibold tracking-tight">The paper’s experiments on this corpus</h1>
+      <h1 className="mt-1 text-2xl font-semibold tracking-tight">How good are the related papers?</h1>
       {latest.status === "ok" ? (
-        <Report report={latest.report} file={latest.path} />
+        <Report report={latest.report} file={latest.path} csfcube={readLatestCsfcube(latest.path)} />
       ) : (
         <div role="status" className="mt-6 max-w-2xl rounded-lg border border-line bg-surface p-4 text-sm">
           <p className="font-medium text-ink">{latest.status === "missing" ? "No evaluation report yet." : "The evaluation report could not be read."}</p>
