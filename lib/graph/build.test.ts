@@ -3,9 +3,12 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
+import { dataRoot } from "@/lib/paths";
 import { buildGraphStage } from "./build";
 import { neighboursOf, readPaperGraph } from "./csr";
+import { parseLexicalModel } from "./lexical";
 import { paperNeighbours } from "./neighbours";
+import { DEFAULT_ITEM_SIMILARITY, itemSimilaritySpec } from "./similarity";
 import { useMiniCorpusStore } from "./testing";
 
 // The graph stage end to end on a small corpus with the real offline embedder (USE-lite):
@@ -15,7 +18,8 @@ describe(`graph build stage (${testProvider})`, { concurrency: false }, () => {
   const t = useMiniCorpusStore("graft-build-");
 
   test("builds edges, CSR and manifest; a second build reuses the vector cache", async () => {
-    const report = await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });
+    const report = await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1, similarity: "cosine" });
+    assert.equal(report.similarity, "cosine");
     assert.equal(report.papers, 6);
     assert.equal(report.items, 24);
     assert.equal(report.newlyEmbedded, 24);
@@ -45,12 +49,35 @@ describe(`graph build stage (${testProvider})`, { concurrency: false }, () => {
     assert.equal(n.facets.problems[0].externalId, "P1");
     assert.equal(n.facets.problems[0].rank, 1);
 
-    const again = await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });
+    const again = await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1, similarity: "cosine" });
     assert.equal(again.newlyEmbedded, 0, "all vectors come from the cache");
     assert.ok(again.build > report.build);
     assert.ok(existsSync(path.join(again.dir, "manifest.json")));
     const n2 = await paperNeighbours(t.db, p0.id);
     assert.equal(n2?.build, again.build, "the newest complete build is served");
+  });
+
+  test("the default mixes the lexical score into s_f: params, manifest, lexical.json, and edges scored with it", async () => {
+    const report = await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });
+    assert.equal(report.similarity, itemSimilaritySpec(DEFAULT_ITEM_SIMILARITY));
+    const build = await t.db.build.findUniqueOrThrow({ where: { id: report.build } });
+    assert.equal(JSON.parse(build.params).similarity, report.similarity);
+    const manifest = JSON.parse(readFileSync(path.join(report.dir, "manifest.json"), "utf8"));
+    assert.equal(manifest.similarity, report.similarity);
+    assert.deepEqual(manifest.files.map((f: { name: string }) => f.name).sort(), ["graph.csr", "lexical.json", "papers.json"]);
+    const model = parseLexicalModel(readFileSync(path.join(report.dir, "lexical.json"), "utf8"));
+    assert.equal(model.numDocs, 6, "idf over the six papers' titles + abstracts");
+    assert.ok(model.termIndex.has("tweet") && model.termIndex.has("polar"), "item terms are in the vocabulary");
+    const graph = readPaperGraph(path.join(report.dir, "graph.csr"));
+    for (let i = 0; i < 6; i++) assert.equal(neighboursOf(graph.facets.problems!, i).targets[0], i ^ 1, `paper ${i}`);
+    // Papers 2 and 3 share "named entity recognition": their problems score carries the lexical term.
+    const row = neighboursOf(graph.facets.problems!, 2);
+    const cosineBuild = await t.db.build.findFirstOrThrow({ where: { params: { contains: '"similarity":"cosine"' } } });
+    const cosineOnly = readPaperGraph(path.join(dataRoot(), cosineBuild.dir, "graph.csr"));
+    const before = neighboursOf(cosineOnly.facets.problems!, 2);
+    assert.notEqual(row.facetScores[0], before.facetScores[0]);
+    assert.ok(Math.abs(row.weights[0] - (0.75 * row.facetScores[0] + 0.25 * row.citationScores[0])) < 1e-5);
+    await assert.rejects(buildGraphStage(t.db, { corpus: "mini", similarity: "mix:2" }), /similarity must be/);
   });
 
   test("an unknown corpus is a clear error and leaves no build behind", async () => {

@@ -12,8 +12,10 @@ import { citationRows } from "./citation-score";
 import { coverage, type CoverageAtK } from "./coverage";
 import { pruneCsr, writePaperGraph, type FacetCsr, type PaperGraph } from "./csr";
 import { DEFAULT_EDGE_WEIGHT } from "./edge-weight";
+import { fitLexicalModel, LexicalIndex, packLexicalItems, serialiseLexicalModel } from "./lexical";
 import type { PackedFacetItems } from "./maxsim";
-import { buildPaperGraph, type FacetBuildReport } from "./topk";
+import { DEFAULT_ITEM_SIMILARITY, type ItemSimilarity, itemSimilaritySpec, mixedFacetEdges, parseItemSimilarity } from "./similarity";
+import { buildPaperGraph, type FacetBuildReport, type PaperGraphBuildOptions } from "./topk";
 
 // The graph stage of `graft build`: corpus papers and facet items from the store → item
 // embeddings (cached per corpus and embedder) → exact top-K edges per facet → CSR file +
@@ -26,6 +28,12 @@ export interface GraphStageOptions {
   k?: number;
   alpha?: number;
   beta?: number;
+  /**
+   * Item similarity behind s_f: "cosine" (embedding max-sim only, the paper's) or "mix[:λ]"
+   * ((1 − λ)·cosine + λ·TF-IDF max-sim); default DEFAULT_ITEM_SIMILARITY. Stored in the build,
+   * so serving inserts unseen papers with the same one.
+   */
+  similarity?: string | ItemSimilarity;
   /** Embedding worker processes (default: one per core, at most 2). */
   workers?: number;
   onProgress?: (phase: "embed" | "graph" | "store", done: number, total: number, detail?: string) => void;
@@ -51,6 +59,8 @@ export interface GraphStageReport {
   papers: number;
   items: number;
   embedder: string;
+  /** The item similarity of s_f ("cosine", "mix:0.5"). */
+  similarity: string;
   embedSeconds: number;
   newlyEmbedded: number;
   graphSeconds: number;
@@ -96,7 +106,8 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
   }
 
   const spec = options.embedder ?? embedderSpecFromEnv();
-  const params = { stage: "graph", embedder: spec, k, alpha, beta, coverageKs: COVERAGE_KS };
+  const similarity = typeof options.similarity === "string" ? parseItemSimilarity(options.similarity) : (options.similarity ?? DEFAULT_ITEM_SIMILARITY);
+  const params = { stage: "graph", embedder: spec, k, alpha, beta, similarity: itemSimilaritySpec(similarity), coverageKs: COVERAGE_KS };
   if (options.resume && options.resume.corpus !== options.corpus)
     throw new Error(`build ${options.resume.id} belongs to corpus "${options.resume.corpus}", not "${options.corpus}"`);
   const build = options.resume ?? (await startBuild(db, options.corpus, params, { jobId: options.jobId }));
@@ -154,12 +165,39 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       const b = index.get(c.citedId);
       if (a !== undefined && b !== undefined) refs[a].push(b);
     }
+    const citations = citationRows(refs);
     const buildK = Math.max(k, ...COVERAGE_KS);
-    const { graph: wide, facets: reports } = await buildPaperGraph(packed, citationRows(refs), {
+    // A mix build: the corpus items' TF-IDF model (an artefact, so unseen papers are weighted
+    // alike) and one inverted file per facet; each facet's candidates are rescored with both terms.
+    let lexicalInfo: { scheme: string; terms: number; documents: number } | null = null;
+    let rankEdges: PaperGraphBuildOptions["rankEdges"];
+    if (similarity.kind === "mix") {
+      // idf from the corpus papers' titles + abstracts (one document each); every item term is in the vocabulary.
+      const docs = await db.paper.findMany({ where: { corpusId: corpus.id, role: "corpus" }, select: { title: true, abstract: true }, orderBy: { id: "asc" } });
+      const model = fitLexicalModel(
+        docs.map((p) => `${p.title}\n${p.abstract}`),
+        texts,
+      );
+      writeArtefact(build, "graph", "lexical.json", "lexical.json", serialiseLexicalModel(model), {
+        note: "TF-IDF vocabulary of the facet items, document frequencies over the papers' titles + abstracts (s_lex)",
+      });
+      lexicalInfo = { scheme: model.scheme, terms: model.terms.length, documents: model.numDocs };
+      const lexicalWeight = similarity.lexicalWeight;
+      rankEdges = (facet, lists, kk) => {
+        const index = new LexicalIndex(packLexicalItems(model, itemRows[facet].map((r) => r.map((t) => texts[t]))));
+        const lexical = index.allPairsTopK(kk);
+        return mixedFacetEdges(
+          { cosine: lists.neighbours, linked: lists.linked, lexical, dense: packed[facet] as PackedFacetItems, index, citations },
+          { k: kk, alpha, beta, lexicalWeight },
+        );
+      };
+    }
+    const { graph: wide, facets: reports } = await buildPaperGraph(packed, citations, {
       k: buildK,
       alpha,
       beta,
       onProgress: (facet, d, t) => progress("graph", d, t, facet),
+      rankEdges,
     });
     const cov = coverage(wide.facets, COVERAGE_KS, buildK);
     const pruned: Partial<Record<Facet, FacetCsr>> = {};
@@ -210,6 +248,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       papers: papers.length,
       items: texts.length,
       embedder: embedderId,
+      similarity: itemSimilaritySpec(similarity),
       embedSeconds,
       newlyEmbedded,
       graphSeconds,
@@ -222,7 +261,12 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       stage: "graph",
       parameters: params,
       embedder: { id: embedderId, dim },
-      candidateGeneration: "exact all-pairs (blocked onnxruntime Gemm + TopK)",
+      similarity: itemSimilaritySpec(similarity),
+      ...(lexicalInfo ? { lexical: lexicalInfo } : {}),
+      candidateGeneration:
+        similarity.kind === "mix"
+          ? `top ${buildK} by s_cos (blocked onnxruntime Gemm + TopK) ∪ top ${buildK} by s_lex (inverted file) ∪ top ${buildK} linked, rescored exactly`
+          : "exact all-pairs (blocked onnxruntime Gemm + TopK)",
       timings: { embedSeconds, graphSeconds, storeSeconds },
       statistics: { papers: report.papers, items: report.items, facets: report.facets, coverage: cov, gflops: report.gflops },
       codeVersion: process.env.GRAFT_CODE_VERSION ?? "",

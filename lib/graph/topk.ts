@@ -34,7 +34,9 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { CitationRows } from "./citation-score";
 import type { FacetCsr, PaperGraph } from "./csr";
 import { DEFAULT_EDGE_WEIGHT, type EdgeWeightParams } from "./edge-weight";
-import { maxSimOneToMany, numPapersOf, type PackedFacetItems } from "./maxsim";
+import type { LexicalIndex, SparseVector } from "./lexical";
+import { itemsOfPaper, maxSimFacetScore, maxSimOneToMany, numPapersOf, type PackedFacetItems } from "./maxsim";
+import { MIX_CANDIDATES, mixScore } from "./similarity";
 
 // ---------------------------------------------------------------------------------------------
 // Minimal protobuf writer for the handful of ONNX messages the model needs.
@@ -727,6 +729,40 @@ export async function ephemeralEdges(
   return { targets, weights: scores.map((s) => alpha * s), exclude };
 }
 
+/** An unseen paper's items in one facet: unit embedding vectors and TF-IDF vectors, aligned. */
+export interface QueryFacetItems {
+  vectors: readonly Float32Array[];
+  lexical: readonly SparseVector[];
+}
+
+/**
+ * Top-k corpus papers by s_mix for one unseen paper (ephemeral insertion under a mix build):
+ * the `candidates` best by s_cos and by s_lex, scored exactly with both. `exclude` is never
+ * returned.
+ */
+export async function mixedQueryTopK(
+  engine: MaxSimEngine,
+  blocks: FacetBlocks,
+  dense: PackedFacetItems,
+  index: LexicalIndex,
+  query: QueryFacetItems,
+  options: { k: number; lexicalWeight: number; candidates?: number; exclude?: number },
+): Promise<{ targets: Int32Array; scores: Float32Array }> {
+  const wide = options.candidates ?? MIX_CANDIDATES;
+  const exclude = options.exclude ?? -1;
+  const cos = query.vectors.length > 0 ? await queryFacetTopK(engine, blocks, query.vectors, wide, exclude) : { targets: new Int32Array(0), scores: new Float32Array(0) };
+  const lex = index.queryTopK(query.lexical, wide, exclude);
+  const sCos = new Map<number, number>();
+  cos.targets.forEach((b, i) => sCos.set(b, cos.scores[i]));
+  for (const b of lex.targets) if (!sCos.has(b)) sCos.set(b, query.vectors.length > 0 ? maxSimFacetScore(query.vectors, itemsOfPaper(dense, b)) : 0);
+  const sLex = new Map<number, number>();
+  lex.targets.forEach((b, i) => sLex.set(b, lex.scores[i]));
+  const scored = [...sCos].map(([b, c]) => [b, mixScore(options.lexicalWeight, c, sLex.get(b) ?? index.queryPairScore(query.lexical, b))] as const);
+  scored.sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+  const top = scored.slice(0, options.k);
+  return { targets: Int32Array.from(top, (t) => t[0]), scores: Float32Array.from(top, (t) => t[1]) };
+}
+
 /** Plain-JS reference: scores each paper against all others with maxSimOneToMany. O(N²) per facet. */
 export function bruteForceFacetTopK(items: PackedFacetItems, k: number): RankedNeighbours {
   const n = numPapersOf(items);
@@ -826,6 +862,11 @@ export interface PaperGraphBuildOptions extends Partial<EdgeWeightParams> {
   chunkItems?: number;
   threads?: number;
   onProgress?: (facet: Facet, done: number, total: number) => void;
+  /**
+   * Ranks one facet's edges from the kernel's lists instead of buildFacetEdges (a build whose
+   * s_f is not the plain cosine max-sim rescores the candidates, see similarity.ts).
+   */
+  rankEdges?: (facet: Facet, lists: FacetTopK, k: number) => FacetCsr;
 }
 
 export interface FacetBuildReport {
@@ -866,7 +907,7 @@ export async function buildPaperGraph(
         onProgress: (d, t) => options.onProgress?.(facet, d, t),
       });
       const t0 = performance.now();
-      const csr = buildFacetEdges(lists, { k, alpha: options.alpha });
+      const csr = options.rankEdges ? options.rankEdges(facet, lists, k) : buildFacetEdges(lists, { k, alpha: options.alpha });
       facets[facet] = csr;
       reports.push({ facet, papers: numPapers, items: items.offsets[numPapers], kernel: lists.stats, edgeSeconds: (performance.now() - t0) / 1000, edges: csr.targets.length });
     }

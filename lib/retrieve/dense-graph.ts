@@ -1,8 +1,8 @@
 /**
  * The dense-graph teacher as a retriever (paper §"The Multi-Facet Paper Graph"): per facet, a
  * two-hop walk over the typed graph. A corpus paper starts from its own node; an unseen paper
- * is inserted ephemerally (its items scored against every corpus item with max-sim, top-K
- * first-hop edges weighted α·s; lib/retrieve/ephemeral.ts) and walks from there.
+ * is inserted ephemerally (its items scored against every corpus item with the build's s_f,
+ * top-K first-hop edges weighted α·s; lib/retrieve/ephemeral.ts) and walks from there.
  */
 import type { Facet } from "@/lib/corpus/types";
 import { ephemeralStarts } from "./ephemeral";
@@ -17,10 +17,13 @@ async function retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
     const node = query.index;
     starts = Object.fromEntries(ctx.facets.map((f) => [f, node]));
   } else {
+    const lexical = g.lexical();
     starts = await ephemeralStarts(await maxSimEngine(), g.blocks(), g.graph, query.vectors, {
       facets: ctx.facets,
       alpha: g.alpha,
       exclude: query.exclude ?? undefined,
+      // A mix build scores the query's items with the build's lexical model too (the same s_f as its edges).
+      ...(g.similarity.kind === "mix" && lexical ? { mix: { lexicalWeight: g.similarity.lexicalWeight, lexical, dense: g.vectors, texts: query.items } } : {}),
     });
     // The ephemeral row is the query's w_f(q, ·): graph-RRF can use it as for a corpus node.
     for (const f of ctx.facets) {

@@ -7,11 +7,17 @@
  *
  * First-hop weights are α·s: the query has no citations into the corpus we can trust at query
  * time (c = 0), as for unlinked pairs inside the corpus.
+ *
+ * s is the build's item similarity (lib/graph/similarity.ts): the cosine max-sim, or for a
+ * "mix" build (1 − λ)·cosine + λ·TF-IDF max-sim with the build's vocabulary and idf, which needs
+ * the query's item texts beside its vectors (`EphemeralOptions.mix`).
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { PaperGraph } from "@/lib/graph/csr";
 import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
-import { ephemeralEdges, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/topk";
+import { lexicalVector, type LexicalFacetIndex } from "@/lib/graph/lexical";
+import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import { ephemeralEdges, mixedQueryTopK, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/topk";
 import { denseGraphRetrieve, type DenseGraphOptions, type DenseGraphResult, type WalkStartEdges } from "./walk";
 
 /** One onnxruntime block layout per facet of the corpus items (see prepareFacetBlocks). */
@@ -26,6 +32,19 @@ export interface EphemeralOptions extends DenseGraphOptions {
   exclude?: number;
   /** Facets to walk; default every facet with items and a graph. */
   facets?: readonly Facet[];
+  /**
+   * A build whose s_f mixes in the lexical score: its weight λ, the build's lexical index, the
+   * corpus item vectors (to score lexical candidates' cosine) and the query's item texts,
+   * aligned with its vectors. Absent: s_f is the cosine max-sim.
+   */
+  mix?: EphemeralMix;
+}
+
+export interface EphemeralMix {
+  lexicalWeight: number;
+  lexical: LexicalFacetIndex;
+  dense: Partial<Record<Facet, PackedFacetItems>>;
+  texts: Partial<Record<Facet, readonly string[]>>;
 }
 
 /** Per-facet first-hop edges of an unseen query: its top-K corpus papers by s_f, weighted α·s. */
@@ -41,11 +60,20 @@ export async function ephemeralStarts(
     const blocks = index[f];
     const items = queryItems[f];
     if (!blocks || !graph.facets[f] || !items || items.length === 0) continue;
-    starts[f] = await ephemeralEdges(engine, blocks, items, {
-      k: options.edgesPerFacet ?? graph.k,
-      alpha: options.alpha ?? DEFAULT_EDGE_WEIGHT.alpha,
-      exclude: options.exclude,
-    });
+    const k = options.edgesPerFacet ?? graph.k;
+    const alpha = options.alpha ?? DEFAULT_EDGE_WEIGHT.alpha;
+    const mix = options.mix;
+    const lexical = mix?.lexical.facets[f];
+    const dense = mix?.dense[f];
+    if (mix && lexical && dense) {
+      const texts = mix.texts[f] ?? [];
+      if (texts.length !== items.length) throw new Error(`ephemeral insertion: ${texts.length} item texts for ${items.length} vectors in ${f}`);
+      const query = { vectors: items, lexical: texts.map((t) => lexicalVector(mix.lexical.model, t)) };
+      const { targets, scores } = await mixedQueryTopK(engine, blocks, dense, lexical, query, { k, lexicalWeight: mix.lexicalWeight, exclude: options.exclude });
+      starts[f] = { targets, weights: scores.map((s) => alpha * s), exclude: options.exclude ?? -1 };
+      continue;
+    }
+    starts[f] = await ephemeralEdges(engine, blocks, items, { k, alpha, exclude: options.exclude });
   }
   return starts;
 }

@@ -7,7 +7,9 @@ import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/db/config";
 import { cacheDirFor, readVectorCache, textKey } from "@/lib/embed/cache";
 import { readPaperGraph, type PaperGraph } from "@/lib/graph/csr";
+import { lexicalFacetIndex, parseLexicalModel, type LexicalFacetIndex } from "@/lib/graph/lexical";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import { similarityOfParams, type ItemSimilarity } from "@/lib/graph/similarity";
 import { prepareFacetBlocks } from "@/lib/graph/topk";
 import type { FacetBlockIndex } from "./ephemeral";
 import { RetrievalError } from "./retriever";
@@ -52,6 +54,10 @@ export interface LoadedGraph {
   vectors: Record<Facet, PackedFacetItems>;
   alpha: number;
   beta: number;
+  /** The build's item similarity behind s_f (cosine, or a mix with the lexical score). */
+  similarity: ItemSimilarity;
+  /** A mix build's TF-IDF model and per-facet inverted files (ephemeral insertion), built on first use; null for a cosine build. */
+  lexical(): LexicalFacetIndex | null;
   /** The embedder id of the build; query items must be embedded with it. */
   embedder: string;
   dim: number;
@@ -114,7 +120,8 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
   const dir = path.resolve(dataRoot(), build.dir);
   const graph = readPaperGraph(path.join(dir, "graph.csr"));
   const ids = JSON.parse(readFileSync(path.join(dir, "papers.json"), "utf8")) as { externalIds: string[]; dbIds: number[] };
-  const params = JSON.parse(build.params) as { alpha?: number; beta?: number };
+  const params = JSON.parse(build.params) as { alpha?: number; beta?: number; similarity?: unknown };
+  const similarity = similarityOfParams(params);
   const manifest = JSON.parse(build.manifest) as { embedder?: { id?: string; dim?: number } };
   const embedder = manifest.embedder?.id ?? "";
 
@@ -180,6 +187,7 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
   }
 
   let blocks: FacetBlockIndex | null = null;
+  let lexical: LexicalFacetIndex | null = null;
   const memos = new Map<string, unknown>();
   return {
     build: build.id,
@@ -194,6 +202,21 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
     vectors,
     alpha: params.alpha ?? 0.75,
     beta: params.beta ?? 0.25,
+    similarity,
+    lexical: () => {
+      if (similarity.kind !== "mix") return null;
+      if (!lexical) {
+        const model = parseLexicalModel(readFileSync(path.join(dir, "lexical.json"), "utf8"));
+        const texts: Partial<Record<Facet, string[][]>> = {};
+        for (const f of FACETS) {
+          if (!graph.facets[f]) continue;
+          const { offsets, texts: all } = items[f];
+          texts[f] = ids.dbIds.map((_, p) => all.slice(offsets[p], offsets[p + 1]));
+        }
+        lexical = lexicalFacetIndex(model, texts);
+      }
+      return lexical;
+    },
     embedder,
     dim,
     vectorOf,

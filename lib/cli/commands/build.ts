@@ -8,6 +8,7 @@ import { buildGenretStage, DEFAULT_TRAINER, type GenretStageReport } from "@/lib
 import { DISTILL_VARIANTS } from "@/lib/genret/distill";
 import { installPretrainedModel } from "@/lib/genret/pretrained";
 import { buildGraphStage, type GraphStageReport } from "@/lib/graph/build";
+import { DEFAULT_ITEM_SIMILARITY, itemSimilaritySpec, parseItemSimilarity } from "@/lib/graph/similarity";
 import { emit, fmt, parseOptions, table } from "../output";
 import { ProgressBar } from "../progress";
 
@@ -21,6 +22,17 @@ const buildOptions = z.object({
   k: z.coerce.number().int().min(1).max(200).default(20),
   alpha: z.coerce.number().min(0).max(1).default(0.75),
   beta: z.coerce.number().min(0).max(1).optional(),
+  similarity: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      if (v === undefined) return;
+      try {
+        parseItemSimilarity(v);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+      }
+    }),
   workers: z.coerce.number().int().min(1).max(64).optional(),
   variant: z.enum(VARIANTS, { error: `variant must be one of: ${VARIANTS.join(", ")}` }).default("uniform"),
   seed: z.coerce.number().int().min(0).default(0),
@@ -42,7 +54,7 @@ const buildOptions = z.object({
 function graphLines(report: GraphStageReport, corpus: string): string {
   return [
     `build ${report.build} of ${corpus}: ${fmt(report.papers)} papers, ${fmt(report.items)} facet items → ${report.dir}`,
-    `embed ${report.embedSeconds.toFixed(1)} s (${fmt(report.newlyEmbedded)} new with ${report.embedder}) · graph ${report.graphSeconds.toFixed(1)} s at ${report.gflops.toFixed(0)} GFLOP/s · store ${report.storeSeconds.toFixed(1)} s`,
+    `embed ${report.embedSeconds.toFixed(1)} s (${fmt(report.newlyEmbedded)} new with ${report.embedder}) · similarity ${report.similarity} · graph ${report.graphSeconds.toFixed(1)} s at ${report.gflops.toFixed(0)} GFLOP/s · store ${report.storeSeconds.toFixed(1)} s`,
     "",
     table(
       ["facet", "items", "edges", "kernel s"],
@@ -77,6 +89,10 @@ export function registerBuild(program: Command): void {
     .option("--k <k>", "edges kept per paper per facet", "20")
     .option("--alpha <a>", "facet-score weight α of w = αs + βc", "0.75")
     .option("--beta <b>", "citation-score weight β (default 1 − α)")
+    .option(
+      "--similarity <s>",
+      `item similarity of s: cosine (embedding max-sim) | mix[:λ] ((1 − λ)·cosine + λ·TF-IDF max-sim over the corpus's items; default ${itemSimilaritySpec(DEFAULT_ITEM_SIMILARITY)})`,
+    )
     .option("--workers <n>", "embedding worker processes (default: 2)")
     .option("--json", "machine-readable output")
     .option("--variant <name>", `distillation variant: ${VARIANTS.join(" | ")}`, "uniform")
@@ -108,6 +124,7 @@ export function registerBuild(program: Command): void {
           k: opts.k,
           alpha: opts.alpha,
           beta: opts.beta ?? 1 - opts.alpha,
+          similarity: opts.similarity,
           workers: opts.workers,
           onProgress: (phase, d, t, detail) => bar.update(d, t, detail ? `${phase} ${detail}` : phase),
         });

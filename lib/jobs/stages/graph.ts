@@ -6,6 +6,7 @@ import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/paths";
 import { parseEmbedderSpec } from "@/lib/embed/registry";
 import type { GraphStageReport } from "@/lib/graph/build";
+import { itemSimilaritySpec, parseItemSimilarity, similarityOfParams } from "@/lib/graph/similarity";
 import { failpoint } from "../failpoints";
 import { registerStage } from "../registry";
 
@@ -33,6 +34,18 @@ export const graphStageParams = z
     k: z.number().int().min(1).max(200).default(20),
     alpha: z.number().min(0).max(1).default(0.75),
     beta: z.number().min(0).max(1).optional(),
+    similarity: z
+      .string()
+      .trim()
+      .refine((s) => {
+        try {
+          parseItemSimilarity(s);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'similarity must be "cosine", "mix" or "mix:<λ between 0 and 1>"')
+      .optional(),
     workers: z.number().int().min(1).max(16).optional(),
   })
   .strict();
@@ -47,6 +60,7 @@ async function reportOf(db: Db, buildId: number): Promise<GraphStageReport> {
   const b = await db.build.findUniqueOrThrow({ where: { id: buildId } });
   const m = JSON.parse(b.manifest) as {
     embedder?: { id?: string };
+    similarity?: string;
     timings?: { embedSeconds?: number; graphSeconds?: number; storeSeconds?: number };
     statistics?: { papers?: number; items?: number; facets?: GraphStageReport["facets"]; coverage?: GraphStageReport["coverage"]; gflops?: number };
   };
@@ -56,6 +70,7 @@ async function reportOf(db: Db, buildId: number): Promise<GraphStageReport> {
     papers: m.statistics?.papers ?? 0,
     items: m.statistics?.items ?? 0,
     embedder: m.embedder?.id ?? "",
+    similarity: m.similarity ?? itemSimilaritySpec(similarityOfParams(JSON.parse(b.params) as { similarity?: unknown })),
     embedSeconds: m.timings?.embedSeconds ?? 0,
     newlyEmbedded: 0,
     graphSeconds: m.timings?.graphSeconds ?? 0,
@@ -89,6 +104,7 @@ registerStage<GraphStageParams>(
       k: params.k,
       alpha: params.alpha,
       beta: params.beta ?? 1 - params.alpha,
+      similarity: params.similarity,
       workers: params.workers,
       jobId: job.id,
       resume,

@@ -1,0 +1,144 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { mulberry32 } from "@/lib/random";
+import {
+  fitLexicalModel,
+  LexicalIndex,
+  lexicalFacetIndex,
+  lexicalTerms,
+  lexicalVector,
+  packLexicalItems,
+  parseLexicalModel,
+  serialiseLexicalModel,
+  type LexicalModel,
+  type SparseVector,
+} from "./lexical";
+import { porterStem } from "./porter";
+
+const close = (a: number, b: number, eps = 1e-6): void => assert.ok(Math.abs(a - b) < eps, `${a} ≉ ${b}`);
+
+/** t(a, b): cosine of two sparse unit vectors, by a plain map. */
+function cos(a: SparseVector, b: SparseVector): number {
+  const m = new Map<number, number>();
+  a.terms.forEach((t, i) => m.set(t, a.weights[i]));
+  let s = 0;
+  b.terms.forEach((t, i) => (s += (m.get(t) ?? 0) * b.weights[i]));
+  return s;
+}
+
+/** Reference s_lex by brute force over item pairs. */
+function sLex(model: LexicalModel, a: readonly string[], b: readonly string[]): number {
+  if (a.length === 0 || b.length === 0) return 0;
+  const va = a.map((t) => lexicalVector(model, t));
+  const vb = b.map((t) => lexicalVector(model, t));
+  const row = va.reduce((s, x) => s + Math.max(...vb.map((y) => cos(x, y))), 0) / va.length;
+  const col = vb.reduce((s, y) => s + Math.max(...va.map((x) => cos(x, y))), 0) / vb.length;
+  return 0.5 * (row + col);
+}
+
+const WORDS = "translation neural machine entity recognition tagger sentiment review parsing dependency graph attention corpus bilingual lexicon tweets clinical summarization question answering retrieval".split(" ");
+
+function randomPapers(seed: number, n: number): string[][] {
+  const rand = mulberry32(seed);
+  return Array.from({ length: n }, (_, p) =>
+    Array.from({ length: p % 5 === 0 ? 0 : 1 + Math.floor(rand() * 3) }, () =>
+      Array.from({ length: 2 + Math.floor(rand() * 5) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(" "),
+    ),
+  );
+}
+
+describe("lexical terms and weights", () => {
+  it("lowercases, drops stopwords and one-letter tokens, and stems", () => {
+    assert.deepEqual(lexicalTerms("We translate the Translations of a BiLSTM-CRF tagger, 2 times."), ["translat", "translat", "bilstm", "crf", "tagger", "time"]);
+    assert.equal(porterStem("generalization"), "gener");
+    assert.equal(porterStem("embeddings"), "embed");
+    assert.equal(porterStem("caresses"), "caress");
+    assert.equal(porterStem("relational"), "relat");
+    assert.equal(porterStem("bert"), "bert");
+  });
+
+  it("weights with sublinear tf and smooth idf; unseen terms count in the norm only", () => {
+    const model = fitLexicalModel(["neural translation", "neural parsing", "sentiment"], ["tweets"]);
+    assert.equal(model.numDocs, 3);
+    const id = (t: string) => model.termIndex.get(t) as number;
+    assert.equal(model.df[id("neural")], 2);
+    assert.equal(model.df[id("tweet")], 0, "an item-only term is in the vocabulary with df 0");
+    close(model.idf[id("neural")], Math.log(4 / 3) + 1);
+    close(model.unseenIdf, Math.log(4) + 1);
+    const v = lexicalVector(model, "neural neural translation");
+    const wn = (1 + Math.log(2)) * model.idf[id("neural")];
+    const wt = model.idf[id("translat")];
+    close(v.weights[Array.from(v.terms).indexOf(id("neural"))], wn / Math.hypot(wn, wt));
+    const u = lexicalVector(model, "translation zebra");
+    assert.deepEqual(Array.from(u.terms), [id("translat")]);
+    close(u.weights[0], wt / Math.hypot(wt, model.unseenIdf));
+    assert.equal(lexicalVector(model, "the of").terms.length, 0);
+  });
+
+  it("round-trips through its artefact and refuses another scheme", () => {
+    const model = fitLexicalModel(["neural translation", "sentiment of reviews"]);
+    const back = parseLexicalModel(serialiseLexicalModel(model));
+    assert.deepEqual(back.terms, model.terms);
+    assert.deepEqual(Array.from(back.idf), Array.from(model.idf));
+    assert.throws(() => parseLexicalModel(JSON.stringify({ scheme: "other", numDocs: 1, terms: [], df: [] })), /scheme/);
+  });
+});
+
+describe("LexicalIndex", () => {
+  const papers = randomPapers(3, 60);
+  const model = fitLexicalModel(papers.flat());
+  const index = new LexicalIndex(packLexicalItems(model, papers));
+
+  it("scores pairs exactly, symmetric, 0 for a paper without items", () => {
+    for (const [a, b] of [[1, 2], [3, 7], [11, 4], [8, 8]]) {
+      close(index.pairScore(a, b), sLex(model, papers[a], papers[b]));
+      close(index.pairScore(a, b), index.pairScore(b, a));
+    }
+    assert.equal(index.pairScore(0, 1), 0);
+    close(index.pairScore(6, 6), 1, 1e-5);
+  });
+
+  it("all-pairs top-k equals brute force, ties by lower index, without the paper itself", () => {
+    const k = 6;
+    const got = index.allPairsTopK(k);
+    for (let a = 0; a < papers.length; a++) {
+      const s = papers.map((_, b) => (b === a ? -1 : sLex(model, papers[a], papers[b])));
+      const want = Array.from(s.keys())
+        .filter((b) => s[b] > 0)
+        .sort((x, y) => s[y] - s[x] || x - y)
+        .slice(0, k);
+      const row = Array.from(got.targets.subarray(got.offsets[a], got.offsets[a + 1]));
+      assert.equal(row.length, want.length, `paper ${a}`);
+      row.forEach((b, i) => {
+        close(got.scores[got.offsets[a] + i], s[want[i]], 1e-5);
+        if (b !== want[i]) close(s[b], s[want[i]], 1e-5);
+      });
+    }
+  });
+
+  it("a query against every paper matches pairScore, never returns the excluded paper", () => {
+    const query = papers[7].map((t) => lexicalVector(model, t));
+    const top = index.queryTopK(query, 5, 7);
+    assert.ok(!Array.from(top.targets).includes(7));
+    top.targets.forEach((b, i) => close(top.scores[i], index.pairScore(7, b), 1e-5));
+    const self = index.queryTopK(query, 1);
+    assert.equal(self.targets[0], 7);
+    close(index.queryPairScore(query, 3), index.pairScore(7, 3));
+    assert.equal(index.queryTopK([], 5).targets.length, 0);
+  });
+
+  it("maxDf leaves common terms out of candidate generation (partial scores, never more)", () => {
+    const full = index.allPairsTopK(5);
+    const capped = index.allPairsTopK(5, { maxDf: 3 });
+    for (let a = 0; a < papers.length; a++) {
+      for (let e = capped.offsets[a]; e < capped.offsets[a + 1]; e++) assert.ok(capped.scores[e] <= index.pairScore(a, capped.targets[e]) + 1e-6);
+    }
+    assert.ok(capped.targets.length <= full.targets.length);
+  });
+
+  it("builds one index per facet for serving", () => {
+    const both = lexicalFacetIndex(model, { methods: papers, problems: papers.slice().reverse() });
+    assert.deepEqual(Object.keys(both.facets).sort(), ["methods", "problems"]);
+    close(both.facets.methods?.pairScore(1, 2) as number, index.pairScore(1, 2));
+  });
+});
