@@ -568,7 +568,7 @@ export const USER_PAPERS_INTRO =
 
 /** The note under a user-paper table: gold, counts, how every row was run and what leaks. */
 export function userPaperTableNote(t: UserPaperTable, section: Pick<UserPapersSection, "k">): string {
-  const served = `Every row is what relatedPapers serves (k = ${section.k}) for the paper sent as a record: with its LLM facets, or with title + abstract only so that the offline extractor runs (the path of a pasted paper). Micro recall over query–paper pairs; 95% percentile-bootstrap intervals over queries; the ratio to BM25 and the ablation's change are paired (both rows recomputed on each resample).`;
+  const served = `Every row is what relatedPapers serves (k = ${section.k}) for the paper sent as a record: with its LLM facets, or with title + abstract only so that the offline extractor runs (the path of a pasted paper). Micro recall over query–paper pairs; 95% percentile-bootstrap intervals over queries; the ratio to BM25 and the ablation's change are paired (both rows recomputed on each resample). ms: wall time of one answer, warm, offline extraction included, on the machine and load of the run (manifest above).`;
   if (t.id === "ooc") {
     return `Gold: ${t.gold}: ${t.queries} queries, ${t.goldPairs} gold pairs (mean ${(t.goldPairs / Math.max(1, t.queries)).toFixed(1)}). The query papers are not in the corpus or its graph. ${served}`;
   }
