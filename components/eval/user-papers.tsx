@@ -110,7 +110,7 @@ function SourceTable({ rows, caption, withTuning }: { rows: readonly UserPaperRo
                     )}
                   </td>
                 )}
-                <td className="px-3 py-2 text-right tabular-nums text-ink-muted">{ok ? formatLatency(r.latency) : ""}</td>
+                <td className="whitespace-nowrap px-3 py-2 text-right tabular-nums text-ink-muted">{ok ? formatLatency(r.latency) : ""}</td>
               </tr>
             );
           })}
