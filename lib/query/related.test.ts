@@ -142,6 +142,15 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     }
   });
 
+  test("the default restricted to one facet ranks by that facet: a shared result before the topical twin", async () => {
+    const all = await relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, relatedOptions.parse({ k: 3 }));
+    assert.ok(["P1", "P5"].includes(all.results[0].externalId), "over all facets, the other translation paper or what both cite");
+    // P0's result "BLEU improves by two points" shares "improves" with P2's result only.
+    const results = await relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, relatedOptions.parse({ k: 3, facets: "results" }));
+    assert.equal(results.results[0].externalId, "P2", results.results.map((x) => x.externalId).join(","));
+    assert.deepEqual(results.results[0].facets.map((f) => f.facet), ["results"]);
+  });
+
   test("a paper record with a corpus id is queried as unseen: never returned", async () => {
     const paper = { id: "P0", title: "Paper 0", abstract: miniPapers[0].abstract, facets: miniPapers[0].facets };
     const r = await relatedPapers(t.db, { corpus: "mini", paper }, relatedOptions.parse({ k: 6 }));

@@ -126,6 +126,7 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
     facetsRestricted: options.facets.length < FACETS.length,
     // Re-ranking: as deep as the corpus, so that the lists reach as many candidates as they can.
     pool: candidates ? Math.max(POOL, g.papers.length) : POOL,
+    ...(candidates ? { candidates: candidates.set } : {}),
     queryEdges,
     signal: hooks.signal,
   };

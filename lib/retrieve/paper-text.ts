@@ -5,9 +5,10 @@
  */
 import type { Db } from "@/lib/db/client";
 import { Bm25Index, tokenize } from "./bm25-index";
+import { idfFrom, TfidfIndex, tfidfTokens } from "./tfidf-index";
 import { referenceIndex, type ReferenceIndex } from "./citation-expansion";
 import { itemsOf, type LoadedGraph } from "./graph-store";
-import { FACETS } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus/types";
 
 export interface PaperText {
   /** BM25 over title + abstract + facet items, one document per node. */
@@ -49,4 +50,28 @@ async function loadPaperText(db: Db, g: LoadedGraph): Promise<PaperText> {
     abstracts,
     references: referenceIndex(g.dbIds.length, pairs),
   };
+}
+
+/**
+ * TF-IDF cosine indexes of every node (lib/retrieve/tfidf-index.ts): the whole paper (title +
+ * abstract) and each facet's items, one idf over title, abstract and items. What a retrieval
+ * restricted to one facet compares: the query's items of that facet with each paper's items of
+ * that facet, and the two papers as a whole. Built on first use, once per build and process.
+ */
+export interface PaperTfidf {
+  whole: TfidfIndex;
+  facets: Record<Facet, TfidfIndex>;
+}
+
+export async function paperTfidf(db: Db, g: LoadedGraph): Promise<PaperTfidf> {
+  const text = await paperText(db, g);
+  return g.memo("paper-tfidf", () => {
+    const titleAbstract = g.papers.map((p, node) => tfidfTokens(`${p.title} ${text.abstracts[node]}`));
+    const items = FACETS.map((f) => g.papers.map((_, node) => tfidfTokens(itemsOf(g, f, node).join(" "))));
+    const idf = idfFrom(titleAbstract.map((t, node) => [...t, ...items.flatMap((byNode) => byNode[node])]));
+    return {
+      whole: new TfidfIndex(titleAbstract, idf),
+      facets: Object.fromEntries(FACETS.map((f, i) => [f, new TfidfIndex(items[i], idf)])) as Record<Facet, TfidfIndex>,
+    };
+  });
 }

@@ -87,6 +87,11 @@ export interface RetrieveContext {
   /** Candidates wanted per facet list (after collapsing repeats, at most). */
   pool: number;
   /**
+   * The request re-ranks these papers only (relatedPapers' `candidates`): every list is cut to
+   * them afterwards, so a retriever that fuses lists of its own should rank among them first.
+   */
+  candidates?: ReadonlySet<number>;
+  /**
    * Out: a retriever that inserts an unseen query ephemerally (the dense-graph walk) records
    * the query's first-hop edges here, per facet; graph-RRF then reads w_f(q, d) from them
    * instead of falling back to corroboration RRF. Leave it alone otherwise.
