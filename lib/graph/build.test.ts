@@ -61,7 +61,9 @@ describe(`graph build stage (${testProvider})`, { concurrency: false }, () => {
     const report = await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });
     assert.equal(report.similarity, itemSimilaritySpec(DEFAULT_ITEM_SIMILARITY));
     const build = await t.db.build.findUniqueOrThrow({ where: { id: report.build } });
-    assert.equal(JSON.parse(build.params).similarity, report.similarity);
+    const params = JSON.parse(build.params);
+    assert.equal(params.similarity, report.similarity);
+    assert.deepEqual([params.alpha, params.beta], [0.25, 0.75], "a mix build's default edge weights");
     const manifest = JSON.parse(readFileSync(path.join(report.dir, "manifest.json"), "utf8"));
     assert.equal(manifest.similarity, report.similarity);
     assert.deepEqual(manifest.files.map((f: { name: string }) => f.name).sort(), ["graph.csr", "lexical.json", "papers.json"]);
@@ -76,7 +78,7 @@ describe(`graph build stage (${testProvider})`, { concurrency: false }, () => {
     const cosineOnly = readPaperGraph(path.join(dataRoot(), cosineBuild.dir, "graph.csr"));
     const before = neighboursOf(cosineOnly.facets.problems!, 2);
     assert.notEqual(row.facetScores[0], before.facetScores[0]);
-    assert.ok(Math.abs(row.weights[0] - (0.75 * row.facetScores[0] + 0.25 * row.citationScores[0])) < 1e-5);
+    assert.ok(Math.abs(row.weights[0] - (0.25 * row.facetScores[0] + 0.75 * row.citationScores[0])) < 1e-5);
     await assert.rejects(buildGraphStage(t.db, { corpus: "mini", similarity: "mix:2" }), /similarity must be/);
   });
 

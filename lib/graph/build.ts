@@ -11,10 +11,9 @@ import type { Embedder } from "@/lib/embed/types";
 import { citationRows } from "./citation-score";
 import { coverage, type CoverageAtK } from "./coverage";
 import { pruneCsr, writePaperGraph, type FacetCsr, type PaperGraph } from "./csr";
-import { DEFAULT_EDGE_WEIGHT } from "./edge-weight";
 import { fitLexicalModel, LexicalIndex, packLexicalItems, serialiseLexicalModel } from "./lexical";
 import type { PackedFacetItems } from "./maxsim";
-import { DEFAULT_ITEM_SIMILARITY, type ItemSimilarity, itemSimilaritySpec, mixedFacetEdges, parseItemSimilarity } from "./similarity";
+import { DEFAULT_ITEM_SIMILARITY, edgeWeightFor, type ItemSimilarity, itemSimilaritySpec, mixedFacetEdges, parseItemSimilarity } from "./similarity";
 import { buildPaperGraph, type FacetBuildReport, type PaperGraphBuildOptions } from "./topk";
 
 // The graph stage of `graft build`: corpus papers and facet items from the store → item
@@ -26,6 +25,7 @@ export interface GraphStageOptions {
   /** Embedder spec ("use-lite" | "minilm[:model]"); default GRAFT_EMBEDDER or use-lite. */
   embedder?: string;
   k?: number;
+  /** α, β of w = αs + βc; default by similarity (edgeWeightFor: 0.25, 0.75 for mix, the paper's 0.75, 0.25 for cosine), β = 1 − α when only α is given. */
   alpha?: number;
   beta?: number;
   /**
@@ -75,8 +75,8 @@ const COVERAGE_KS = [10, 20, 50];
 
 export async function buildGraphStage(db: Db, options: GraphStageOptions): Promise<GraphStageReport> {
   const k = options.k ?? 20;
-  const alpha = options.alpha ?? DEFAULT_EDGE_WEIGHT.alpha;
-  const beta = options.beta ?? DEFAULT_EDGE_WEIGHT.beta;
+  const similarity = typeof options.similarity === "string" ? parseItemSimilarity(options.similarity) : (options.similarity ?? DEFAULT_ITEM_SIMILARITY);
+  const { alpha, beta } = edgeWeightFor(similarity, options.alpha, options.beta);
   const progress = options.onProgress ?? (() => {});
   const corpus = await db.corpus.findUnique({ where: { name: options.corpus } });
   if (!corpus) throw new Error(`no corpus named "${options.corpus}" (import it first)`);
@@ -106,7 +106,6 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
   }
 
   const spec = options.embedder ?? embedderSpecFromEnv();
-  const similarity = typeof options.similarity === "string" ? parseItemSimilarity(options.similarity) : (options.similarity ?? DEFAULT_ITEM_SIMILARITY);
   const params = { stage: "graph", embedder: spec, k, alpha, beta, similarity: itemSimilaritySpec(similarity), coverageKs: COVERAGE_KS };
   if (options.resume && options.resume.corpus !== options.corpus)
     throw new Error(`build ${options.resume.id} belongs to corpus "${options.resume.corpus}", not "${options.corpus}"`);

@@ -4,7 +4,7 @@ import { mulberry32 } from "@/lib/random";
 import { citationScoreOf, citationScores, storedCitationRows } from "./citation-score";
 import { fitLexicalModel, LexicalIndex, lexicalVector, packLexicalItems } from "./lexical";
 import { maxSimFacetScore, packFacetItems } from "./maxsim";
-import { COSINE, DEFAULT_ITEM_SIMILARITY, itemSimilaritySpec, mixedFacetEdges, mixScore, parseItemSimilarity, similarityOfParams } from "./similarity";
+import { COSINE, DEFAULT_ITEM_SIMILARITY, edgeWeightFor, itemSimilaritySpec, MIX_EDGE_WEIGHT, mixedFacetEdges, mixScore, parseItemSimilarity, similarityOfParams } from "./similarity";
 import { facetTopK, MaxSimEngine, mixedQueryTopK, prepareFacetBlocks } from "./topk";
 
 const close = (a: number, b: number, eps = 1e-5): void => assert.ok(Math.abs(a - b) < eps, `${a} ≉ ${b}`);
@@ -44,6 +44,13 @@ describe("item similarity specs", () => {
   it("reads a build's parameters: builds made before the option are cosine", () => {
     assert.deepEqual(similarityOfParams({}), COSINE);
     assert.deepEqual(similarityOfParams({ similarity: "mix:0.25" }), { kind: "mix", lexicalWeight: 0.25 });
+  });
+
+  it("gives a mix build the edge weights tuned for it, a cosine build the paper's", () => {
+    assert.deepEqual(edgeWeightFor(DEFAULT_ITEM_SIMILARITY), MIX_EDGE_WEIGHT);
+    assert.deepEqual(edgeWeightFor(COSINE), { alpha: 0.75, beta: 0.25 });
+    assert.deepEqual(edgeWeightFor(COSINE, 0.5), { alpha: 0.5, beta: 0.5 });
+    assert.deepEqual(edgeWeightFor(DEFAULT_ITEM_SIMILARITY, 0.6, 0.1), { alpha: 0.6, beta: 0.1 });
   });
 
   it("mixes the two scores linearly", () => {

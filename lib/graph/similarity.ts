@@ -31,6 +31,22 @@ export const DEFAULT_LEXICAL_WEIGHT = 0.5;
 /** What the graph stage builds when no similarity is named. */
 export const DEFAULT_ITEM_SIMILARITY: ItemSimilarity = Object.freeze({ kind: "mix", lexicalWeight: DEFAULT_LEXICAL_WEIGHT });
 
+/**
+ * Edge weights of a mix build when none are given: w = 0.25·s + 0.75·c. Chosen on issue 17's
+ * tuning half (unseen papers, LLM facets, dense-graph teacher R@20 with α 0.75 / 0.5 / 0.25 /
+ * 0.1: 0.241 / 0.297 / 0.325 / 0.321): the citation-linked papers a seed leads to are what the
+ * walk of an unseen paper needs, and s_mix then ranks them and fills the rows. A cosine build
+ * keeps the paper's α = 0.75, β = 0.25 (DEFAULT_EDGE_WEIGHT).
+ */
+export const MIX_EDGE_WEIGHT: Readonly<EdgeWeightParams> = Object.freeze({ alpha: 0.25, beta: 0.75 });
+
+/** The default α, β of a build with this similarity; β = 1 − α when only α is given. */
+export function edgeWeightFor(similarity: ItemSimilarity, alpha?: number, beta?: number): EdgeWeightParams {
+  const base = similarity.kind === "mix" ? MIX_EDGE_WEIGHT : DEFAULT_EDGE_WEIGHT;
+  const a = alpha ?? base.alpha;
+  return { alpha: a, beta: beta ?? (alpha === undefined ? base.beta : 1 - a) };
+}
+
 /** Candidates per list (s_cos, s_lex) that an unseen paper's mix is ranked over: the build's widest K. */
 export const MIX_CANDIDATES = 50;
 

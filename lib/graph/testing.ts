@@ -54,7 +54,7 @@ export function miniCorpusInput(): CorpusInput {
  * corpus as "mini", and a private GRAFT_DATA_ROOT for builds and vector caches, both removed
  * afterwards. `db` is valid from the first test on.
  */
-export function useMiniCorpusStore(prefix: string): { readonly db: Db } {
+export function useMiniCorpusStore(prefix: string): { readonly db: Db; readonly databaseUrl: string } {
   let store: TestDb | undefined;
   let root = "";
   const saved = process.env.GRAFT_DATA_ROOT;
@@ -69,10 +69,17 @@ export function useMiniCorpusStore(prefix: string): { readonly db: Db } {
     await store?.cleanup();
     rmSync(root, { recursive: true, force: true });
   });
+  const held = (): TestDb => {
+    if (!store) throw new Error("useMiniCorpusStore: the store exists only inside tests");
+    return store;
+  };
   return {
     get db() {
-      if (!store) throw new Error("useMiniCorpusStore: the store exists only inside tests");
-      return store.db;
+      return held().db;
+    },
+    /** The store's URL, for code that opens it through DATABASE_URL (the CLI). */
+    get databaseUrl() {
+      return held().config.url;
     },
   };
 }

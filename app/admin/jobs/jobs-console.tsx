@@ -49,14 +49,14 @@ function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: 
   const client = useQueryClient();
   const [corpus, setCorpus] = useState("");
   const [k, setK] = useState("20");
-  const [alpha, setAlpha] = useState("0.75");
+  const [alpha, setAlpha] = useState("");
   const [embedder, setEmbedder] = useState("use-lite");
   const start = useMutation({
     mutationFn: () =>
       fetchJson<{ job: JobView; created: boolean }>("/api/admin/jobs", {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ stage: "graph", params: { corpus: corpus || corpora[0], k: Number(k), alpha: Number(alpha), embedder } }),
+        body: JSON.stringify({ stage: "graph", params: { corpus: corpus || corpora[0], k: Number(k), ...(alpha.trim() ? { alpha: Number(alpha) } : {}), embedder } }),
       }),
     onSuccess: (r) => {
       void client.invalidateQueries({ queryKey: ["admin-jobs"] });
@@ -84,7 +84,7 @@ function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: 
       </label>
       <label>
         <span className={labelClass}>α</span>
-        <input className={inputClass} type="number" min={0} max={1} step={0.05} value={alpha} onChange={(e) => setAlpha(e.target.value)} />
+        <input className={inputClass} type="number" min={0} max={1} step={0.05} value={alpha} placeholder="default" title="blank: the stage's default (0.25 for the default mixed similarity)" onChange={(e) => setAlpha(e.target.value)} />
       </label>
       <label>
         <span className={labelClass}>Embedder</span>

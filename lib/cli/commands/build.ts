@@ -20,7 +20,7 @@ const buildOptions = z.object({
   corpus: corpusName.default(DEFAULT_CORPUS),
   embedder: z.string().optional(),
   k: z.coerce.number().int().min(1).max(200).default(20),
-  alpha: z.coerce.number().min(0).max(1).default(0.75),
+  alpha: z.coerce.number().min(0).max(1).optional(),
   beta: z.coerce.number().min(0).max(1).optional(),
   similarity: z
     .string()
@@ -87,7 +87,7 @@ export function registerBuild(program: Command): void {
     .option("--corpus <name>", `corpus name (default: ${DEFAULT_CORPUS})`)
     .option("--embedder <spec>", "use-lite (default, offline) | minilm | minilm:<hub id or local folder>")
     .option("--k <k>", "edges kept per paper per facet", "20")
-    .option("--alpha <a>", "facet-score weight α of w = αs + βc", "0.75")
+    .option("--alpha <a>", "facet-score weight α of w = αs + βc (default 0.25 with --similarity mix, 0.75 with cosine)")
     .option("--beta <b>", "citation-score weight β (default 1 − α)")
     .option(
       "--similarity <s>",
@@ -123,7 +123,7 @@ export function registerBuild(program: Command): void {
           embedder: opts.embedder,
           k: opts.k,
           alpha: opts.alpha,
-          beta: opts.beta ?? 1 - opts.alpha,
+          beta: opts.beta,
           similarity: opts.similarity,
           workers: opts.workers,
           onProgress: (phase, d, t, detail) => bar.update(d, t, detail ? `${phase} ${detail}` : phase),

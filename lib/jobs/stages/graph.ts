@@ -32,7 +32,7 @@ export const graphStageParams = z
       }, 'embedder must be "use-lite", "minilm" or "minilm:<hub id or local folder>"')
       .optional(),
     k: z.number().int().min(1).max(200).default(20),
-    alpha: z.number().min(0).max(1).default(0.75),
+    alpha: z.number().min(0).max(1).optional(),
     beta: z.number().min(0).max(1).optional(),
     similarity: z
       .string()
@@ -103,7 +103,7 @@ registerStage<GraphStageParams>(
       embedder: params.embedder,
       k: params.k,
       alpha: params.alpha,
-      beta: params.beta ?? 1 - params.alpha,
+      beta: params.beta,
       similarity: params.similarity,
       workers: params.workers,
       jobId: job.id,
