@@ -172,6 +172,8 @@ export interface CsfcubeRun {
   scores: QueryScore[];
   /** Pool candidates the retriever did not reach (ranked last, in the pool's order), summed over queries. */
   unreached: number;
+  /** Queries whose paper has no item in the requested facet(s): relatedPapers answers no_facets, scored as the pool's order. */
+  noFacets: string[];
   ms: number;
 }
 
@@ -188,17 +190,25 @@ export async function runCsfcube(
   options: { retriever?: string; fusion?: string } = {},
 ): Promise<CsfcubeRun> {
   const scores: QueryScore[] = [];
+  const noFacets: string[] = [];
   let unreached = 0;
   const t0 = performance.now();
   for (const q of queries) {
     const facet: Facet = CSFCUBE_FACET[q.facet];
     const parsed = relatedOptions.parse({ ...(options.fusion ? { fusion: options.fusion } : {}), candidates: q.cands, ...(setting === "restricted" ? { facets: [facet] } : {}) });
     const opts = { ...parsed, ...(options.retriever ? { retriever: options.retriever } : {}) } as RelatedOptions;
-    const r = await relatedPapers(db, { corpus, paperId: q.pid }, opts);
-    unreached += r.results.filter((x) => x.unreached).length;
-    scores.push(scoreRanking(q, r.results.map((x) => x.externalId)));
+    try {
+      const r = await relatedPapers(db, { corpus, paperId: q.pid }, opts);
+      unreached += r.results.filter((x) => x.unreached).length;
+      scores.push(scoreRanking(q, r.results.map((x) => x.externalId)));
+    } catch (err) {
+      // What a user would get: no ranking at all; scored as the pool's own order.
+      if ((err as { code?: unknown }).code !== "no_facets") throw err;
+      noFacets.push(`${q.facet}/${q.pid}`);
+      scores.push(scoreRanking(q, q.cands));
+    }
   }
-  return { scores, unreached, ms: performance.now() - t0 };
+  return { scores, unreached, noFacets, ms: performance.now() - t0 };
 }
 
 /**

@@ -25,11 +25,15 @@ import {
 } from "@/lib/eval/csfcube-dev";
 import { repoRoot, sharedDataDir } from "@/lib/paths";
 
+const DEFAULT_RETRIEVERS = "hybrid,bm25:rrf,dense-graph:rrf";
+
 const { values } = parseArgs({
   options: {
     corpus: { type: "string", default: "csfcube-dev" },
     "offline-corpus": { type: "string" },
-    retrievers: { type: "string", default: "hybrid,bm25,dense-graph" },
+    // name[:fusion]; bm25 and dense-graph with RRF: their own "auto" (graph-RRF) keeps only a
+    // corpus query's top-20 graph neighbours per facet, so most of a pool would go unranked.
+    retrievers: { type: "string", default: DEFAULT_RETRIEVERS },
     dir: { type: "string", default: path.join(sharedDataDir(), "csfcube-dev") },
     out: { type: "string", default: path.join(repoRoot, "reports") },
     "no-write": { type: "boolean", default: false },
@@ -37,9 +41,9 @@ const { values } = parseArgs({
 });
 
 const LABELS: Record<string, string> = {
-  hybrid: "Graft default (hybrid)",
-  bm25: "BM25 (title + facet items)",
-  "dense-graph": "dense-graph teacher (USE-lite item graph)",
+  hybrid: "Graft default (hybrid, fusion auto = RRF)",
+  "bm25:rrf": "BM25 over title + facet items (--retriever bm25 --fusion rrf)",
+  "dense-graph:rrf": "dense-graph teacher, USE-lite item graph (--retriever dense-graph --fusion rrf)",
 };
 
 interface Row {
@@ -67,23 +71,25 @@ const rows: Row[] = [];
 const notes: string[] = [];
 const deltas: string[] = [];
 
-async function served(corpus: string, retriever: string, method: string, label: string): Promise<void> {
+async function served(corpus: string, spec: string, method: string, label: string): Promise<void> {
+  const [retriever, fusion] = spec.split(":");
   const by: Partial<Record<FacetSetting, QueryScore[]>> = {};
   for (const setting of ["restricted", "all"] as const) {
-    const run = await runCsfcube(db, corpus, queries, setting, { retriever });
+    const run = await runCsfcube(db, corpus, queries, setting, { retriever, ...(fusion ? { fusion } : {}) });
     by[setting] = run.scores;
     rows.push(...rowsOf(method, label, setting, run.scores));
     const a = aggregate(run.scores);
     console.error(`${method} ${setting}: MAP ${a.map.toFixed(2)} NDCG%20 ${a.ndcg20.toFixed(2)} (${run.unreached} pool candidates not reached; ${(run.ms / queries.length).toFixed(0)} ms/query)`);
+    if (run.noFacets.length > 0) notes.push(`${label}, ${setting === "restricted" ? "query's facet only" : "all facets"}: ${run.noFacets.length} queries have no item in the facet (${run.noFacets.join(", ")}); relatedPapers answers no_facets, scored as the pool's order.`);
     if (run.unreached > 0) notes.push(`${label}, ${setting === "restricted" ? "query's facet only" : "all facets"}: ${run.unreached} of ${queries.reduce((n, q) => n + q.cands.length, 0)} pool candidates were not reached by the retriever and were ranked last in the pool's order.`);
   }
   const d = pairedMapDelta(by.restricted as QueryScore[], by.all as QueryScore[]);
   deltas.push(`| ${label} | ${d.delta >= 0 ? "+" : ""}${d.delta.toFixed(2)} | [${d.low.toFixed(2)}, ${d.high.toFixed(2)}] |`);
 }
 
-for (const retriever of values.retrievers.split(",").filter(Boolean)) await served(values.corpus, retriever, retriever, LABELS[retriever] ?? retriever);
+for (const spec of values.retrievers.split(",").filter(Boolean)) await served(values.corpus, spec, spec.replace(":", "-"), LABELS[spec] ?? spec);
 if (values["offline-corpus"]) {
-  await served(values["offline-corpus"], "hybrid", "hybrid-offline-facets", "Graft default (hybrid), facets by the offline extractor");
+  await served(values["offline-corpus"], "hybrid", "hybrid-offline-facets", "Graft default (hybrid), facets by the offline extractor (graft extract)");
 }
 const tfidf = tfidfRankings(readCsfcubePapers(values.dir), queries);
 rows.push(...rowsOf("tfidf", "TF-IDF, title + abstract (reference, evaluation only)", "all", queries.map((q) => scoreRanking(q, tfidf.get(q) as string[]))));
@@ -95,7 +101,7 @@ const facetSource =
 const args = [
   ...(values.corpus !== "csfcube-dev" ? ["--corpus", values.corpus] : []),
   ...(values["offline-corpus"] ? ["--offline-corpus", values["offline-corpus"]] : []),
-  ...(values.retrievers !== "hybrid,bm25,dense-graph" ? ["--retrievers", values.retrievers] : []),
+  ...(values.retrievers !== DEFAULT_RETRIEVERS ? ["--retrievers", values.retrievers] : []),
 ];
 const command = `npm run eval:csfcube${args.length > 0 ? ` -- ${args.join(" ")}` : ""}`;
 const report = {
