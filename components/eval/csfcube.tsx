@@ -42,11 +42,11 @@ function CsfcubeBody({ report }: { report: Extract<CsfcubeState, { status: "ok" 
   return (
     <>
       <p className="mt-1 max-w-3xl text-sm text-ink-muted">
-        {CSFCUBE_INTRO} Cells: MAP / NDCG@20, with MAP’s 95% interval below. Generated {report.generated} by <code className="text-xs">{report.command}</code>.
+        {CSFCUBE_INTRO} Cells: MAP / NDCG%20, with MAP’s 95% interval below. Generated {report.generated} by <code className="text-xs">{report.command}</code>.
       </p>
       <div className="mt-3 overflow-x-auto rounded-lg border border-line bg-surface">
         <table className="w-full min-w-[44rem] border-collapse text-sm">
-          <caption className="sr-only">CSFCube dev fold: MAP and NDCG@20 per facet</caption>
+          <caption className="sr-only">CSFCube dev fold: MAP and NDCG%20 per facet</caption>
           <thead>
             <tr className="border-b border-line text-left text-xs uppercase tracking-wide text-ink-faint">
               <th scope="col" className="px-3 py-2 font-medium">
@@ -93,7 +93,7 @@ function CsfcubeBody({ report }: { report: Extract<CsfcubeState, { status: "ok" 
                   MAP
                 </th>
                 <th scope="col" className="px-3 py-2 text-right font-medium">
-                  NDCG@20
+                  NDCG%20
                 </th>
               </tr>
             </thead>

@@ -6,7 +6,7 @@
  *   { "generated": ISO date, "command": string, "attribution": string (CC BY-NC),
  *     "rows": [{ "method", "label", "facets": "restricted" | "all",
  *                "facet": "background" | "method" | "result" | "all",
- *                "queries", "map", "ndcg20" (0–100), "mapCi"?: [low, high] }],
+ *                "queries", "map", "ndcg20" (NDCG%20, the top 20% of the pool; 0–100), "mapCi"?: [low, high] }],
  *     "references": [{ "label", "map", "ndcg20" }] }
  *
  * Read when the report is rendered (eval-latest.md, the Evaluation page); a missing file leaves
@@ -106,11 +106,11 @@ export function csfcubeColumns(report: CsfcubeReport): { facet: CsfcubeFacet; qu
 
 export const CSFCUBE_HEADING = "Facet-aware relevance: CSFCube (dev fold)";
 export const CSFCUBE_INTRO =
-  "Expert-judged queries that ask for papers related through one facet (background, method or result). Each query's candidate pool is ranked through the served pipeline, either restricted to the query's facet or with all facets; MAP and NDCG@20 on a 0–100 scale.";
+  "Expert-judged queries that ask for papers related through one facet (background, method or result). Each query's candidate pool is ranked through the served pipeline, either restricted to the query's facet or with all facets; MAP and NDCG%20 (CSFCube’s official measure: NDCG over the top 20% of each pool) on a 0–100 scale.";
 export const FACETS_LABEL = { restricted: "query's facet only", all: "all facets" } as const;
 
 const f2 = (x: number): string => x.toFixed(2);
-/** "41.20 [35.10, 47.00] / 52.30" (MAP with its interval / NDCG@20), or the row's query count when the column has none. */
+/** "41.20 [35.10, 47.00] / 52.30" (MAP with its interval / NDCG%20), or the row's query count when the column has none. */
 export function csfcubeCell(r: CsfcubeRow | undefined, columnQueries: number | null): string {
   if (!r) return "–";
   const ci = r.mapCi ? ` [${f2(r.mapCi[0])}, ${f2(r.mapCi[1])}]` : "";
@@ -129,7 +129,7 @@ export function csfcubeMarkdown(state: CsfcubeState): string {
   const out = [
     `## ${CSFCUBE_HEADING}`,
     "",
-    `${CSFCUBE_INTRO} Cells: MAP [95% CI] / NDCG@20. Generated ${r.generated} by \`${r.command}\`.`,
+    `${CSFCUBE_INTRO} Cells: MAP [95% CI] / NDCG%20. Generated ${r.generated} by \`${r.command}\`.`,
     "",
     table(
       ["Method", "facets used", ...cols.map((c) => `${c.facet}${c.queries === null ? "" : ` (${c.queries} queries)`}`)],
@@ -137,7 +137,7 @@ export function csfcubeMarkdown(state: CsfcubeState): string {
     ),
   ];
   if (r.references.length > 0) {
-    out.push("", "Published references:", "", table(["Reference", "MAP", "NDCG@20"], r.references.map((x) => [x.label, f2(x.map), f2(x.ndcg20)])));
+    out.push("", "Published references:", "", table(["Reference", "MAP", "NDCG%20"], r.references.map((x) => [x.label, f2(x.map), f2(x.ndcg20)])));
   }
   out.push("", r.attribution);
   return out.join("\n");
