@@ -134,10 +134,9 @@ test("graph nodes are reachable from the keyboard through the list beside the ca
 test("the graph stays responsive with 200+ nodes", async ({ page }) => {
   // About 15 expansions, one request each: slow on a busy 2-core machine.
   test.setTimeout(120_000);
-  // The dense-graph teacher fills k = 100 (the generative lists under graph-RRF keep only the
-  // candidates an edge supports, often fewer than 50).
-  const canvas = await openGraph(page, `/?paper=${EXAMPLE}&view=graph&k=100&retriever=dense-graph`);
-  // Graph-RRF keeps only candidates an edge supports, so k = 100 may return fewer.
+  // The default retriever (hybrid, fused by RRF) fills k = 100; graph-RRF keeps only the
+  // candidates an edge supports, which a citation-weighted graph leaves at a few dozen.
+  const canvas = await openGraph(page, `/?paper=${EXAMPLE}&view=graph&k=100`);
   const results = Number((await page.getByTestId("results-summary").locator("span").first().textContent()) ?? 0);
   expect(results).toBeGreaterThan(50);
   expect((await counts(canvas)).all).toBe(results + 1);
