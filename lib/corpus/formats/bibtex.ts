@@ -89,6 +89,8 @@ export async function readBibtex(path: string, c: CorpusCollector): Promise<Corp
       year: yearOf(field(entry, "year") ?? field(entry, "date")),
       venue: VENUE_FIELDS.map((f) => field(entry, f)).find((v) => v !== null) ?? null,
       authors: creators.map(creatorName).filter((n) => n.length > 0),
+      // Not a paper field (the schema drops it): a library upload matches papers by it.
+      doi: normalizeDoi(field(entry, "doi")),
     });
   }
   return files;

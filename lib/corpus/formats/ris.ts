@@ -55,6 +55,8 @@ function recordToPaper(csl: CslItem): Record<string, unknown> {
     year,
     venue: typeof venueField === "string" ? stripMarkup(venueField) : null,
     authors,
+    // Not a paper field (the schema drops it): a library upload matches papers by it.
+    doi,
   };
 }
 
