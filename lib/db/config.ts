@@ -4,9 +4,9 @@ import * as paths from "@/lib/paths";
 
 const { repoRoot, dataRoot } = paths;
 
-// dataRoot and repoRoot live in lib/paths.ts. They are re-exported here only until the files that
-// still import them from lib/db move (lib/graph, lib/retrieve/graph-store.ts, lib/eval,
-// lib/corpus/paths.ts, scripts/eval: their owners' to change); then these exports go.
+// dataRoot and repoRoot live in lib/paths.ts. They are re-exported here only until the two files
+// that still import them from lib/db move (lib/retrieve/graph-store.ts, scripts/eval/dense-graph.ts:
+// their owners' to change); then these exports go.
 export {
   /** @deprecated import it from "@/lib/paths" */
   repoRoot,

@@ -23,7 +23,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 import { bestSingleFacet, createFusion, csrFacetRow, csrWeightOf, leaveOneFacetOut, lmScore, restrictFacets, type FacetLists, type FusedResult } from "@/lib/fusion";
 import { DISTILL_VARIANTS, distill, distillationStatistics, trainMask, type DistillOptions } from "@/lib/genret/distill";
 import { buildDocIdIndex } from "@/lib/genret/docid";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 import { latestReportPath, readLatestReport } from "./latest";
 
 test("latest report path: reports/eval-latest.json unless GRAFT_EVAL_REPORT says otherwise", () => {

@@ -5,14 +5,14 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { repoRoot } from "@/lib/db/config";
+import { configFrom, type Env } from "@/lib/config";
+import { repoRoot } from "@/lib/paths";
 import { readCsfcubeReport, type CsfcubeState } from "./csfcube-report";
 import { CSFCUBE_FILE, parseReport, type EvalReport } from "./report";
 
-/** GRAFT_EVAL_REPORT overrides the file (relative paths resolve against the repository root). */
-export function latestReportPath(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const override = env.GRAFT_EVAL_REPORT?.trim();
-  return override ? path.resolve(repoRoot, override) : path.join(repoRoot, "reports", "eval-latest.json");
+/** The report file: GRAFT_EVAL_REPORT of this process (or of `env`), relative to the repository root. */
+export function latestReportPath(env?: Env): string {
+  return path.resolve(repoRoot, configFrom(env).GRAFT_EVAL_REPORT);
 }
 
 export type LatestReport = { status: "ok"; path: string; report: EvalReport } | { status: "missing"; path: string } | { status: "invalid"; path: string; message: string };

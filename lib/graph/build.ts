@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { config } from "@/lib/config";
 import { type BuildHandle, completeBuild, failBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds/build-dir";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { bulkInsert } from "@/lib/db/bulk";
@@ -268,7 +269,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
           : "exact all-pairs (blocked onnxruntime Gemm + TopK)",
       timings: { embedSeconds, graphSeconds, storeSeconds },
       statistics: { papers: report.papers, items: report.items, facets: report.facets, coverage: cov, gflops: report.gflops },
-      codeVersion: process.env.GRAFT_CODE_VERSION ?? "",
+      codeVersion: config().GRAFT_CODE_VERSION ?? "",
     });
     return report;
   } catch (err) {

@@ -12,7 +12,7 @@
 import path from "node:path";
 import { readCorpus, type CorpusInput } from "@/lib/corpus/read";
 import { FACETS, type Facet, type FacetLists, type PaperRecord, type Split } from "@/lib/corpus/types";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 import { cacheDirFor, embedWithCache, readVectorCache, textKey } from "@/lib/embed/cache";
 import { ParallelEmbedder } from "@/lib/embed/parallel";
 import { createEmbedder } from "@/lib/embed/registry";

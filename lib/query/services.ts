@@ -5,7 +5,7 @@
  * on first use and shared by every request; a failed creation is not cached, so the next
  * request retries.
  */
-import { z } from "zod";
+import { configFrom, type Env, type EXTRACTORS } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { FacetExtractor } from "@/lib/facets/extractor";
 import { createEmbedder } from "@/lib/embed/registry";
@@ -71,14 +71,14 @@ export async function embedQueryItems(
 
 // ── facet extraction for text and PDF input ──
 
-export const EXTRACTOR_ENV = "GRAFT_EXTRACTOR";
-const extractorSetting = z.enum(["offline", "llm"], { error: `${EXTRACTOR_ENV} must be "offline" or "llm"` });
-export type ExtractorName = z.infer<typeof extractorSetting>;
+export type ExtractorName = (typeof EXTRACTORS)[number];
 
-/** The configured provider: env GRAFT_EXTRACTOR, default the embedded offline extractor. */
-export function extractorFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): ExtractorName {
-  const raw = env[EXTRACTOR_ENV]?.trim();
-  return raw ? extractorSetting.parse(raw) : "offline";
+/**
+ * The configured provider: GRAFT_EXTRACTOR of this process (or of `env`), default the embedded
+ * offline extractor; the same setting `graft extract` reads (lib/facets/provider.ts).
+ */
+export function extractorFromEnv(env?: Env): ExtractorName {
+  return configFrom(env).GRAFT_EXTRACTOR;
 }
 
 const extractors = new Map<ExtractorName, () => Promise<FacetExtractor>>();

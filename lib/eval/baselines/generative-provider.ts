@@ -1,7 +1,7 @@
 /**
  * The generative rows of the evaluation harness (`graft eval --generative lib/eval/baselines/generative-provider.ts`):
  * decodes the harness's queries with one trained model per variant, found as complete model
- * directories under <dataRoot>/<corpus>/genret-models/<variant>/ (or GRAFT_GENRET_MODELS/<variant>/),
+ * directories under <dataRoot>/<corpus>/genret-models/<variant>/ (or GRAFT_GENRET_MODELS/<variant>/, lib/config.ts),
  * e.g. the builds of `graft build --stage genret --variant <v>` copied or linked there. The
  * harness does all fusion itself; this only produces the per-facet candidate lists, or for
  * "minder" the per-view lists (a MINDER model directory: lib/eval/baselines/minder.ts, written by
@@ -9,6 +9,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { config } from "@/lib/config";
+import { repoRoot } from "@/lib/paths";
 import type { GenerativeProvider, GenerativeProviderContext, GenerativeResult, GenerativeVariant } from "@/lib/eval/generative";
 import type { Candidate, FacetLists } from "@/lib/fusion/types";
 import { loadMinderModel, minderViewLists, missingMinderModelFiles, type MinderModel } from "./minder";
@@ -18,9 +20,9 @@ import { generativeFacetLists, loadGenretModel, missingModelFiles, type GenretMo
 const isMinder = (variant: GenerativeVariant): boolean => variant === "minder";
 
 export async function createGenerativeProvider(context: GenerativeProviderContext): Promise<GenerativeProvider> {
-  const root = process.env.GRAFT_GENRET_MODELS ?? path.join(context.dataRoot, path.basename(path.resolve(context.corpusDir)), "genret-models");
+  const { GRAFT_GENRET_MODELS, GRAFT_BEAMS: beams } = config();
+  const root = GRAFT_GENRET_MODELS !== undefined ? path.resolve(repoRoot, GRAFT_GENRET_MODELS) : path.join(context.dataRoot, path.basename(path.resolve(context.corpusDir)), "genret-models");
   const dirOf = (variant: string): string => path.join(root, variant);
-  const beams = Number(process.env.GRAFT_BEAMS ?? 50);
   const loaded = new Map<string, Promise<GenretModel | MinderModel>>();
 
   return {

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { repoRoot } from "@/lib/db/config";
+import { repoRoot } from "@/lib/paths";
 import { mulberry32 } from "@/lib/random";
 import { runTrainer } from "@/lib/genret/build";
 import type { DecodeRequest, DecoderSession } from "@/lib/genret/beam-search";
