@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
 import { packFacetItems } from "@/lib/graph/maxsim";
-import { MaxSimEngine } from "@/lib/graph/topk";
+import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
 import {
   citationGold,
   denseGraphInCorpus,

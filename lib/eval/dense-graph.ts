@@ -27,7 +27,8 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { PaperGraph } from "@/lib/graph/csr";
 import { itemsOfPaper, type PackedFacetItems } from "@/lib/graph/maxsim";
 import { denseGraphEphemeral } from "@/lib/retrieve/ephemeral";
-import { prepareFacetBlocks, queryFacetTopK, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/topk";
+import { prepareFacetBlocks, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/maxsim-engine";
+import { queryFacetTopK } from "@/lib/graph/topk";
 import { denseGraphRetrieve, rrf, type DenseGraphOptions, type FusedResult } from "@/lib/retrieve/walk";
 import { RECALL_KS, recallAtKWithCi, type BootstrapOptions, type ConfidenceInterval, type QueryRun } from "./metrics";
 

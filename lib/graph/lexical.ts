@@ -22,7 +22,7 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { porterStem } from "./porter";
-import type { RankedNeighbours } from "./topk";
+import type { RankedNeighbours } from "./topk-accumulator";
 
 /** Version of tokenisation and weighting; stored with the model so a build is read the way it was made. */
 export const LEXICAL_SCHEME = "tfidf-porter-1";

@@ -5,7 +5,8 @@ import { citationScoreOf, citationScores, storedCitationRows } from "./citation-
 import { fitLexicalModel, LexicalIndex, lexicalVector, packLexicalItems } from "./lexical";
 import { maxSimFacetScore, packFacetItems } from "./maxsim";
 import { COSINE, DEFAULT_ITEM_SIMILARITY, edgeWeightFor, itemSimilaritySpec, MIX_EDGE_WEIGHT, mixedFacetEdges, mixScore, parseItemSimilarity, similarityOfParams } from "./similarity";
-import { facetTopK, MaxSimEngine, mixedQueryTopK, prepareFacetBlocks } from "./topk";
+import { MaxSimEngine, prepareFacetBlocks } from "./maxsim-engine";
+import { facetTopK, mixedQueryTopK } from "./topk";
 
 const close = (a: number, b: number, eps = 1e-5): void => assert.ok(Math.abs(a - b) < eps, `${a} ≉ ${b}`);
 

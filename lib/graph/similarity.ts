@@ -19,7 +19,7 @@ import type { FacetCsr } from "./csr";
 import { DEFAULT_EDGE_WEIGHT, type EdgeWeightParams } from "./edge-weight";
 import type { LexicalIndex } from "./lexical";
 import { pairScorer, type PackedFacetItems } from "./maxsim";
-import type { RankedNeighbours } from "./topk";
+import type { RankedNeighbours } from "./topk-accumulator";
 
 export type ItemSimilarity = { readonly kind: "cosine" } | { readonly kind: "mix"; readonly lexicalWeight: number };
 

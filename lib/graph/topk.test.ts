@@ -2,17 +2,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { buildCitationIndex, CitationRowScanner, citationScoreOf, citationScores, storedCitationRows } from "./citation-score";
 import { maxSimFacetScore, maxSimOneToMany, numPapersOf, packFacetItems, type PackedFacetItems } from "./maxsim";
-import {
-  bruteForceFacetTopK,
-  buildFacetEdges,
-  buildPaperGraph,
-  ephemeralEdges,
-  facetTopK,
-  MaxSimEngine,
-  prepareFacetBlocks,
-  queryFacetTopK,
-  type RankedNeighbours,
-} from "./topk";
+import { MaxSimEngine, prepareFacetBlocks } from "./maxsim-engine";
+import { bruteForceFacetTopK, buildFacetEdges, buildPaperGraph, ephemeralEdges, facetTopK, queryFacetTopK } from "./topk";
+import type { RankedNeighbours } from "./topk-accumulator";
 import { mulberry32 } from "@/lib/random";
 
 const rng = mulberry32;

@@ -22,7 +22,8 @@ import { citationRows } from "@/lib/graph/citation-score";
 import { coverage } from "@/lib/graph/coverage";
 import { type FacetCsr, pruneCsr, readPaperGraph, writePaperGraph } from "@/lib/graph/csr";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
-import { buildFacetEdges, facetTopKOnBlocks, type KernelStats, MaxSimEngine, prepareFacetBlocks, queryFacetTopK } from "@/lib/graph/topk";
+import { MaxSimEngine, prepareFacetBlocks } from "@/lib/graph/maxsim-engine";
+import { buildFacetEdges, facetTopKOnBlocks, type KernelStats, queryFacetTopK } from "@/lib/graph/topk";
 import { denseGraphRetrieve } from "@/lib/retrieve/walk";
 import { mulberry32 } from "@/lib/random";
 
