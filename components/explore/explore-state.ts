@@ -8,7 +8,7 @@ import { DEFAULT_FUSION, DEFAULT_K, DEFAULT_RETRIEVER, FUSION_NAMES, MAX_K, RETR
 
 export const SORTS = ["score", "year"] as const;
 export type Sort = (typeof SORTS)[number];
-export const VIEWS = ["list", "facets", "graph"] as const;
+export const VIEWS = ["list", "facets", "graph", "lineage"] as const;
 export type View = (typeof VIEWS)[number];
 export const K_CHOICES = [10, 20, 50, 100] as const;
 

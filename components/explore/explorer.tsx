@@ -8,6 +8,7 @@ import type { CorpusOverview } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { DEMO } from "@/lib/demo/examples";
 import { fetchJson } from "@/lib/http/client";
+import { inLibrary, libraryMatch, type LibraryIndex, type LibraryMatch, type PaperIdentity } from "@/lib/query/library";
 import type { QuerySource, RelatedResult } from "@/lib/query/types";
 import { FusionExplainer } from "../explain";
 import { ExportMenu } from "../export-menu";
@@ -18,6 +19,9 @@ import { buttonClass, Icon, quietButtonClass, Segmented } from "../ui";
 import { Composer } from "./composer";
 import { readParams, writeParams, type ExploreParams, type Sort, type View } from "./explore-state";
 import { FiltersPanel, FUSION_LABELS, RETRIEVER_LABELS } from "./filters-panel";
+import { LibraryPanel, type LibraryMarks } from "./library-panel";
+import { useLibrary } from "./library-store";
+import { LineageView } from "./lineage-view";
 import { PerFacetView } from "./per-facet-view";
 import { QueryProgress } from "./query-progress";
 import { exportContext, toRecord } from "./records";
@@ -76,6 +80,14 @@ export function Explorer() {
       setGraftDown((cur) => ({ ...cur, [params.corpus]: err.message }));
   }, [graftNotReady, err, params.corpus]);
 
+  // Papers on screen (results and every facet's list) that are in the reader's library.
+  const library = useLibrary();
+  const shownResult = related.data;
+  const marks: LibraryMarks = useMemo(
+    () => (library.index && shownResult ? inLibrary(library.index, [...shownResult.results, ...FACETS.flatMap((f) => shownResult.perFacet[f])]) : new Map()),
+    [library.index, shownResult],
+  );
+
   const overview = useQuery({
     queryKey: ["corpus", params.corpus],
     queryFn: ({ signal }) => fetchJson<CorpusOverview>(`/api/corpora/${encodeURIComponent(params.corpus)}`, { signal }),
@@ -131,6 +143,7 @@ export function Explorer() {
       <div className="mx-auto grid max-w-6xl gap-6 px-4 pt-6 sm:px-6 lg:grid-cols-[16rem_minmax(0,1fr)]">
         <aside className="lg:sticky lg:top-20 lg:self-start" aria-label="Options">
           <FiltersPanel params={params} overview={overview.data} graftUnavailable={graftUnavailable} onChange={(p) => setParams(p)} />
+          <LibraryPanel marked={marks.size} />
         </aside>
 
         <section aria-label="Results" className="min-w-0" aria-busy={running}>
@@ -153,7 +166,14 @@ export function Explorer() {
           {showError && <QueryErrorPanel error={err} input={input} onRetry={() => related.refetch()} onReset={reset} onRetriever={(r) => setParams({ retriever: r })} />}
 
           {result && !showError && (
-            <Results result={result} params={params} stale={related.isPlaceholderData || running} setParams={setParams} options={options} />
+            <Results
+              result={result}
+              params={params}
+              stale={related.isPlaceholderData || running}
+              setParams={setParams}
+              options={options}
+              library={{ marks, hide: library.hide, index: library.index }}
+            />
           )}
 
           {!result && running && <ResultsSkeleton />}
@@ -332,14 +352,24 @@ function Results({
   stale,
   options,
   setParams,
+  library,
 }: {
   result: RelatedResult;
   params: ExploreParams;
   stale: boolean;
   options: QueryOptions;
   setParams: (p: Partial<ExploreParams>) => void;
+  /** Results in the reader's library, whether to hide them, and the library to mark other papers with. */
+  library: { marks: LibraryMarks; hide: boolean; index: LibraryIndex | null };
 }) {
-  const ranked: RankedPaper[] = result.results.map((r, i) => ({ ...r, fusedRank: i + 1 }));
+  // Hidden papers keep their fused rank: the gaps say where they were.
+  const ranked: RankedPaper[] = result.results.map((r, i) => ({ ...r, fusedRank: i + 1 })).filter((r) => !(library.hide && library.marks.has(r.externalId)));
+  const hiddenCount = result.results.length - ranked.length;
+  const { index, hide, marks } = library;
+  const markOf = useCallback((p: PaperIdentity): LibraryMatch | null => (index ? libraryMatch(index, p) : null), [index]);
+  const graphLibrary = useMemo(() => ({ markOf, hide }), [markOf, hide]);
+  const resultIds = useMemo(() => result.results.map((r) => r.externalId), [result.results]);
+  const exclude = useMemo(() => (result.query.externalId ? [result.query.externalId] : []), [result.query.externalId]);
   const sorted = params.sort === "year" ? [...ranked].sort((a, b) => (b.year ?? -1) - (a.year ?? -1) || a.fusedRank - b.fusedRank) : ranked;
   const name = result.query.title || "query";
   const expand = useCallback(
@@ -356,6 +386,12 @@ function Results({
           <span className="font-semibold text-ink">{result.results.length}</span> related {result.results.length === 1 ? "paper" : "papers"} ·{" "}
           {RETRIEVER_LABELS[result.retriever].label} + {FUSION_LABELS[result.fusion]} ·{" "}
           <span className="tabular-nums">{Math.round(result.timings.totalMs)} ms</span>
+          {marks.size > 0 && (
+            <span data-testid="library-results-note">
+              {" "}
+              · {hiddenCount > 0 ? `${hiddenCount} in your library hidden` : `${[...marks.keys()].filter((id) => resultIds.includes(id)).length} in your library`}
+            </span>
+          )}
         </p>
         <div className="flex flex-wrap items-center gap-2">
           <Segmented<View>
@@ -367,6 +403,7 @@ function Results({
               { value: "list", label: <><Icon name="list" className="size-3.5" /> Ranked</>, testId: "view-list" },
               { value: "facets", label: <><Icon name="columns" className="size-3.5" /> By facet</>, testId: "view-facets" },
               { value: "graph", label: <><Icon name="graph" className="size-3.5" /> Graph</>, testId: "view-graph" },
+              { value: "lineage", label: <><Icon name="bookmark" className="size-3.5" /> Prior &amp; derivative</>, title: "Corpus papers these results cite most, and papers citing most of them", testId: "view-lineage" },
             ]}
           />
           {params.view === "list" && (
@@ -392,11 +429,24 @@ function Results({
           <p className="mt-1 text-sm text-ink-muted">Widen the year range, pick another venue or turn facets back on.</p>
         </div>
       ) : params.view === "facets" ? (
-        <PerFacetView result={result} facets={FACETS.filter((f) => params.facets.includes(f))} />
+        <PerFacetView result={result} facets={FACETS.filter((f) => params.facets.includes(f))} library={{ marks, hide }} />
       ) : params.view === "graph" ? (
-        <RelatedGraph key={`${result.query.externalId ?? result.query.title}-${result.results.length}-${result.retriever}-${result.fusion}`} result={result} expand={expand} name={name} />
+        <RelatedGraph
+          key={`${result.query.externalId ?? result.query.title}-${result.results.length}-${result.retriever}-${result.fusion}`}
+          result={result}
+          expand={expand}
+          name={name}
+          library={graphLibrary}
+        />
+      ) : params.view === "lineage" ? (
+        <LineageView corpus={result.corpus} papers={resultIds} exclude={exclude} markOf={markOf} />
+      ) : sorted.length === 0 ? (
+        <div className="rounded-lg border border-dashed border-line-strong bg-surface px-6 py-10 text-center" data-testid="all-in-library">
+          <p className="font-medium">Every result is in your library.</p>
+          <p className="mt-1 text-sm text-ink-muted">Untick &ldquo;Hide papers in your library&rdquo; to see them, or ask for more results.</p>
+        </div>
       ) : (
-        <ResultList corpus={result.corpus} results={sorted} fusion={result.fusion} />
+        <ResultList corpus={result.corpus} results={sorted} fusion={result.fusion} library={marks} />
       )}
       <div className="mt-6">
         <FacetLegend />

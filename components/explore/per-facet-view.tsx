@@ -6,13 +6,27 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { RelatedResult } from "@/lib/query/types";
 import { FACET_STYLES, FacetLetter, facetVars } from "../facets";
 import { paperHref } from "../format";
+import { LibraryBadge, type LibraryMarks } from "./library-panel";
 
 /**
  * What each facet retrieved on its own, side by side (before fusion). Papers only one facet found
  * are marked, and hovering or focusing a paper highlights it in the other columns, so agreement
  * and disagreement between facets are visible at a glance.
  */
-export function PerFacetView({ result, limit, large = false, facets = FACETS }: { result: RelatedResult; limit?: number; large?: boolean; facets?: readonly Facet[] }) {
+export function PerFacetView({
+  result,
+  limit,
+  large = false,
+  facets = FACETS,
+  library,
+}: {
+  result: RelatedResult;
+  limit?: number;
+  large?: boolean;
+  facets?: readonly Facet[];
+  /** Papers in the reader's library (marked) and whether to leave them out. */
+  library?: { marks: LibraryMarks; hide: boolean };
+}) {
   const [hover, setHover] = useState<string | null>(null);
   const fusedRank = new Map(result.results.map((r, i) => [r.externalId, i + 1]));
   const foundBy = new Map<string, number>();
@@ -21,7 +35,8 @@ export function PerFacetView({ result, limit, large = false, facets = FACETS }: 
     <div className={`grid gap-3 md:grid-cols-2 ${facets.length >= 4 ? "xl:grid-cols-4" : ""}`} data-testid="per-facet-view">
       {facets.map((f) => {
         const s = FACET_STYLES[f];
-        const list = limit ? result.perFacet[f].slice(0, limit) : result.perFacet[f];
+        const all = library?.hide ? result.perFacet[f].filter((e) => !library.marks.has(e.externalId)) : result.perFacet[f];
+        const list = limit ? all.slice(0, limit) : all;
         const asked = result.query.facets[f].length > 0;
         return (
           <section
@@ -66,6 +81,7 @@ export function PerFacetView({ result, limit, large = false, facets = FACETS }: 
                         <p className={`mt-0.5 flex flex-wrap gap-x-2 text-ink-faint ${large ? "text-sm" : "text-[0.6875rem]"}`}>
                           {fused !== undefined ? <span className="font-medium text-ink-muted">overall #{fused}</span> : <span>not in the overall top {result.results.length}</span>}
                           {only && <span className="font-medium text-(--facet-ink)">only this facet</span>}
+                          {library?.marks.has(e.externalId) && <LibraryBadge match={library.marks.get(e.externalId)!} />}
                         </p>
                       </div>
                     </li>

@@ -2,12 +2,14 @@
 
 import Link from "next/link";
 import { useState } from "react";
+import type { LibraryMatch } from "@/lib/query/library";
 import type { AppliedFusion, CreditedFacet, RelatedPaper } from "@/lib/query/types";
 import { SaveButton } from "../collection";
 import { Explained, foundThrough } from "../explain";
 import { FACET_STYLES, FacetLetter, FacetRankChip, facetVars } from "../facets";
 import { formatAuthors, paperHref, shortVenue } from "../format";
 import { Icon } from "../ui";
+import { LibraryBadge, type LibraryMarks } from "./library-panel";
 import { toRecord } from "./records";
 
 export interface RankedPaper extends RelatedPaper {
@@ -22,9 +24,12 @@ export function ResultList({
   fusion,
   large = false,
   openFirst = false,
+  library,
 }: {
   corpus: string;
   results: RankedPaper[];
+  /** Results in the reader's library, marked "in your library". */
+  library?: LibraryMarks;
   /** The fusion rule that ranked them, for the technical detail of "why related". */
   fusion?: AppliedFusion;
   large?: boolean;
@@ -33,13 +38,27 @@ export function ResultList({
   return (
     <ol className="divide-y divide-line overflow-hidden rounded-lg border border-line bg-surface shadow-xs" data-testid="result-list" aria-label="Related papers">
       {results.map((r, i) => (
-        <ResultItem key={r.externalId} corpus={corpus} r={r} fusion={fusion} large={large} defaultOpen={openFirst && i === 0} />
+        <ResultItem key={r.externalId} corpus={corpus} r={r} fusion={fusion} large={large} defaultOpen={openFirst && i === 0} mark={library?.get(r.externalId) ?? null} />
       ))}
     </ol>
   );
 }
 
-function ResultItem({ corpus, r, fusion, large, defaultOpen }: { corpus: string; r: RankedPaper; fusion?: AppliedFusion; large: boolean; defaultOpen: boolean }) {
+function ResultItem({
+  corpus,
+  r,
+  fusion,
+  large,
+  defaultOpen,
+  mark,
+}: {
+  corpus: string;
+  r: RankedPaper;
+  fusion?: AppliedFusion;
+  large: boolean;
+  defaultOpen: boolean;
+  mark: LibraryMatch | null;
+}) {
   const [open, setOpen] = useState(defaultOpen);
   const panelId = `why-${r.fusedRank}`;
   return (
@@ -57,7 +76,10 @@ function ResultItem({ corpus, r, fusion, large, defaultOpen }: { corpus: string;
             >
               {r.title}
             </Link>
-            <SaveButton record={toRecord(corpus, r)} compact />
+            <span className="flex shrink-0 items-center gap-2">
+              {mark && <LibraryBadge match={mark} large={large} />}
+              <SaveButton record={toRecord(corpus, r)} compact />
+            </span>
           </div>
           <p className={`mt-0.5 truncate text-ink-faint ${large ? "text-base" : "text-[0.8125rem]"}`}>
             <span className="tabular-nums text-ink-muted" data-testid="result-year">

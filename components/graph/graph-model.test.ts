@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Facet } from "@/lib/corpus/types";
 import type { RelatedPaper, RelatedResult } from "@/lib/query/types";
-import { addResults, burstPositions, CENTER_ID, edgeLength, edgeWidth, facetPie, fromResult, layoutSprings, nodeFacets, relativeWeights, ringOf, shortTitle, visibleNodes } from "./graph-model";
+import { addResults, burstPositions, CENTER_ID, citationSize, edgeLength, edgeWidth, facetPie, fromResult, layoutSprings, nodeFacets, relativeWeights, ringOf, shortTitle, visibleNodes, yearColour, yearRange } from "./graph-model";
 
 const paper = (id: string, facets: [Facet, number, number][]): RelatedPaper => ({
   externalId: id,
@@ -131,5 +131,26 @@ describe("graph model", () => {
     const around = burstPositions({ x: 0, y: 0 }, { x: 0, y: 0 }, 4, 10);
     assert.ok(Math.abs(around[2].x + 10) < 1e-9, "a burst from the centre uses the whole circle");
     assert.deepEqual(burstPositions({ x: 0, y: 0 }, { x: 1, y: 1 }, 0), []);
+  });
+});
+
+describe("node size by citations, colour by year", () => {
+  test("size grows with the square root of the count, from 14 px uncited to 44 px the most cited", () => {
+    assert.equal(citationSize(0, 40), 14);
+    assert.equal(citationSize(40, 40), 44);
+    assert.equal(citationSize(10, 40), 29);
+    assert.equal(citationSize(3, 0), 14, "nothing cited on screen: every node the same");
+  });
+
+  test("years run from pale (oldest) to dark (newest); no year is grey", () => {
+    assert.equal(yearColour(2000, 2000, 2020), "#fde725");
+    assert.equal(yearColour(2020, 2000, 2020), "#440154");
+    assert.equal(yearColour(2010, 2000, 2020), "#21918c");
+    assert.equal(yearColour(1990, 2000, 2020), "#fde725", "clamped");
+    assert.equal(yearColour(null, 2000, 2020), "#d4d4d8");
+    assert.equal(yearColour(2005, 2005, 2005), "#440154");
+    const m = fromResult(result({ externalId: "Q", source: "corpus" }, [{ ...paper("A", [["methods", 1, 1]]), year: 2011 }, { ...paper("B", [["methods", 2, 1]]), year: 2019 }]));
+    assert.deepEqual(yearRange(m.nodes), { min: 2011, max: 2019 });
+    assert.equal(yearRange([]), null);
   });
 });

@@ -198,3 +198,38 @@ export function layoutSprings(edges: GraphEdge[], relative: Map<string, number>)
   }
   return new Map([...pairs.values()].map((p) => [p.first, edgeLength(p.best) * Math.max(0.6, 1 - 0.12 * (p.facets - 1))]));
 }
+
+/**
+ * Node diameter by in-corpus citation count (the "size by citations" toggle): the area grows with
+ * the count, so the most cited paper on screen is 44 px and an uncited one 14 px.
+ */
+export function citationSize(count: number, maxCount: number): number {
+  if (maxCount <= 0) return 14;
+  return Math.round(14 + 30 * Math.sqrt(Math.max(0, count) / maxCount));
+}
+
+/** Light to dark (the older, the paler) through these stops: readable on white, not a facet colour. */
+const YEAR_STOPS = [
+  [253, 231, 37],
+  [94, 201, 98],
+  [33, 145, 140],
+  [59, 82, 139],
+  [68, 1, 84],
+] as const;
+
+/** The colour of a year between the oldest and newest on screen (the "colour by year" toggle); grey without a year. */
+export function yearColour(year: number | null, min: number, max: number): string {
+  if (year === null) return "#d4d4d8";
+  const t = max > min ? Math.min(1, Math.max(0, (year - min) / (max - min))) : 1;
+  const x = t * (YEAR_STOPS.length - 1);
+  const i = Math.min(YEAR_STOPS.length - 2, Math.floor(x));
+  const f = x - i;
+  const hex = (k: number) => Math.round(YEAR_STOPS[i][k] + f * (YEAR_STOPS[i + 1][k] - YEAR_STOPS[i][k])).toString(16).padStart(2, "0");
+  return `#${hex(0)}${hex(1)}${hex(2)}`;
+}
+
+/** Oldest and newest year among the nodes, or null when none has a year. */
+export function yearRange(nodes: readonly GraphNode[]): { min: number; max: number } | null {
+  const years = nodes.flatMap((n) => (n.year === null ? [] : [n.year]));
+  return years.length ? { min: Math.min(...years), max: Math.max(...years) } : null;
+}

@@ -5,12 +5,32 @@ import type { Core, ElementDefinition, LayoutOptions, NodeSingular, StylesheetJs
 import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from "react";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { fileSlug } from "@/lib/export";
+import type { LibraryMatch, PaperIdentity } from "@/lib/query/library";
 import type { RelatedResult } from "@/lib/query/types";
 import { downloadBlob } from "../download";
 import { FACET_STYLES, FacetLetter, FacetRankChip, facetVars } from "../facets";
 import { formatAuthors, paperHref, shortVenue } from "../format";
+import { LibraryBadge } from "../explore/library-panel";
+import { useLineage } from "../explore/lineage-view";
 import { buttonClass, Icon, overlayInputClass, Segmented, Spinner } from "../ui";
-import { addResults, burstPositions, edgeWidth, layoutSprings, facetPie, fromResult, nodeFacets, relativeWeights, ringOf, shortTitle, visibleNodes, type GraphModel, type GraphNode } from "./graph-model";
+import {
+  addResults,
+  burstPositions,
+  citationSize,
+  edgeWidth,
+  layoutSprings,
+  facetPie,
+  fromResult,
+  nodeFacets,
+  relativeWeights,
+  ringOf,
+  shortTitle,
+  visibleNodes,
+  yearColour,
+  yearRange,
+  type GraphModel,
+  type GraphNode,
+} from "./graph-model";
 
 // The typed graph view (cytoscape, loaded on demand): the query in the centre, related papers
 // around it, one edge per credited facet in the facet's colour with width by weight. Facet
@@ -31,9 +51,11 @@ export interface RelatedGraphProps {
   large?: boolean;
   /** Name used for the PNG file. */
   name?: string;
+  /** The reader's library: its papers are marked, and hidden when `hide` (the query never is). */
+  library?: { markOf: (p: PaperIdentity) => LibraryMatch | null; hide: boolean };
 }
 
-export function RelatedGraph({ result, expand, height = 600, large = false, name }: RelatedGraphProps) {
+export function RelatedGraph({ result, expand, height = 600, large = false, name, library }: RelatedGraphProps) {
   const [model, setModel] = useState<GraphModel>(() => fromResult(result));
   const [facets, setFacets] = useState<Set<Facet>>(() => new Set(FACETS));
   const [layout, setLayout] = useState<LayoutName>("cose");
@@ -49,6 +71,22 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
   const expandRef = useRef<(id: string) => Promise<void>>(async () => {});
   const nodeById = useMemo(() => new Map(model.nodes.map((n) => [n.id, n])), [model]);
   const visible = useMemo(() => visibleNodes(model, facets), [model, facets]);
+  const [bySize, setBySize] = useState(false);
+  const [byYear, setByYear] = useState(false);
+  const marks = useMemo(() => {
+    const out = new Map<string, LibraryMatch>();
+    for (const n of model.nodes) {
+      const m = n.depth > 0 && library ? library.markOf({ externalId: n.id, title: n.title, year: n.year }) : null;
+      if (m) out.set(n.id, m);
+    }
+    return out;
+  }, [model, library]);
+  const hiddenByLibrary = library?.hide ? marks : null;
+  // In-corpus citation counts (node size) of every graph node; the query only when it is one.
+  const countIds = useMemo(() => (bySize ? model.nodes.filter((n) => n.depth > 0 || result.query.inGraph).map((n) => n.id) : []), [bySize, model, result.query.inGraph]);
+  const citations = useLineage(result.corpus, countIds, []);
+  const counts = bySize ? citations.data?.citationCounts : undefined;
+  const years = useMemo(() => yearRange(model.nodes.filter((n) => n.depth > 0)), [model]);
 
   const runLayout = useCallback((cy: Core, name: LayoutName, randomize: boolean) => {
     const options: LayoutOptions =
@@ -207,10 +245,29 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
         e.toggleClass("hidden", !facets.has(e.data("facet") as Facet));
       });
       cy.nodes().forEach((n) => {
-        n.toggleClass("hidden", !visible.has(n.id()));
+        n.toggleClass("hidden", !visible.has(n.id()) || Boolean(hiddenByLibrary?.has(n.id())));
       });
     });
-  }, [facets, visible, ready, model]);
+  }, [facets, visible, hiddenByLibrary, ready, model]);
+
+  // ── size by citations, colour by year, the library's marks ──
+  useEffect(() => {
+    const cy = cyRef.current;
+    if (!cy || !ready) return;
+    const max = counts ? Math.max(0, ...Object.values(counts)) : 0;
+    cy.batch(() => {
+      cy.nodes().forEach((n) => {
+        const node = nodeById.get(n.id());
+        if (!node || node.depth === 0) return;
+        const count = counts?.[node.id];
+        n.data({ csize: count === undefined ? nodeSize(node) : citationSize(count, max), ycolor: years ? yearColour(node.year, years.min, years.max) : "#d4d4d8" });
+        n.toggleClass("by-citations", count !== undefined);
+        n.toggleClass("by-year", byYear);
+        n.toggleClass("in-library", marks.has(node.id));
+      });
+    });
+    container.current?.setAttribute("data-size-by", counts ? "citations" : "rank");
+  }, [counts, byYear, years, marks, nodeById, ready, model]);
 
   // ── selection: highlight the node's neighbourhood ──
   useEffect(() => {
@@ -276,8 +333,9 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
 
   const sel = selected ? nodeById.get(selected) : undefined;
   const hov = hover ? nodeById.get(hover.id) : undefined;
-  const shownNodes = model.nodes.filter((n) => visible.has(n.id));
-  const shownEdges = model.edges.filter((e) => facets.has(e.facet) && visible.has(e.source) && visible.has(e.target));
+  const shown = (id: string) => visible.has(id) && !hiddenByLibrary?.has(id);
+  const shownNodes = model.nodes.filter((n) => shown(n.id));
+  const shownEdges = model.edges.filter((e) => facets.has(e.facet) && shown(e.source) && shown(e.target));
 
   return (
     <div className="rounded-lg border border-line bg-surface shadow-xs" data-testid="graph-view">
@@ -309,6 +367,9 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
               {FACET_STYLES[f].label}
             </label>
           ))}
+          <span className="mx-1 h-5 w-px bg-line" aria-hidden="true" />
+          <NodeToggle label="Size by citations" title="Node size: how often the corpus cites the paper" checked={bySize} onChange={setBySize} testId="graph-size-citations" />
+          <NodeToggle label="Colour by year" title="Node colour: publication year, pale (oldest) to dark (newest)" checked={byYear} onChange={setByYear} testId="graph-colour-year" />
         </fieldset>
         <div className="flex flex-wrap items-center gap-2">
           <Segmented
@@ -352,7 +413,23 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
           {hov && hover && hover.id !== selected && <HoverCard node={hov} x={hover.x} y={hover.y} facets={nodeFacets(model, hov.id)} />}
           <p className="pointer-events-none absolute bottom-2 left-3 text-xs text-ink-faint" aria-hidden="true">
             {shownNodes.length} papers · {shownEdges.length} links{expand ? " · double-click a paper to expand it" : ""}
+            {marks.size > 0 && ` · ${marks.size} in your library${hiddenByLibrary ? " (hidden)" : " (ringed)"}`}
           </p>
+          {(byYear || bySize) && (
+            <div className="pointer-events-none absolute right-3 bottom-2 space-y-1 rounded-md bg-surface/90 px-2 py-1 text-[0.6875rem] text-ink-muted" data-testid="graph-node-legend">
+              {byYear && years && (
+                <p className="flex items-center gap-1.5">
+                  <span className="tabular-nums">{years.min}</span>
+                  <span
+                    className="inline-block h-2 w-20 rounded-sm"
+                    style={{ background: `linear-gradient(to right, ${[0, 0.25, 0.5, 0.75, 1].map((t) => yearColour(years.min + t * (years.max - years.min), years.min, years.max)).join(", ")})` }}
+                  />
+                  <span className="tabular-nums">{years.max}</span>
+                </p>
+              )}
+              {bySize && <p>{counts ? `size: cited ${Math.max(0, ...Object.values(counts))}× at most in the corpus` : citations.error ? `sizes unavailable: ${citations.error.message}` : "counting citations…"}</p>}
+            </div>
+          )}
           {expanding && (
             <div className="absolute right-3 top-3 rounded-md border border-line bg-surface px-2.5 py-1.5 shadow-sm">
               <Spinner label="Expanding…" />
@@ -372,9 +449,10 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
               onExpand={() => void doExpand(sel.id)}
               onClose={() => setSelected(null)}
               onSelect={focusNode}
+              mark={marks.get(sel.id) ?? null}
             />
           ) : (
-            <NodeList nodes={shownNodes} onSelect={focusNode} />
+            <NodeList nodes={shownNodes} onSelect={focusNode} marks={marks} />
           )}
         </aside>
       </div>
@@ -386,6 +464,20 @@ function nodeSize(n: GraphNode): number {
   if (n.depth === 0) return 46;
   if (n.depth > 1) return 14;
   return Math.max(16, 34 - n.rank * 0.6);
+}
+
+function NodeToggle({ label, title, checked, onChange, testId }: { label: string; title: string; checked: boolean; onChange: (v: boolean) => void; testId: string }) {
+  return (
+    <label
+      title={title}
+      className={`relative inline-flex cursor-pointer items-center rounded-md border px-2 py-1 text-xs font-medium transition-colors has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-focus ${
+        checked ? "border-ink bg-surface text-ink" : "border-line bg-surface text-ink-faint"
+      }`}
+    >
+      <input type="checkbox" className={overlayInputClass} checked={checked} onChange={(e) => onChange(e.target.checked)} data-testid={testId} />
+      {label}
+    </label>
+  );
 }
 
 function IconButton({ label, icon, onClick }: { label: string; icon: "plus" | "minus" | "fit"; onClick: () => void }) {
@@ -429,6 +521,7 @@ function NodePanel({
   onExpand,
   onClose,
   onSelect,
+  mark,
 }: {
   node: GraphNode;
   model: GraphModel;
@@ -440,6 +533,7 @@ function NodePanel({
   onExpand: () => void;
   onClose: () => void;
   onSelect: (id: string) => void;
+  mark: LibraryMatch | null;
 }) {
   const links = nodeFacets(model, node.id);
   const title = (id: string) => model.nodes.find((n) => n.id === id)?.title ?? id;
@@ -453,6 +547,11 @@ function NodePanel({
           </h3>
           {node.depth > 0 && (
             <p className="mt-1 text-xs text-ink-faint">{[node.year, formatAuthors(node.authors, 3), node.venue ? shortVenue(node.venue) : null].filter(Boolean).join(" · ")}</p>
+          )}
+          {mark && (
+            <p className="mt-1.5">
+              <LibraryBadge match={mark} />
+            </p>
           )}
         </div>
         <button type="button" onClick={onClose} aria-label="Close details" className="rounded p-1 text-ink-faint hover:bg-canvas hover:text-ink">
@@ -496,7 +595,7 @@ function NodePanel({
   );
 }
 
-function NodeList({ nodes, onSelect }: { nodes: GraphNode[]; onSelect: (id: string) => void }) {
+function NodeList({ nodes, onSelect, marks }: { nodes: GraphNode[]; onSelect: (id: string) => void; marks: ReadonlyMap<string, LibraryMatch> }) {
   const sorted = [...nodes].sort((a, b) => a.depth - b.depth || a.rank - b.rank);
   return (
     <div className="flex min-h-0 flex-1 flex-col">
@@ -510,6 +609,7 @@ function NodeList({ nodes, onSelect }: { nodes: GraphNode[]; onSelect: (id: stri
             <button type="button" onClick={() => onSelect(n.id)} className="flex w-full items-baseline gap-2 px-4 py-1.5 text-left text-xs hover:bg-canvas">
               <span className="w-6 shrink-0 text-right tabular-nums text-ink-faint">{n.depth === 0 ? "Q" : n.depth > 1 ? "+" : n.rank}</span>
               <span className={`min-w-0 truncate ${n.depth === 0 ? "font-semibold" : ""}`}>{n.title}</span>
+              {marks.has(n.id) && <LibraryBadge match={marks.get(n.id)!} />}
             </button>
           </li>
         ))}
@@ -566,6 +666,10 @@ const STYLE: StylesheetJson = [
     },
   },
   { selector: "node.outer", style: { "border-color": "#a1a1aa", "pie-size": "70%" } },
+  { selector: "node.by-citations", style: { width: "data(csize)", height: "data(csize)" } },
+  { selector: "node.by-year", style: { "pie-size": "0%", "background-color": "data(ycolor)" } },
+  // A paper of the reader's library: a thick double ring, whatever its fill.
+  { selector: "node.in-library", style: { "border-color": "#18181b", "border-width": 4, "border-style": "double" } },
   { selector: "node.selected-node", style: { "border-color": "#2f5fd0", "border-width": 4, label: "data(label)", "z-index": 20 } },
   {
     selector: "edge",

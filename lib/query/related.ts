@@ -385,7 +385,7 @@ function chooseFusion(
         const fusion = createFusion("graph-rrf", { weightOf: (f, _q, d) => edges.get(f)?.get(d) ?? 0, topN: ALL });
         return {
           applied: "graph-rrf",
-          note: `${UNSEEN_NOTE}; graph-RRF read them from its ephemeral edges (its top-${g.graph.k} corpus papers per facet by facet similarity, weighted α·s), as the dense-graph walk did.`,
+          note: `${UNSEEN_NOTE}; graph-RRF read them from the ${retriever.name} retriever's walk of the typed graph, which starts from the query's ephemeral edges (its top-${g.graph.k} corpus papers per facet by facet similarity, weighted α·s)${retriever.name === "graft" ? " and the papers the model generated" : ""}.`,
           fuse: (lists, exclude) => fusion.fuse(lists, { query: exclude ?? -1 }),
         };
       }
@@ -484,7 +484,7 @@ function perFacetLists(g: LoadedGraph, lists: FacetLists, k: number, passes: (no
       if (out[f].length >= k) break;
       if (!passes(c.paper)) continue;
       const p = g.papers[c.paper];
-      out[f].push({ externalId: p.externalId, title: p.title, rank: c.rank, score: c.first.score ?? 0 });
+      out[f].push({ externalId: p.externalId, title: p.title, year: p.year, rank: c.rank, score: c.first.score ?? 0 });
     }
   }
   return out;

@@ -129,6 +129,8 @@ export interface RelatedPaper {
 export interface PerFacetEntry {
   externalId: string;
   title: string;
+  /** For matching against the reader's library (title + year), as RelatedPaper.year. */
+  year: number | null;
   rank: number;
   score: number;
 }
