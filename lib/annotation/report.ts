@@ -16,7 +16,7 @@ import {
   type RatingSummary,
   type RawAgreement,
 } from "./agreement";
-import { toCsv } from "./csv";
+import { toCsv } from "@/lib/csv";
 import { getStudySummary, type StudySummary } from "./study";
 
 /**

@@ -4,7 +4,6 @@ import { createUser } from "@/lib/auth/users";
 import { FACETS } from "@/lib/corpus/types";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
 import { mulberry32 } from "@/lib/random";
-import { csvField, toCsv } from "./csv";
 import { highlightSegments, locateEvidence, parseEvidence } from "./evidence";
 import { ratingsCsv, statisticsCsv, statisticsRows, studyReport } from "./report";
 import { getSheet, getSheetItem, myStudies, saveRating, StudyClosedError } from "./sheet";
@@ -119,14 +118,6 @@ describe("evidence and CSV helpers", () => {
     ]);
     assert.deepEqual(parseEvidence("not json"), []);
     assert.deepEqual(parseEvidence("[]"), []);
-  });
-
-  test("CSV quotes what needs quoting and defuses spreadsheet formulas", () => {
-    assert.equal(csvField('say "hi", ok'), '"say ""hi"", ok"');
-    assert.equal(csvField("=HYPERLINK(1)"), "'=HYPERLINK(1)");
-    assert.equal(csvField(-1), "-1");
-    assert.equal(csvField(null), "");
-    assert.equal(toCsv(["a", "b"], [[1, "x\ny"]]), 'a,b\r\n1,"x\ny"\r\n');
   });
 });
 

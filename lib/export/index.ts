@@ -1,4 +1,5 @@
 import { FACETS } from "@/lib/corpus/types";
+import { toCsv as csvTable } from "@/lib/csv";
 import type { ExportFile, ExportFormat, ExportRecord } from "./types";
 
 // Citation exporters: pure functions from records to file text, shared by the results page, the
@@ -196,19 +197,9 @@ export function toRis(records: ExportRecord[]): string {
 
 // ── CSV ──────────────────────────────────────────────────────────────────────────────────
 
-/**
- * One CSV field (RFC 4180). Text that a spreadsheet would run as a formula (= + - @ and
- * control characters first) gets a leading apostrophe (OWASP's CSV-injection advice).
- */
-export function csvField(value: string | number | null | undefined): string {
-  if (value === null || value === undefined) return "";
-  let s = String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 export const CSV_COLUMNS = ["rank", "score", "corpus", "id", "title", "authors", "year", "venue", "url", "facets"] as const;
 
+/** The records as CSV (lib/csv.ts: RFC 4180, formulas defused), one row per paper. */
 export function toCsv(records: ExportRecord[]): string {
   const rows = records.map((r) => [
     r.rank ?? "",
@@ -222,7 +213,7 @@ export function toCsv(records: ExportRecord[]): string {
     paperUrl(r.externalId),
     (r.facets ?? []).map((f) => `${f.facet}#${f.rank}`).join(" "),
   ]);
-  return [CSV_COLUMNS.join(","), ...rows.map((row) => row.map(csvField).join(","))].join("\r\n") + "\r\n";
+  return csvTable(CSV_COLUMNS, rows);
 }
 
 // ── JSON ─────────────────────────────────────────────────────────────────────────────────
