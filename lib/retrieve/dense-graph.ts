@@ -22,6 +22,22 @@ import { maxSimEngine } from "./services";
  */
 export const UNSEEN_WALK: WalkOptions = Object.freeze({ combine: "sum" });
 
+/**
+ * An unseen paper's first-hop edges per facet: its items scored against every corpus paper's with
+ * the build's s_f (ephemeral insertion), the top K weighted α·s.
+ */
+export async function unseenStarts(ctx: RetrieveContext): Promise<Partial<Record<Facet, WalkStartEdges>>> {
+  const { graph: g, query } = ctx;
+  const lexical = g.lexical();
+  return ephemeralStarts(await maxSimEngine(), g.blocks(), g.graph, query.vectors, {
+    facets: ctx.facets,
+    alpha: g.alpha,
+    exclude: query.exclude ?? undefined,
+    // A mix build scores the query's items with the build's lexical model too (the same s_f as its edges).
+    ...(g.similarity.kind === "mix" && lexical ? { mix: { lexicalWeight: g.similarity.lexicalWeight, lexical, dense: g.vectors, texts: query.items } } : {}),
+  });
+}
+
 async function retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
   const { graph: g, query } = ctx;
   let starts: Partial<Record<Facet, number | WalkStartEdges>>;
@@ -29,14 +45,7 @@ async function retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
     const node = query.index;
     starts = Object.fromEntries(ctx.facets.map((f) => [f, node]));
   } else {
-    const lexical = g.lexical();
-    starts = await ephemeralStarts(await maxSimEngine(), g.blocks(), g.graph, query.vectors, {
-      facets: ctx.facets,
-      alpha: g.alpha,
-      exclude: query.exclude ?? undefined,
-      // A mix build scores the query's items with the build's lexical model too (the same s_f as its edges).
-      ...(g.similarity.kind === "mix" && lexical ? { mix: { lexicalWeight: g.similarity.lexicalWeight, lexical, dense: g.vectors, texts: query.items } } : {}),
-    });
+    starts = await unseenStarts(ctx);
   }
   const out: FacetCandidateLists = {};
   for (const f of ctx.facets) {

@@ -22,7 +22,7 @@
  */
 import type { Facet } from "@/lib/corpus/types";
 import { citationExpansion } from "./citation-expansion";
-import { graftRetriever } from "./graft";
+import { generativeFacetCandidates } from "./graft";
 import { paperText, paperTfidf, type PaperText } from "./paper-text";
 import { tfidfTokens } from "./tfidf-index";
 import type { FacetCandidate, FacetCandidateLists, RetrieveContext, Retriever } from "./retriever";
@@ -102,7 +102,7 @@ export function mergeCandidateLists(lists: readonly { list: readonly FacetCandid
 async function generativeLists(ctx: RetrieveContext, settings: HybridSettings): Promise<FacetCandidateLists> {
   if (!(settings.generativeWeight > 0)) return {};
   try {
-    return await graftRetriever.retrieve(ctx);
+    return await generativeFacetCandidates(ctx);
   } catch (err) {
     // No trained model for this corpus (or one for another embedder): the lexical lists stand alone.
     if ((err as { code?: unknown } | null)?.code === "not_ready") return {};

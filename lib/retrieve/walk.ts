@@ -26,6 +26,8 @@ export interface WalkOptions {
   fanout?: number;
   /** How scores of paths reaching the same node combine; default "max". */
   combine?: "max" | "sum";
+  /** First-hop edges followed from supplied start edges (an unseen query's); default `fanout`. */
+  startFanout?: number;
 }
 
 /** First-hop edges of a query that is not (or not only) a node: ephemeral insertion. */
@@ -64,7 +66,8 @@ export function walkFacet(csr: FacetCsr, start: number | WalkStartEdges, options
   let frontier = new Map<number, number>();
   const firstTargets = typeof start === "number" ? csr.targets.subarray(csr.offsets[start], csr.offsets[start + 1]) : start.targets;
   const firstWeights = typeof start === "number" ? csr.weights.subarray(csr.offsets[start], csr.offsets[start + 1]) : start.weights;
-  for (let e = 0; e < Math.min(fanout, firstTargets.length); e++) {
+  const firstFanout = typeof start === "number" ? fanout : (options.startFanout ?? fanout);
+  for (let e = 0; e < Math.min(firstFanout, firstTargets.length); e++) {
     const v = firstTargets[e];
     if (v === exclude) continue;
     const w = firstWeights[e];
