@@ -164,7 +164,6 @@ describe(`kill and resume a graph build (${testProvider})`, { concurrency: false
     const dir = path.join(root, "mini", `build-${buildId}`);
     // A mix-similarity build (the default) also writes the lexical model serving inserts unseen papers with.
     assert.deepEqual(readdirSync(dir).sort(), ["graph.csr", "lexical.json", "manifest.json", "papers.json"]);
-    assert.deepEqual(readdirSync(dir).sort(), readdirSync(path.join(root, "mini", `build-${referenceBuild}`)).sort());
 
     // The job's log tells the story.
     const log = (await db.jobLog.findMany({ where: { jobId: job.id }, orderBy: { id: "asc" } })).map((l) => l.message).join("\n");
