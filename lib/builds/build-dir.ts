@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
+import { writeFileAtomic } from "@/lib/atomic-write";
 import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/paths";
 
@@ -91,9 +92,7 @@ export async function resumeBuild(db: Db, id: number): Promise<ResumedBuild> {
 /** Writes a file of the build atomically and records it for the manifest (again, on a re-run: the newer record wins). */
 export function writeArtefact(build: BuildHandle, stage: string, name: string, file: string, data: string | Uint8Array, meta: Record<string, unknown> = {}): ArtefactInfo {
   const abs = path.join(build.dir, file);
-  const tmp = `${abs}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, abs);
+  writeFileAtomic(abs, data);
   return recordArtefact(build, stage, name, file, meta);
 }
 
@@ -117,8 +116,7 @@ export function recordArtefact(build: BuildHandle, stage: string, name: string, 
 export async function completeBuild(db: Db, build: BuildHandle, manifest: Record<string, unknown>): Promise<void> {
   const full = { build: build.id, corpus: build.corpus, createdAt: new Date().toISOString(), ...manifest, files: build.artefacts };
   const file = path.join(build.dir, "manifest.json");
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(full, null, 2)}\n`);
-  renameSync(`${file}.tmp`, file);
+  writeFileAtomic(file, `${JSON.stringify(full, null, 2)}\n`);
   // The rows are replaced, not added to: completing a build twice (a crash between the commit
   // below and the job's own completion, then a re-run) must not duplicate them.
   await db.$transaction([

@@ -8,9 +8,10 @@
  *   keys.bin       32-byte SHA-256 digests of the exact texts, key i = row i
  *
  * Appends write the new rows and keys past the committed end of the two data files, flush them,
- * then replace manifest.json with the new count (temp file + fsync + rename). The rename is the
- * atomic commit: a crash at any point leaves the previous manifest, whose `count` rows are
- * intact, and whatever lies past them is ignored on reading and cut off by the next append.
+ * then replace manifest.json with the new count (a durable atomic write, lib/atomic-write.ts:
+ * temp file + fsync + rename). The rename is the atomic commit: a crash at any point leaves the
+ * previous manifest, whose `count` rows are intact, and whatever lies past them is ignored on
+ * reading and cut off by the next append.
  * Loading is two reads and typed-array views (20k x 512 in tens of ms), no per-row parsing.
  */
 import { createHash } from "node:crypto";
@@ -20,17 +21,16 @@ import {
   fdatasyncSync,
   fstatSync,
   ftruncateSync,
-  fsyncSync,
   mkdirSync,
   openSync,
   readFileSync,
-  renameSync,
   rmSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { writeFileAtomic } from "@/lib/atomic-write";
 import { dataRoot } from "@/lib/paths";
 import type { Embedder } from "./types";
 
@@ -83,31 +83,8 @@ function readManifest(dir: string): CacheManifest | null {
   return r.data;
 }
 
-function writeFileDurably(file: string, data: string | Uint8Array): void {
-  const fd = openSync(file, "w");
-  try {
-    writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 function commitManifest(dir: string, manifest: CacheManifest): void {
-  const tmp = path.join(dir, `${MANIFEST}.${process.pid}.tmp`);
-  writeFileDurably(tmp, `${JSON.stringify(manifest)}\n`);
-  renameSync(tmp, path.join(dir, MANIFEST));
-  // Make the rename itself durable (power loss); not possible on every platform, hence optional.
-  try {
-    const fd = openSync(dir, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // best effort
-  }
+  writeFileAtomic(path.join(dir, MANIFEST), `${JSON.stringify(manifest)}\n`, { durable: true });
 }
 
 /** Reads `length` bytes from the start of a file as an aligned, owned ArrayBuffer. */

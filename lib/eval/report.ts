@@ -9,9 +9,10 @@
  * A row that did not run carries `status: "not run"` and `reason`; a row that cannot run
  * offline carries `status: "not reproduced"` and only the paper's figures (`paper`).
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { writeFileAtomic } from "@/lib/atomic-write";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { RecallReport } from "./dense-graph";
 import type { NonObviousRow, NonObviousStats } from "./nonobvious";
@@ -669,12 +670,6 @@ export function reportMarkdown(report: EvalReport, extras: MarkdownExtras = {}):
 
 // ── files ──
 
-function writeAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
-
 export interface WrittenReport {
   markdown: string;
   json: string;
@@ -693,7 +688,7 @@ export function renderLatest(dir: string): string {
   const latest = path.join(dir, "eval-latest.json");
   const report = parseReport(readFileSync(latest, "utf8"));
   const file = path.join(dir, "eval-latest.md");
-  writeAtomic(file, reportMarkdown(report, { csfcube: readCsfcubeReport(path.join(dir, CSFCUBE_FILE)) }));
+  writeFileAtomic(file, reportMarkdown(report, { csfcube: readCsfcubeReport(path.join(dir, CSFCUBE_FILE)) }));
   return file;
 }
 
@@ -709,20 +704,20 @@ export function writeReport(report: EvalReport, dir: string): WrittenReport {
   const base = report.kind === "smoke" ? `eval-smoke-${reportDay(report.date)}` : `eval-${reportDay(report.date)}`;
   const markdown = path.join(dir, `${base}.md`);
   const json = path.join(dir, `${base}.json`);
-  writeAtomic(markdown, reportMarkdown(report, { csfcube: readCsfcubeReport(path.join(dir, CSFCUBE_FILE)) }));
-  writeAtomic(json, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileAtomic(markdown, reportMarkdown(report, { csfcube: readCsfcubeReport(path.join(dir, CSFCUBE_FILE)) }));
+  writeFileAtomic(json, `${JSON.stringify(report, null, 2)}\n`);
   const svgs: string[] = [];
   const svgPrefix = report.kind === "smoke" ? "eval-smoke" : "eval";
   for (const table of ["main", "ooc"] as const) {
     const rows = report.tables[table];
     if (!rows) continue;
     const file = path.join(dir, `${svgPrefix}-recall-${table}.svg`);
-    writeAtomic(file, recallCurvesSvg(rows, { title: `Recall@k: ${TABLES[table].title}` }));
+    writeFileAtomic(file, recallCurvesSvg(rows, { title: `Recall@k: ${TABLES[table].title}` }));
     svgs.push(file);
   }
   if (report.coverage) {
     const file = path.join(dir, `${svgPrefix}-coverage.svg`);
-    writeAtomic(file, coverageLadderSvg(report.coverage));
+    writeFileAtomic(file, coverageLadderSvg(report.coverage));
     svgs.push(file);
   }
   let latest: string | null = null;
@@ -735,9 +730,9 @@ export function writeReport(report: EvalReport, dir: string): WrittenReport {
       previous = null; // missing or unreadable: start afresh
     }
     const merged = mergeLatest(previous, report, path.basename(markdown));
-    writeAtomic(latest, `${JSON.stringify(merged, null, 2)}\n`);
+    writeFileAtomic(latest, `${JSON.stringify(merged, null, 2)}\n`);
     // Every table of the newest figures on one page (the dated file holds only this run's parts).
-    writeAtomic(path.join(dir, "eval-latest.md"), reportMarkdown(merged, { csfcube: readCsfcubeReport(path.join(dir, CSFCUBE_FILE)) }));
+    writeFileAtomic(path.join(dir, "eval-latest.md"), reportMarkdown(merged, { csfcube: readCsfcubeReport(path.join(dir, CSFCUBE_FILE)) }));
   }
   return { markdown, json, svgs, latest };
 }

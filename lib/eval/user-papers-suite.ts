@@ -16,8 +16,9 @@
  * latency of each answer (warm: one untimed query first).
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { writeFileAtomic } from "@/lib/atomic-write";
 import type { Db } from "@/lib/db/client";
 import type { FacetExtractor } from "@/lib/facets/extractor";
 import { createOfflineExtractor } from "@/lib/facets/offline/extractor";
@@ -136,9 +137,7 @@ function readCache(file: string | undefined): Record<string, CachedRuns> {
 
 function writeCache(file: string, cache: Record<string, CachedRuns>): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(cache));
-  renameSync(tmp, file);
+  writeFileAtomic(file, JSON.stringify(cache));
 }
 
 const idsDigest = (qs: readonly UserPaperQuery[]): string => createHash("sha256").update(qs.map((q) => `${q.id}:${q.gold.join(",")}`).join("\n")).digest("hex").slice(0, 16);

@@ -12,6 +12,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { writeFileAtomic } from "@/lib/atomic-write";
 import { completeBuild, failBuild, resumeBuild, startBuild, writeArtefact, type BuildHandle } from "@/lib/builds/build-dir";
 import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
@@ -24,7 +25,7 @@ import { packRows } from "@/lib/graph/corpus-data";
 import { readPaperGraph } from "@/lib/graph/csr";
 import { itemsOfPaper } from "@/lib/graph/maxsim";
 import { distillationStatistics } from "./distill";
-import { atomicWrite, writeTrainingPack } from "./pack";
+import { writeTrainingPack } from "./pack";
 import { buildIdentifiers, identifierFiles, identifierReport, trainingExamples, trainingSources } from "./prepare";
 import { identifierTokenPrior } from "./token-prior";
 
@@ -287,7 +288,7 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
       if (trainer.tokenPrior) {
         const dim = Object.values(items)[0]?.dim ?? 0;
         const prior = identifierTokenPrior(ids, (f, p, i) => (items[f] ? itemsOfPaper(items[f], p)[i] : undefined), dim);
-        atomicWrite(priorFile, new Uint8Array(prior.buffer, prior.byteOffset, prior.byteLength));
+        writeFileAtomic(priorFile, new Uint8Array(prior.buffer, prior.byteOffset, prior.byteLength));
       }
     }
     seconds.examples = (performance.now() - t) / 1000;

@@ -33,7 +33,7 @@ import path from "node:path";
 import { FACETS, type Facet, type Split } from "@/lib/corpus/types";
 import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
 import { mulberry32 } from "@/lib/random";
-import { atomicWrite } from "./pack";
+import { writeFileAtomic } from "@/lib/atomic-write";
 
 /** Replication ceiling C ("Edge-weighted oversampling with replication ceiling C=5"). */
 export const REPLICATION_CEILING = 5;
@@ -642,7 +642,7 @@ export function decodeDistillationExamples(bytes: Uint8Array): DistillationExamp
 /** Writes through a temporary file and a rename, so a reader never sees a half-written file. */
 export function writeDistillationExamples(file: string, examples: DistillationExamples): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  atomicWrite(file, encodeDistillationExamples(examples));
+  writeFileAtomic(file, encodeDistillationExamples(examples));
 }
 
 export function readDistillationExamples(file: string): DistillationExamples {

@@ -22,8 +22,9 @@
  * a facet embedding"), so the embedder must be the one used at query time: its id is in the
  * header and in the model manifest.
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { writeFileAtomic } from "@/lib/atomic-write";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import type { DistillationExamples } from "./distill";
@@ -150,13 +151,6 @@ export function encodeTargets(index: DocIdIndex, vocab: CompactVocab): { rows: I
   return { rows, maxLen, offset };
 }
 
-/** Writes through a temporary file and a rename, so a reader never sees a half-written file. */
-export function atomicWrite(file: string, data: Uint8Array | string): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, file);
-}
-
 const bytes = (a: Int32Array | Float32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 /** The arrays of a pack, as the files list at the top of this module lays them out. */
@@ -174,12 +168,12 @@ export type AnyPackHeader = Omit<PackHeader, "facets" | "targetOffset"> & { face
 /** Writes a pack's files into `dir`, pack.json last: its presence marks a complete pack. */
 export function writePackFiles<H extends AnyPackHeader>(dir: string, header: H, arrays: PackArrays): H {
   mkdirSync(dir, { recursive: true });
-  atomicWrite(path.join(dir, "queries.f32"), bytes(arrays.queries));
-  atomicWrite(path.join(dir, "targets.i32"), bytes(arrays.targets));
-  atomicWrite(path.join(dir, "examples.i32"), bytes(arrays.examples));
-  atomicWrite(path.join(dir, "weights.f32"), bytes(arrays.weights));
-  atomicWrite(path.join(dir, "decisions.u8"), arrays.decisions);
-  atomicWrite(path.join(dir, "pack.json"), JSON.stringify(header, null, 1));
+  writeFileAtomic(path.join(dir, "queries.f32"), bytes(arrays.queries));
+  writeFileAtomic(path.join(dir, "targets.i32"), bytes(arrays.targets));
+  writeFileAtomic(path.join(dir, "examples.i32"), bytes(arrays.examples));
+  writeFileAtomic(path.join(dir, "weights.f32"), bytes(arrays.weights));
+  writeFileAtomic(path.join(dir, "decisions.u8"), arrays.decisions);
+  writeFileAtomic(path.join(dir, "pack.json"), JSON.stringify(header, null, 1));
   return header;
 }
 

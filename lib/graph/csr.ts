@@ -10,7 +10,8 @@
  *              offsets i32[numPapers+1] | targets i32[nnz] | weights f32[nnz] |
  *              facetScores f32[nnz] | citationScores f32[nnz]
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { writeFileAtomic } from "@/lib/atomic-write";
 import { endianness } from "node:os";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 
@@ -214,9 +215,7 @@ export function decodePaperGraph(bytes: Uint8Array): PaperGraph {
 
 /** Writes through a temporary file and a rename, so a reader never sees a half-written graph. */
 export function writePaperGraph(path: string, graph: PaperGraph): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, encodePaperGraph(graph));
-  renameSync(tmp, path);
+  writeFileAtomic(path, encodePaperGraph(graph));
 }
 
 export function readPaperGraph(path: string): PaperGraph {

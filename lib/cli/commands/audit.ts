@@ -1,7 +1,8 @@
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
+import { writeFileAtomic } from "@/lib/atomic-write";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { getDb } from "@/lib/db/client";
 import { auditCorpus } from "@/lib/facets/audit/run";
@@ -45,8 +46,7 @@ export function registerAudit(program: Command): void {
         const file = path.resolve(opts.report);
         mkdirSync(path.dirname(file), { recursive: true });
         // Temp file + rename: an interrupted write never leaves half a report.
-        writeFileSync(`${file}.tmp`, md);
-        renameSync(`${file}.tmp`, file);
+        writeFileAtomic(file, md);
       }
       emit(opts, report, () =>
         [
