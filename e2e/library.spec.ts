@@ -39,6 +39,8 @@ async function libraryNodes(canvas: Locator) {
 }
 
 test("a BibTeX library marks and hides its papers everywhere; prior and derivative works open paper pages", async ({ page }) => {
+  // One reader's whole session: a cold first query (hybrid loads its indexes), four views, two uploads.
+  test.setTimeout(120_000);
   await page.goto(`/?paper=${EXAMPLE}`);
   await expect(page.getByTestId("result").first()).toBeVisible({ timeout: 30_000 });
   const mine = (await firstResults(page, 3)).filter((r) => Number.isInteger(r.year));
