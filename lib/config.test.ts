@@ -132,11 +132,7 @@ test("paths resolve against the repository root", () => {
  * and why. Each goes when its file moves to lib/config.ts; an entry whose file no longer reads
  * them fails the test below, so the list only shrinks.
  */
-const NOT_YET_MIGRATED: Record<string, { reads: string[]; why: string }> = {
-  "scripts/eval/offline-extractor.ts": { reads: ["GRAFT_DATA_ROOT"], why: "scripts/eval is another engineer's; isSet(\"GRAFT_DATA_ROOT\") ? dataRoot() : os.tmpdir(), as scripts/train/offline-extractor.ts" },
-  "scripts/eval/offline-extractor-dev.ts": { reads: ["GRAFT_DATA_ROOT"], why: "scripts/eval is another engineer's; as scripts/eval/offline-extractor.ts" },
-  "scripts/eval/user-papers.ts": { reads: ["GRAFT_SHARED_DATA"], why: "scripts/eval is another engineer's; sharedDataDir() from lib/paths.ts" },
-};
+const NOT_YET_MIGRATED: Record<string, { reads: string[]; why: string }> = {};
 
 /** Variables of other programs that Graft's code may read or set directly. */
 const NOT_SETTINGS = new Set(["NODE_ENV", "PRISMA_SCHEMA_ENGINE_BINARY", "OPENBLAS_NUM_THREADS"]);
@@ -194,14 +190,11 @@ test("every setting is read through lib/config.ts: no other file reads one from 
   for (const { reads } of Object.values(NOT_YET_MIGRATED)) for (const r of reads) if (!r.startsWith("env[")) assert.ok(r in SETTINGS, `${r} is not in SETTINGS`);
 });
 
-/** Files that still import the deprecated dataRoot / repoRoot re-exports of lib/db/config.ts (their owners' to move). */
-const DB_CONFIG_PATH_IMPORTERS = ["lib/retrieve/graph-store.ts", "scripts/eval/dense-graph.ts"];
-
-test("dataRoot and repoRoot come from lib/paths.ts: no new file imports them from lib/db/config.ts", () => {
+test("dataRoot and repoRoot come from lib/paths.ts alone", () => {
   const importers = sourceFiles().filter((file) =>
     /import\s*\{[^}]*\b(dataRoot|repoRoot)\b[^}]*\}\s*from\s*"@\/lib\/db\/config"/.test(readFileSync(path.join(repoRoot, file), "utf8")),
   );
-  assert.deepEqual(importers, DB_CONFIG_PATH_IMPORTERS);
+  assert.deepEqual(importers, []);
 });
 
 test("the scan sees reads and skips writes", () => {

@@ -1,18 +1,6 @@
 import path from "node:path";
 import { config } from "@/lib/config";
-import * as paths from "@/lib/paths";
-
-const { repoRoot, dataRoot } = paths;
-
-// dataRoot and repoRoot live in lib/paths.ts. They are re-exported here only until the two files
-// that still import them from lib/db move (lib/retrieve/graph-store.ts, scripts/eval/dense-graph.ts:
-// their owners' to change); then these exports go.
-export {
-  /** @deprecated import it from "@/lib/paths" */
-  repoRoot,
-  /** @deprecated import it from "@/lib/paths" */
-  dataRoot,
-};
+import { dataRoot, repoRoot } from "@/lib/paths";
 
 export type DbProvider = "sqlite" | "postgresql";
 

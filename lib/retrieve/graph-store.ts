@@ -4,13 +4,13 @@ import { latestBuildWith } from "@/lib/builds/build-dir";
 import { parseAuthors } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
-import { dataRoot } from "@/lib/db/config";
+import { dataRoot } from "@/lib/paths";
 import { cacheDirFor, readVectorCache, textKey } from "@/lib/embed/cache";
 import { readPaperGraph, type PaperGraph } from "@/lib/graph/csr";
 import { lexicalFacetIndex, parseLexicalModel, type LexicalFacetIndex } from "@/lib/graph/lexical";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { similarityOfParams, type ItemSimilarity } from "@/lib/graph/similarity";
-import { prepareFacetBlocks } from "@/lib/graph/topk";
+import { prepareFacetBlocks } from "@/lib/graph/maxsim-engine";
 import type { FacetBlockIndex } from "./ephemeral";
 import { RetrievalError } from "./retriever";
 

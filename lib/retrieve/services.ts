@@ -3,7 +3,7 @@
  * insertion (the dense-graph walk of an unseen paper). Created on first use and shared by every
  * request; a failed creation is not cached, so the next request retries.
  */
-import { MaxSimEngine } from "@/lib/graph/topk";
+import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
 
 export function once<T>(make: () => Promise<T>): () => Promise<T> {
   let p: Promise<T> | null = null;

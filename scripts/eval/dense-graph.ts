@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { defaultCorpusPath } from "@/lib/corpus/paths";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { dataRoot, repoRoot } from "@/lib/db/config";
+import { dataRoot, repoRoot } from "@/lib/paths";
 import { loadCorpusData } from "@/lib/graph/corpus-data";
 import {
   citationGold,
@@ -32,7 +32,8 @@ import { RECALL_KS } from "@/lib/eval/metrics";
 import { citationRows } from "@/lib/graph/citation-score";
 import type { PaperGraph } from "@/lib/graph/csr";
 import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
-import { buildPaperGraph, MaxSimEngine } from "@/lib/graph/topk";
+import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
+import { buildPaperGraph } from "@/lib/graph/topk";
 
 const args = process.argv.slice(2);
 function flag(name: string): string | undefined {

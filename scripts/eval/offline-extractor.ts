@@ -15,7 +15,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { readCorpus } from "@/lib/corpus/read";
-import { sharedDataDir } from "@/lib/corpus/paths";
+import { isSet } from "@/lib/config";
+import { dataRoot, sharedDataDir } from "@/lib/paths";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { embedWithCache } from "@/lib/embed/cache";
 import { createEmbedder } from "@/lib/embed/registry";
@@ -30,7 +31,7 @@ const { values } = parseArgs({
   options: { corpus: { type: "string" }, limit: { type: "string" }, threshold: { type: "string" }, compare: { type: "string" } },
 });
 const corpusDir = values.corpus ?? path.join(sharedDataDir(), "acl-citegraph");
-const root = process.env.GRAFT_DATA_ROOT ?? os.tmpdir();
+const root = isSet("GRAFT_DATA_ROOT") ? dataRoot() : os.tmpdir();
 const cacheDir = path.join(root, "graft-offline-eval-cache");
 
 const corpus = await readCorpus(corpusDir);

@@ -6,6 +6,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { getDb } from "@/lib/db/client";
+import { sharedDataDir } from "@/lib/paths";
 import { createExtractor } from "@/lib/facets/provider";
 import { runUserPapers, userPaperQueries, userPaperRecall, type FacetSource, type UserPaperSet } from "@/lib/eval/user-papers";
 import type { RelatedOptions } from "@/lib/query/related";
@@ -24,7 +25,7 @@ const { values } = parseArgs({
     corpus: { type: "string", default: "acl-citegraph" },
     gen: { type: "string" },
     whole: { type: "string" },
-    dir: { type: "string", default: path.resolve(process.env.GRAFT_SHARED_DATA ?? "../shared/data", "acl-citegraph") },
+    dir: { type: "string", default: path.join(sharedDataDir(), "acl-citegraph") },
   },
 });
 if (values.gen !== undefined || values.whole !== undefined) {
