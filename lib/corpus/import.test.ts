@@ -181,4 +181,42 @@ describe(`import (${testProvider})`, { concurrency: false }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  test("new papers written in several multi-row batches keep every field and get Prisma's timestamps", async () => {
+    const papers = Array.from({ length: 11 }, (_, i) => ({
+      id: `P${i}`,
+      title: i === 3 ? "Überschrift: «quotes» 'and' \"more\"" : `Paper ${i}`,
+      abstract: i % 2 ? `abstract ${i}` : "",
+      year: i % 3 ? 2000 + i : null,
+      venue: i % 4 ? "ACL" : null,
+      authors: i % 2 ? ["A. Author", "B. Ö"] : [],
+    }));
+    const dir = mkdtempSync(path.join(os.tmpdir(), "graft-batches-"));
+    const file = path.join(dir, "papers.jsonl");
+    try {
+      writeFileSync(file, papers.slice(0, 7).map((p) => JSON.stringify(p)).join("\n"));
+      const before = Date.now();
+      // batchSize 1: new papers go in 4 per statement, so 7 papers take two statements.
+      const first = await importCorpus(t.db, await readCorpus(file), { corpus: "batches", batchSize: 1 });
+      assert.equal(first.papers.created, 7);
+      writeFileSync(file, papers.map((p) => JSON.stringify(p)).join("\n"));
+      const second = await importCorpus(t.db, await readCorpus(file), { corpus: "batches", batchSize: 1 });
+      assert.deepEqual(second.papers, { created: 4, updated: 0, unchanged: 7 });
+      const rows = await t.db.paper.findMany({ where: { corpus: { name: "batches" } }, orderBy: { id: "asc" } });
+      assert.deepEqual(
+        rows.map((r) => ({ id: r.externalId, title: r.title, abstract: r.abstract, year: r.year, venue: r.venue, authors: JSON.parse(r.authors) })),
+        papers,
+      );
+      for (const r of rows) {
+        assert.equal(r.titleSearch, r.title.toLowerCase());
+        assert.equal(r.role, "corpus");
+        assert.equal(r.facetStatus, "none");
+        assert.ok(r.createdAt instanceof Date && r.createdAt.getTime() >= before - 1000 && r.createdAt.getTime() <= Date.now() + 1000);
+        assert.equal(r.updatedAt.getTime(), r.createdAt.getTime());
+      }
+      const third = await importCorpus(t.db, await readCorpus(file), { corpus: "batches" });
+      assert.deepEqual(third.papers, { created: 0, updated: 0, unchanged: 11 }, "a third import writes nothing");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -76,6 +76,9 @@ interface PaperRow {
   facetStatus: string;
 }
 
+/** The columns of a new paper row, in PaperRow's names (= the table's). */
+const PAPER_COLUMNS = ["corpusId", "externalId", "role", "title", "titleSearch", "abstract", "fullText", "year", "venue", "authors", "split", "facetStatus"] as const satisfies readonly (keyof PaperRow)[];
+
 const DEFAULT_BATCH = 500;
 // Long imports (64k papers) must not hit Prisma's 5 s interactive-transaction default.
 const TRANSACTION_TIMEOUT_MS = 30 * 60 * 1000;
@@ -144,6 +147,8 @@ export async function importCorpus(db: Db, input: CorpusInput, options: ImportOp
         },
       });
 
+      // Reading what is stored takes seconds at 64k papers: say the phase has started.
+      progress({ phase: "papers", done: 0, total: entries.length });
       const stored = new Map<string, StoredPaper>();
       for (const p of await tx.paper.findMany({
         where: { corpusId: corpus.id },
@@ -174,11 +179,23 @@ export async function importCorpus(db: Db, input: CorpusInput, options: ImportOp
         } else counts[role].unchanged++;
         if (++done % batch === 0) progress({ phase: "papers", done, total: entries.length });
       }
-      for (const part of chunks(toCreate, batch)) {
-        const created = await tx.paper.createManyAndReturn({ data: part, select: { id: true, externalId: true } });
-        for (const c of created) ids.set(c.externalId, c.id);
+      // New papers go in as multi-row INSERTs (Prisma's createMany through the driver adapters
+      // managed ~1.4k rows/s on SQLite and ~500/s on PostgreSQL at 64k papers), then their ids are
+      // read back in one query. `updatedAt` is Prisma-managed (no column default): set it here, in
+      // the text form Prisma itself writes on SQLite.
+      const now = new Date().toISOString();
+      const stamp = provider === "sqlite" ? now.replace(/Z$/, "+00:00") : now;
+      const paperColumns = [...PAPER_COLUMNS, "createdAt", "updatedAt"];
+      for (const part of chunks(toCreate, batch * 4)) {
+        const rows = part.map((r) => [...PAPER_COLUMNS.map((c) => r[c]), stamp, stamp]);
+        await bulkInsert(tx, provider, "Paper", paperColumns, rows);
         done += part.length;
         progress({ phase: "papers", done, total: entries.length });
+      }
+      if (toCreate.length > 0) {
+        const created = new Set(toCreate.map((r) => r.externalId));
+        for (const p of await tx.paper.findMany({ where: { corpusId: corpus.id }, select: { id: true, externalId: true } }))
+          if (created.has(p.externalId)) ids.set(p.externalId, p.id);
       }
 
       // ── facet items: rewrite a paper's items only when its lists differ ──

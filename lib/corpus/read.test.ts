@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { readLines } from "./lines";
 import { parsePaperRecord } from "./paper-schema";
-import { CorpusFormatError, readCorpus, resolveCorpusFiles, type CorpusInput } from "./read";
+import { CorpusFormatError, PROGRESS_LINES, readCorpus, resolveCorpusFiles, type CorpusInput } from "./read";
 import { FACETS, type InputIssue } from "./types";
 import { sharedDataDir } from "./paths";
 
@@ -435,4 +435,13 @@ describe("real data", () => {
     }
     assert.ok(corpus.queries.every((q) => q.split === null));
   });
+});
+
+test("onProgress reports the lines read every PROGRESS_LINES lines of a papers file", async () => {
+  const n = 2 * PROGRESS_LINES + 3;
+  const dir = corpusDir({ "papers.jsonl": lines(...Array.from({ length: n }, (_, i) => paperLine(`p${i}`))) });
+  const seen: number[] = [];
+  const input = await readCorpus(dir, { onProgress: (l) => seen.push(l) });
+  assert.equal(input.papers.length, n);
+  assert.deepEqual(seen, [PROGRESS_LINES, 2 * PROGRESS_LINES]);
 });

@@ -55,7 +55,12 @@ export interface ReadCorpusOptions {
   skipInvalid?: boolean;
   /** The input's format; detected from the path's name and first line when absent. */
   format?: ImportFormat;
+  /** Called every PROGRESS_LINES lines of a papers file (Graft's own layout) with the lines read so far. */
+  onProgress?: (linesRead: number) => void;
 }
+
+/** Lines between two onProgress calls while reading a papers file. */
+export const PROGRESS_LINES = 5000;
 
 // ---------------------------------------------------------------------------------------------
 // Locating the files
@@ -150,11 +155,13 @@ async function readPaperFile(
   corpusIds: Map<string, number> | null,
   corpusFileName: string,
   skipInvalid = false,
+  onProgress?: (linesRead: number) => void,
 ): Promise<PaperFileResult> {
   const name = basename(file);
   const papers: PaperRecord[] = [];
   const idLines = new Map<string, number>();
   for await (const { line, lineNo } of linesOf(file, issues)) {
+    if (onProgress && lineNo % PROGRESS_LINES === 0) onProgress(lineNo);
     if (line.trim() === "") {
       skipped.push({ file: name, line: lineNo, message: "blank line" });
       continue;
@@ -282,7 +289,7 @@ export async function readCorpus(path: string, options: ReadCorpusOptions = {}):
 
   try {
     const papersName = basename(files.papers);
-    const corpus = await readPaperFile(files.papers, issues, skipped, null, papersName, skipInvalid);
+    const corpus = await readPaperFile(files.papers, issues, skipped, null, papersName, skipInvalid, options.onProgress);
     input.papers = corpus.papers;
     if (corpus.idLines.size === 0 && issues.list.length === 0) issues.add(papersName, 0, "contains no papers");
 

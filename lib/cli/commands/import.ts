@@ -37,8 +37,12 @@ export function registerImport(program: Command): void {
       const opts = parseOptions(importOptions, raw);
       const source = path ?? defaultCorpusPath();
       const bar = new ProgressBar(`import ${opts.corpus}`);
-      bar.update(0, 0, "reading and validating");
-      const input = await readCorpus(source, { skipInvalid: opts.skipInvalid, format: opts.format });
+      bar.update(0, 0, "reading and validating lines");
+      const input = await readCorpus(source, {
+        skipInvalid: opts.skipInvalid,
+        format: opts.format,
+        onProgress: (lines) => bar.update(lines, 0, "reading and validating lines"),
+      });
       const summary = await importCorpus(getDb(), input, {
         corpus: opts.corpus,
         description: opts.description,
