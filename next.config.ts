@@ -47,6 +47,7 @@ const nextConfig: NextConfig = {
     "@prisma/adapter-pg",
     "pg",
     "onnxruntime-node",
+    "hnswlib-node",
     "pdfjs-dist",
     "@energetic-ai/core",
     "@energetic-ai/embeddings",

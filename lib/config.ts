@@ -152,6 +152,7 @@ export const SETTINGS = {
   GRAFT_HF_MODELS_DIR: s({ schema: text(), shown: "`$GRAFT_DATA_ROOT/models`", doc: "where hub models are looked up and cached" }),
   GRAFT_HF_OFFLINE: s({ schema: flag(), default: false, shown: "unset", doc: "set: never download a hub model" }),
   GRAFT_BEAMS: s({ schema: wholeNumber(1), default: PAPER_DEFAULTS.beams, doc: "beams per query item of the generative retriever" }),
+  GRAFT_ANN_MIN_PAPERS: s({ schema: wholeNumber(0), default: 20_000, doc: "a pasted paper is inserted through an approximate nearest-neighbour index (HNSW, hnswlib-node; built at the corpus's first pasted paper) when the corpus has more papers than this, else by exact max-sim over every item; `0`: always" }),
   GRAFT_DECODE_THREADS: s({ schema: wholeNumber(1), default: 1, doc: "onnxruntime threads of the generative retriever's decoder" }),
   GRAFT_PYTHON: s({ schema: text(), default: "/usr/bin/python3", doc: "Python with PyTorch for the trainer (`workers/trainer`)" }),
   GRAFT_CODE_VERSION: s({ schema: text(), shown: "unset", doc: "recorded in graph build manifests (e.g. the git commit)" }),

@@ -297,11 +297,19 @@ export async function mixedQueryTopK(
   dense: PackedFacetItems,
   index: LexicalIndex,
   query: QueryFacetItems,
-  options: { k: number; lexicalWeight: number; candidates?: number; exclude?: number },
+  options: {
+    k: number;
+    lexicalWeight: number;
+    candidates?: number;
+    exclude?: number;
+    /** The best papers by s_cos when not queryFacetTopK over every item (an ANN index, lib/graph/ann.ts). */
+    denseTopK?: (vectors: readonly Float32Array[], k: number, exclude: number) => Promise<{ targets: Int32Array; scores: Float32Array }>;
+  },
 ): Promise<{ targets: Int32Array; scores: Float32Array }> {
   const wide = options.candidates ?? MIX_CANDIDATES;
   const exclude = options.exclude ?? -1;
-  const cos = query.vectors.length > 0 ? await queryFacetTopK(engine, blocks, query.vectors, wide, exclude) : { targets: new Int32Array(0), scores: new Float32Array(0) };
+  const denseTopK = options.denseTopK ?? ((vectors, n, ex) => queryFacetTopK(engine, blocks, vectors, n, ex));
+  const cos = query.vectors.length > 0 ? await denseTopK(query.vectors, wide, exclude) : { targets: new Int32Array(0), scores: new Float32Array(0) };
   const lex = index.queryTopK(query.lexical, wide, exclude);
   const sCos = new Map<number, number>();
   cos.targets.forEach((b, i) => sCos.set(b, cos.scores[i]));

@@ -11,8 +11,16 @@
  * s is the build's item similarity (lib/graph/similarity.ts): the cosine max-sim, or for a
  * "mix" build (1 − λ)·cosine + λ·TF-IDF max-sim with the build's vocabulary and idf, which needs
  * the query's item texts beside its vectors (`EphemeralOptions.mix`).
+ *
+ * At scale (issue 18): a facet of a corpus with more papers than GRAFT_ANN_MIN_PAPERS (20,000)
+ * takes its candidates from an HNSW index over the facet's items (lib/graph/ann.ts) and scores
+ * them with the exact s_f, instead of scoring every item. The index is built lazily, at the
+ * corpus's first pasted paper, from the block layout serving already holds, and lives as long as
+ * those blocks (one served build). The demo corpus (3,081 papers) stays exact.
  */
+import { config } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FacetAnnIndex, type AnnParams } from "@/lib/graph/ann";
 import type { PaperGraph } from "@/lib/graph/csr";
 import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
 import { lexicalVector, type LexicalFacetIndex } from "@/lib/graph/lexical";
@@ -38,6 +46,29 @@ export interface EphemeralOptions extends DenseGraphOptions {
    * aligned with its vectors. Absent: s_f is the cosine max-sim.
    */
   mix?: EphemeralMix;
+  /**
+   * Corpora with more papers than this use the ANN index (default GRAFT_ANN_MIN_PAPERS; 0: always,
+   * Infinity: never).
+   */
+  annMinPapers?: number;
+}
+
+/** The ANN index of each served block layout, built at its first use (one per facet of a build). */
+const annIndexes = new WeakMap<FacetBlocks, FacetAnnIndex>();
+
+/** The ANN index of a facet's blocks, built on first use and kept while the blocks live. */
+export function annIndexOf(blocks: FacetBlocks, params?: Partial<AnnParams>): FacetAnnIndex {
+  let index = annIndexes.get(blocks);
+  if (!index) {
+    index = FacetAnnIndex.fromBlocks(blocks, params);
+    annIndexes.set(blocks, index);
+  }
+  return index;
+}
+
+/** Whether ephemeral insertion into these blocks goes through the ANN index. */
+export function usesAnn(blocks: FacetBlocks, annMinPapers = config().GRAFT_ANN_MIN_PAPERS): boolean {
+  return blocks.numPapers > annMinPapers;
 }
 
 export interface EphemeralMix {
@@ -65,12 +96,20 @@ export async function ephemeralStarts(
     const mix = options.mix;
     const lexical = mix?.lexical.facets[f];
     const dense = mix?.dense[f];
+    const ann = usesAnn(blocks, options.annMinPapers) ? annIndexOf(blocks) : null;
+    const denseTopK = ann ? async (vectors: readonly Float32Array[], n: number, exclude: number) => ann.search(vectors, n, exclude) : undefined;
     if (mix && lexical && dense) {
       const texts = mix.texts[f] ?? [];
       if (texts.length !== items.length) throw new Error(`ephemeral insertion: ${texts.length} item texts for ${items.length} vectors in ${f}`);
       const query = { vectors: items, lexical: texts.map((t) => lexicalVector(mix.lexical.model, t)) };
-      const { targets, scores } = await mixedQueryTopK(engine, blocks, dense, lexical, query, { k, lexicalWeight: mix.lexicalWeight, exclude: options.exclude });
+      const { targets, scores } = await mixedQueryTopK(engine, blocks, dense, lexical, query, { k, lexicalWeight: mix.lexicalWeight, exclude: options.exclude, denseTopK });
       starts[f] = { targets, weights: scores.map((s) => alpha * s), exclude: options.exclude ?? -1 };
+      continue;
+    }
+    if (ann) {
+      const exclude = options.exclude ?? -1;
+      const { targets, scores } = ann.search(items, k, exclude);
+      starts[f] = { targets, weights: scores.map((s) => alpha * s), exclude };
       continue;
     }
     starts[f] = await ephemeralEdges(engine, blocks, items, { k, alpha, exclude: options.exclude });

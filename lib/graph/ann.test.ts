@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { mulberry32 } from "@/lib/random";
+import { exactFacetTopK, FacetAnnIndex, packedItemsOfBlocks } from "./ann";
+import { itemsOfPaper, l2Normalise, packFacetItems, type PackedFacetItems } from "./maxsim";
+import { prepareFacetBlocks } from "./maxsim-engine";
+
+/** n papers with 0–3 random unit items each (every 7th paper has none). */
+function randomCorpus(n: number, dim: number, seed = 1): PackedFacetItems {
+  const rand = mulberry32(seed);
+  const papers = Array.from({ length: n }, (_, p) =>
+    Array.from({ length: p % 7 === 0 ? 0 : 1 + Math.floor(rand() * 3) }, () => l2Normalise(Float32Array.from({ length: dim }, () => rand() - 0.5))),
+  );
+  return packFacetItems(papers, dim);
+}
+
+test("packedItemsOfBlocks gives back the packed items the blocks were made from", () => {
+  const items = randomCorpus(120, 8);
+  const back = packedItemsOfBlocks(prepareFacetBlocks(items, 16));
+  assert.deepEqual(Array.from(back.offsets), Array.from(items.offsets));
+  assert.deepEqual(Array.from(back.data), Array.from(items.data));
+});
+
+test("with every item as a neighbour, the ANN top-k is the exact top-k, scores included", () => {
+  const items = randomCorpus(200, 16);
+  const index = FacetAnnIndex.fromBlocks(prepareFacetBlocks(items), { itemNeighbours: 10_000, efSearch: 10_000 });
+  for (const p of [1, 2, 50, 199]) {
+    const q = itemsOfPaper(items, p);
+    const ann = index.search(q, 20, p);
+    const exact = exactFacetTopK(items, q, 20, p);
+    assert.deepEqual(Array.from(ann.targets), Array.from(exact.targets));
+    assert.deepEqual(Array.from(ann.scores), Array.from(exact.scores));
+    assert.ok(!ann.targets.includes(p), "the excluded paper is never returned");
+    assert.ok(Array.from(ann.targets).every((t) => items.offsets[t + 1] > items.offsets[t]), "papers without items are never returned");
+  }
+});
+
+test("with few neighbours per item, the ANN still finds most of the exact top-10, with exact scores", () => {
+  const items = randomCorpus(500, 16, 3);
+  const index = FacetAnnIndex.fromItems(items, { itemNeighbours: 64, efSearch: 64 });
+  const q = itemsOfPaper(items, 10);
+  const ann = index.search(q, 10, 10);
+  const exact = exactFacetTopK(items, q, 10, 10);
+  const want = new Set(exact.targets);
+  assert.ok(Array.from(ann.targets).filter((t) => want.has(t)).length >= 8);
+  // Whatever it returns carries the exact s_f of that paper.
+  const all = exactFacetTopK(items, q, 500, 10);
+  const scoreOf = new Map(Array.from(all.targets, (t, i) => [t, all.scores[i]]));
+  ann.targets.forEach((t, i) => assert.equal(ann.scores[i], scoreOf.get(t)));
+  assert.ok(index.candidates(q, 10).length < 500, "only a part of the corpus is scored");
+});
+
+test("an empty query or an empty facet gives no neighbours", () => {
+  const items = randomCorpus(30, 8);
+  const index = FacetAnnIndex.fromItems(items);
+  assert.equal(index.search([], 5).targets.length, 0);
+  const empty = FacetAnnIndex.fromItems(packFacetItems([[], []], 8));
+  assert.equal(empty.search(itemsOfPaper(items, 1), 5).targets.length, 0);
+  assert.throws(() => index.search([new Float32Array(4)], 5), /expected 8/);
+});
+
+test("a rebuild with the same parameters gives the same index (seeded)", () => {
+  const items = randomCorpus(300, 16, 5);
+  const q = itemsOfPaper(items, 3);
+  const a = FacetAnnIndex.fromItems(items, { itemNeighbours: 16, efSearch: 16 }).candidates(q);
+  const b = FacetAnnIndex.fromItems(items, { itemNeighbours: 16, efSearch: 16 }).candidates(q);
+  assert.deepEqual(Array.from(a), Array.from(b));
+});
