@@ -132,6 +132,9 @@ describe("extractCorpus", { concurrency: false }, () => {
       a.extractions.map((e) => [e.provider, e.model, e.status, e.promptTokens, e.completionTokens, e.truncated]),
       [["offline", "offline-model", "ok", 100, 20, false]],
     );
+    // Attempts are written as multi-row INSERTs: createdAt still reads back as a recent Date.
+    const at = a.extractions[0].createdAt;
+    assert.ok(at instanceof Date && Math.abs(Date.now() - at.getTime()) < 10 * 60_000, String(at));
 
     const bad = await paper("b-bad");
     assert.equal(bad.facetStatus, "failed");

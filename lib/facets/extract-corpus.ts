@@ -108,7 +108,7 @@ export interface ExtractCorpusOptions {
   role?: PaperRole;
   /** At most this many papers (the first selected, in id order): for trying a provider on a few. */
   limit?: number;
-  /** Results per write transaction (default 200). */
+  /** Results per write transaction (default 1000). */
   batchSize?: number;
   /** A buffered result waits at most this long for its batch to fill before it is written (default 1000 ms). */
   maxDelayMs?: number;
@@ -267,7 +267,7 @@ export async function extractCorpus(db: Db, options: ExtractCorpusOptions): Prom
     }
   }
 
-  const writer = new ResultWriter(db, extractor.id, summary, options.batchSize ?? 200, options.maxDelayMs ?? 1000);
+  const writer = new ResultWriter(db, extractor.id, summary, options.batchSize ?? 1000, options.maxDelayMs ?? 1000);
   const models = new Set<string>();
   const breaker = new AbortController();
   const maxErrors = options.maxConsecutiveErrors ?? 10;
@@ -398,7 +398,15 @@ class ResultWriter {
           await tx.paper.updateMany({ where: { id: { in: replace } }, data: { facetStatus: "extracted", facetError: null } });
         }
         for (const f of failedNew) await tx.paper.update({ where: { id: f.id }, data: { facetStatus: "failed", facetError: f.error } });
-        if (attempts.length > 0) await tx.extraction.createMany({ data: attempts });
+        // One multi-row INSERT (createMany through the driver adapters was a third of the
+        // offline extraction's CPU at 64k papers). createdAt as Prisma writes it.
+        if (attempts.length > 0) {
+          const now = new Date().toISOString();
+          const stamp = provider === "sqlite" ? now.replace(/Z$/, "+00:00") : now;
+          const columns = ["paperId", "provider", "model", "status", "error", "promptTokens", "completionTokens", "truncated", "createdAt"];
+          const rows = attempts.map((a) => [a.paperId, a.provider, a.model, a.status, a.error, a.promptTokens, a.completionTokens, a.truncated, stamp]);
+          await bulkInsert(tx, provider, "Extraction", columns, rows);
+        }
         return { changed, kept, items: items.length };
       },
       { timeout: 5 * 60_000, maxWait: 60_000 },
