@@ -31,7 +31,7 @@ export interface AnnParams {
   seed: number;
 }
 
-export const DEFAULT_ANN_PARAMS: AnnParams = { m: 16, efConstruction: 100, efSearch: 256, itemNeighbours: 256, seed: 100 };
+export const DEFAULT_ANN_PARAMS: AnnParams = { m: 16, efConstruction: 100, efSearch: 512, itemNeighbours: 512, seed: 100 };
 
 /** The part of hnswlib-node's HierarchicalNSW that is used here. */
 interface Hnsw {
