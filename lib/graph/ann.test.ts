@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "@/lib/random";
-import { exactFacetTopK, FacetAnnIndex, packedItemsOfBlocks } from "./ann";
+import { exactFacetTopK, FacetAnnIndex } from "./ann";
 import { itemsOfPaper, l2Normalise, packFacetItems, type PackedFacetItems } from "./maxsim";
 import { prepareFacetBlocks } from "./maxsim-engine";
 
@@ -13,13 +13,6 @@ function randomCorpus(n: number, dim: number, seed = 1): PackedFacetItems {
   );
   return packFacetItems(papers, dim);
 }
-
-test("packedItemsOfBlocks gives back the packed items the blocks were made from", () => {
-  const items = randomCorpus(120, 8);
-  const back = packedItemsOfBlocks(prepareFacetBlocks(items, 16));
-  assert.deepEqual(Array.from(back.offsets), Array.from(items.offsets));
-  assert.deepEqual(Array.from(back.data), Array.from(items.data));
-});
 
 test("with every item as a neighbour, the ANN top-k is the exact top-k, scores included", () => {
   const items = randomCorpus(200, 16);
@@ -65,4 +58,17 @@ test("a rebuild with the same parameters gives the same index (seeded)", () => {
   const a = FacetAnnIndex.fromItems(items, { itemNeighbours: 16, efSearch: 16 }).candidates(q);
   const b = FacetAnnIndex.fromItems(items, { itemNeighbours: 16, efSearch: 16 }).candidates(q);
   assert.deepEqual(Array.from(a), Array.from(b));
+});
+
+test("built in slices that yield to the event loop, the index is the one built at once", async () => {
+  const items = randomCorpus(3000, 8, 9);
+  const blocks = prepareFacetBlocks(items, 64);
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 0);
+  const slow = await FacetAnnIndex.fromBlocksAsync(blocks, { itemNeighbours: 32, efSearch: 32 });
+  clearInterval(timer);
+  const fast = FacetAnnIndex.fromBlocks(blocks, { itemNeighbours: 32, efSearch: 32 });
+  assert.equal(slow.stats.items, fast.stats.items);
+  assert.ok(ticks > 0, "other work ran while the index was built");
+  for (const p of [0 + 1, 17, 2999]) assert.deepEqual(Array.from(slow.search(itemsOfPaper(items, p), 10, p).targets), Array.from(fast.search(itemsOfPaper(items, p), 10, p).targets));
 });

@@ -9,13 +9,14 @@
  * returned score is the exact one; only papers the index did not propose can be missed (recall
  * against exact max-sim at the top 50: `npm run bench:ann`, reports/scale.md).
  *
- * The index is built from the facet's item vectors in memory (`FacetAnnIndex.fromItems`), or from
- * the onnxruntime block layout that serving already holds (`fromBlocks`). lib/retrieve/ephemeral.ts
- * builds it lazily at a corpus's first unseen paper and keeps it beside that build's blocks.
+ * The index is built over the onnxruntime block layout that serving already holds for exact
+ * insertion (`fromBlocks`, or `fromBlocksAsync` in slices that yield to the event loop), and reads
+ * the vectors from it when rescoring. lib/retrieve/ephemeral.ts starts building it at a corpus's
+ * first unseen paper and keeps it beside that build's blocks.
  */
 import { createRequire } from "node:module";
 import { maxSimOneToMany, numPapersOf, type PackedFacetItems } from "./maxsim";
-import type { FacetBlocks } from "./maxsim-engine";
+import { type FacetBlocks, prepareFacetBlocks } from "./maxsim-engine";
 
 /** HNSW build and search parameters. */
 export interface AnnParams {
@@ -50,57 +51,95 @@ function loadHnswlib() {
   return hnswlib!;
 }
 
-/** Rebuilds the packed item layout (papers 0..numPapers-1) from the block layout of prepareFacetBlocks. */
-export function packedItemsOfBlocks(blocks: FacetBlocks): PackedFacetItems {
-  const { dim, numPapers } = blocks;
-  const counts = new Int32Array(numPapers);
-  for (const c of blocks.chunks) for (const p of c.papers) counts[p] = c.itemsPerPaper;
-  const offsets = new Int32Array(numPapers + 1);
-  for (let p = 0; p < numPapers; p++) offsets[p + 1] = offsets[p] + counts[p];
-  const data = new Float32Array(offsets[numPapers] * dim);
-  for (const c of blocks.chunks) {
-    const rowLen = c.itemsPerPaper * dim;
-    c.papers.forEach((p, i) => data.set(c.data.subarray(i * rowLen, (i + 1) * rowLen), offsets[p] * dim));
-  }
-  return { dim, offsets, data };
-}
-
 export interface AnnBuildStats {
   items: number;
   seconds: number;
 }
 
+/** Items added between two yields of the event loop while building asynchronously. */
+const BUILD_SLICE = 2000;
+
+/**
+ * An HNSW index over one facet's corpus items. It reads the vectors from the block layout it was
+ * built from (no copy of its own beside hnswlib's), so the blocks must not change afterwards.
+ */
 export class FacetAnnIndex {
   private constructor(
-    private readonly items: PackedFacetItems,
-    /** The paper of each item row (the row index is the item's hnswlib label). */
+    private readonly blocks: FacetBlocks,
+    /** The paper of each item (the item's hnswlib label is its index here). */
     private readonly itemPaper: Int32Array,
+    /** Where each paper's items are: its chunk and its position in it (-1: no items). */
+    private readonly chunkOf: Int32Array,
+    private readonly posOf: Int32Array,
     private readonly hnsw: Hnsw | null,
     readonly params: AnnParams,
     readonly stats: AnnBuildStats,
   ) {}
 
-  static fromBlocks(blocks: FacetBlocks, params: Partial<AnnParams> = {}): FacetAnnIndex {
-    return FacetAnnIndex.fromItems(packedItemsOfBlocks(blocks), params);
+  static fromItems(items: PackedFacetItems, params: Partial<AnnParams> = {}): FacetAnnIndex {
+    return FacetAnnIndex.fromBlocks(prepareFacetBlocks(items), params);
   }
 
-  static fromItems(items: PackedFacetItems, params: Partial<AnnParams> = {}): FacetAnnIndex {
+  static fromBlocks(blocks: FacetBlocks, params: Partial<AnnParams> = {}): FacetAnnIndex {
+    const build = FacetAnnIndex.builder(blocks, params);
+    while (!build.step(Infinity));
+    return build.index();
+  }
+
+  /** Builds in slices of BUILD_SLICE items, yielding to the event loop between them (a server keeps answering). */
+  static async fromBlocksAsync(blocks: FacetBlocks, params: Partial<AnnParams> = {}): Promise<FacetAnnIndex> {
+    const build = FacetAnnIndex.builder(blocks, params);
+    while (!build.step(BUILD_SLICE)) await new Promise((resolve) => setImmediate(resolve));
+    return build.index();
+  }
+
+  private static builder(blocks: FacetBlocks, params: Partial<AnnParams>) {
     const p = { ...DEFAULT_ANN_PARAMS, ...params };
     const started = performance.now();
-    const n = numPapersOf(items);
-    const rows = items.offsets[n];
+    const { dim, numPapers } = blocks;
+    const chunkOf = new Int32Array(numPapers).fill(-1);
+    const posOf = new Int32Array(numPapers).fill(-1);
+    let rows = 0;
+    blocks.chunks.forEach((c, ci) => {
+      c.papers.forEach((paper, i) => {
+        chunkOf[paper] = ci;
+        posOf[paper] = i;
+      });
+      rows += c.numPapers * c.itemsPerPaper;
+    });
+    // Labels in chunk order: chunk ci's rows follow those of chunks 0..ci-1.
     const itemPaper = new Int32Array(rows);
-    for (let paper = 0; paper < n; paper++) itemPaper.fill(paper, items.offsets[paper], items.offsets[paper + 1]);
+    let label = 0;
+    for (const c of blocks.chunks) for (const paper of c.papers) for (let j = 0; j < c.itemsPerPaper; j++) itemPaper[label++] = paper;
     let hnsw: Hnsw | null = null;
     if (rows > 0) {
       const { HierarchicalNSW } = loadHnswlib();
-      hnsw = new HierarchicalNSW("ip", items.dim);
+      hnsw = new HierarchicalNSW("ip", dim);
       hnsw.initIndex(rows, p.m, p.efConstruction, p.seed);
-      const dim = items.dim;
-      for (let r = 0; r < rows; r++) hnsw.addPoint(Array.from(items.data.subarray(r * dim, (r + 1) * dim)), r);
-      hnsw.setEf(Math.max(p.efSearch, p.itemNeighbours));
     }
-    return new FacetAnnIndex(items, itemPaper, hnsw, p, { items: rows, seconds: (performance.now() - started) / 1000 });
+    let chunk = 0;
+    let row = 0; // row within the chunk
+    let added = 0;
+    return {
+      /** Adds up to `n` items; true when every item is in. */
+      step(n: number): boolean {
+        let left = n;
+        while (hnsw && chunk < blocks.chunks.length && left > 0) {
+          const c = blocks.chunks[chunk];
+          const total = c.numPapers * c.itemsPerPaper;
+          for (; row < total && left > 0; row++, left--) hnsw.addPoint(Array.from(c.data.subarray(row * dim, (row + 1) * dim)), added++);
+          if (row === total) {
+            chunk++;
+            row = 0;
+          }
+        }
+        return !hnsw || chunk === blocks.chunks.length;
+      },
+      index(): FacetAnnIndex {
+        hnsw?.setEf(Math.max(p.efSearch, p.itemNeighbours));
+        return new FacetAnnIndex(blocks, itemPaper, chunkOf, posOf, hnsw, p, { items: rows, seconds: (performance.now() - started) / 1000 });
+      },
+    };
   }
 
   /** Corpus papers proposed for these query items: owners of each item's nearest corpus items. */
@@ -109,7 +148,7 @@ export class FacetAnnIndex {
     const k = Math.min(this.params.itemNeighbours, this.stats.items);
     const seen = new Set<number>();
     for (const q of queryItems) {
-      if (q.length !== this.items.dim) throw new Error(`ann: vector of length ${q.length}, expected ${this.items.dim}`);
+      if (q.length !== this.blocks.dim) throw new Error(`ann: vector of length ${q.length}, expected ${this.blocks.dim}`);
       for (const label of this.hnsw.searchKnn(Array.from(q), k).neighbors) {
         const paper = this.itemPaper[label];
         if (paper !== exclude) seen.add(paper);
@@ -126,11 +165,15 @@ export class FacetAnnIndex {
     const cands = this.candidates(queryItems, exclude);
     if (cands.length === 0 || k <= 0) return { targets: new Int32Array(0), scores: new Float32Array(0) };
     // The candidates' items, packed, scored with the same max-sim as the exact path.
-    const { dim, offsets, data } = this.items;
+    const { dim, chunks } = this.blocks;
     const subOffsets = new Int32Array(cands.length + 1);
-    cands.forEach((p, i) => (subOffsets[i + 1] = subOffsets[i] + offsets[p + 1] - offsets[p]));
+    cands.forEach((p, i) => (subOffsets[i + 1] = subOffsets[i] + chunks[this.chunkOf[p]].itemsPerPaper));
     const subData = new Float32Array(subOffsets[cands.length] * dim);
-    cands.forEach((p, i) => subData.set(data.subarray(offsets[p] * dim, offsets[p + 1] * dim), subOffsets[i] * dim));
+    cands.forEach((p, i) => {
+      const c = chunks[this.chunkOf[p]];
+      const len = c.itemsPerPaper * dim;
+      subData.set(c.data.subarray(this.posOf[p] * len, (this.posOf[p] + 1) * len), subOffsets[i] * dim);
+    });
     const scores = maxSimOneToMany(queryItems, { dim, offsets: subOffsets, data: subData });
     const order = Array.from(cands.keys()).sort((a, b) => scores[b] - scores[a] || cands[a] - cands[b]);
     const top = order.slice(0, k);

@@ -4,7 +4,7 @@ import { FACETS } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
-import { annIndexOf, ephemeralStarts, usesAnn, type EphemeralOptions } from "./ephemeral";
+import { annIndexOf, annIndexReady, ephemeralStarts, usesAnn, type EphemeralOptions } from "./ephemeral";
 import { clearGraphCache, itemsOf, loadGraph, vectorsOf } from "./graph-store";
 import { maxSimEngine } from "./services";
 import type { WalkStartEdges } from "./walk";
@@ -28,6 +28,11 @@ describe(`ephemeral insertion through the ANN index (${testProvider})`, { concur
     await buildGraphStage(t.db, { corpus: "mini", k: 3, workers: 1 });
     const g = await loadGraph(t.db, "mini");
     const engine = await maxSimEngine();
+    // Before the index is built, insertion is exact; the first use starts the build.
+    const methods = g.blocks().methods!;
+    assert.equal(annIndexOf(methods), null);
+    for (const f of FACETS) assert.ok(await annIndexReady(g.blocks()[f]!));
+    assert.ok(annIndexOf(methods));
     for (const external of ["P2", "P5"]) {
       const node = g.indexOfExternalId.get(external) as number;
       const vectors = Object.fromEntries(FACETS.map((f) => [f, vectorsOf(g, f, node)]));
@@ -50,7 +55,7 @@ describe(`ephemeral insertion through the ANN index (${testProvider})`, { concur
       }
     }
     // One index per facet's blocks, built once and kept.
-    const blocks = g.blocks().methods!;
-    assert.equal(annIndexOf(blocks), annIndexOf(blocks));
+    assert.equal(annIndexOf(methods), annIndexOf(methods));
+    assert.equal(annIndexOf(methods), await annIndexReady(methods));
   });
 });
