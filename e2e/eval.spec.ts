@@ -26,7 +26,7 @@ test("the Evaluation page shows the related papers for papers you bring first, t
       await expect(t.locator("tbody tr").first()).toHaveAttribute("data-method", "hybrid");
       await expect(t.locator('tr[data-method="hybrid"] td').nth(2)).toHaveText(/^0\.\d{3}\[0\.\d{3}, 0\.\d{3}\]$/);
       await expect(t.locator('tr[data-method="hybrid"] td').nth(4)).toHaveText(/^\d\.\d\d×/);
-      await expect(t.locator('tr[data-method="hybrid-no-generative"] td').nth(5)).toHaveText(/%/);
+      await expect(t.locator('tr[data-method="hybrid-with-generative"] td').nth(5)).toHaveText(/%/);
       for (const m of ["graft", "dense-graph", "bm25", "bm25-whole-paper"]) await expect(t.locator(`tr[data-method="${m}"]`)).toHaveCount(1);
     }
   }

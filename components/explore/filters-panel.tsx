@@ -13,9 +13,12 @@ import { K_CHOICES, type ExploreParams } from "./explore-state";
 export const RETRIEVER_LABELS: Record<RetrieverName, { label: string; hint: string }> = {
   hybrid: {
     label: "Graft hybrid",
-    hint: "Finds papers whose words match each facet of yours, follows what those papers cite, and adds the trained model's picks (the default).",
+    hint: "Finds papers whose words match each facet of yours and the paper as a whole, then follows what those papers cite (the default).",
   },
-  graft: { label: "Graft", hint: "A trained model writes out the identifiers of related papers for each facet item (graph-distilled generative retrieval)." },
+  graft: {
+    label: "Graft",
+    hint: "A trained model writes out the identifiers of related papers for each facet item (graph-distilled generative retrieval); for a paper outside the corpus, those papers and its closest facet matches start a walk of the facet graph.",
+  },
   "dense-graph": { label: "Dense graph", hint: "Finds papers whose facet items mean the same thing, then follows links in the facet graph (the model's teacher)." },
   bm25: { label: "BM25", hint: "Matches the words of each facet item against titles and abstracts: a keyword baseline for comparison." },
 };

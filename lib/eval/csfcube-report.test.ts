@@ -65,7 +65,7 @@ test("eval-latest.md renders CSFCube after the user-paper tables and before the 
         k: 50,
         baseline: "bm25",
         default: "hybrid",
-        ablation: "hybrid-no-generative",
+        ablation: "hybrid-with-generative",
         settings: {},
         tables: [{ id: "ooc", title: "Papers users bring — set 1 (2 out-of-corpus papers)", gold: "g", queries: 2, goldPairs: 3, sources: { llm: [{ method: "bm25", label: "BM25", retriever: "bm25", fusion: "rrf", status: "ok", "R@20": 0.5 }] } }],
       },

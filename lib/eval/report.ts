@@ -156,7 +156,7 @@ export interface PairedEstimate {
 }
 
 export interface UserPaperRow extends Partial<Record<Cutoff, number>> {
-  /** "hybrid", "hybrid-no-generative", "graft", "dense-graph", "bm25", "bm25-whole-paper". */
+  /** "hybrid", "hybrid-with-generative", "graft", "dense-graph", "bm25", "bm25-whole-paper". */
   method: string;
   label: string;
   /** The retriever and fusion requested from relatedPapers. */

@@ -15,7 +15,7 @@ import { miniPapers, useMiniCorpusStore } from "@/lib/graph/testing";
 import { registeredRetrievers } from "@/lib/retrieve/retriever";
 import { runEvaluation } from "./harness";
 import { mergeLatest, parseReport, reportMarkdown, writeReport, type EvalReport } from "./report";
-import { NO_GENERATIVE, sampleUserPapers, USER_PAPER_ROWS, WHOLE_PAPER_BM25 } from "./user-papers-suite";
+import { WITH_GENERATIVE, sampleUserPapers, USER_PAPER_ROWS, WHOLE_PAPER_BM25 } from "./user-papers-suite";
 import { userPaperQueries } from "./user-papers";
 
 describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: false }, () => {
@@ -55,7 +55,7 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
         assert.deepEqual(rows.map((r) => r.method), USER_PAPER_ROWS.map((r) => r.method), `${tbl.id} ${source}`);
       }
     }
-    for (const name of [NO_GENERATIVE, WHOLE_PAPER_BM25]) assert.ok(!registeredRetrievers().includes(name), name);
+    for (const name of [WITH_GENERATIVE, WHOLE_PAPER_BM25]) assert.ok(!registeredRetrievers().includes(name), name);
   });
 
   test("rows: recall with its interval, ratios to BM25, the ablation's change, latency; Graft alone says why it did not run", () => {
@@ -65,7 +65,7 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
         assert.equal(by.graft.status, "not run");
         assert.match(by.graft.reason ?? "", /needs a trained model/);
         assert.deepEqual((rows ?? []).filter((r) => r.status !== "ok").map((r) => [r.method, r.reason]), [["graft", by.graft.reason]]);
-        for (const m of ["hybrid", NO_GENERATIVE, "dense-graph", "bm25", WHOLE_PAPER_BM25]) {
+        for (const m of ["hybrid", WITH_GENERATIVE, "dense-graph", "bm25", WHOLE_PAPER_BM25]) {
           const r = by[m];
           assert.equal(r.status, "ok", `${tbl.id} ${m}`);
           assert.ok((r["R@5"] as number) <= (r["R@20"] as number) && (r["R@20"] as number) <= (r["R@50"] as number));
@@ -76,9 +76,9 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
         assert.equal(by.bm25.ratio, undefined, "BM25 is the denominator");
         if (by.hybrid.ratio) assert.ok(Math.abs(by.hybrid.ratio.value - (by.hybrid["R@20"] as number) / (by.bm25["R@20"] as number)) < 1e-12);
         // No model: the ablation is the default.
-        assert.equal(by[NO_GENERATIVE]["R@20"], by.hybrid["R@20"]);
-        assert.equal(by[NO_GENERATIVE].change?.value, 0);
-        assert.equal(by[NO_GENERATIVE].change?.from, "hybrid");
+        assert.equal(by[WITH_GENERATIVE]["R@20"], by.hybrid["R@20"]);
+        assert.equal(by[WITH_GENERATIVE].change?.value, 0);
+        assert.equal(by[WITH_GENERATIVE].change?.from, "hybrid");
         assert.equal(by.hybrid.appliedFusion, "rrf");
         assert.equal(by.bm25.fusion, "rrf");
       }
@@ -104,7 +104,7 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
       assert.match(md, /never returned and never a seed/);
       assert.match(md, /co-citation and coupling scores c/);
       assert.match(md, /chosen on the tuning half only/);
-      assert.match(md, /\| Graft alone \(the generative retriever, fusion auto\) \| auto \| – \| – \| – \| – \| – \|/);
+      assert.match(md, /\| Graft alone \(the generative retriever: [^|]*; graph-RRF\) \| auto \| – \| – \| – \| – \| – \|/);
       // Merged after an older report that has only the paper's tables: both kept, user papers first.
       const older = JSON.parse(readFileSync(path.join(out, `eval-smoke-${day}.json`), "utf8")) as EvalReport;
       const previous: EvalReport = { ...older, suites: ["main"], userPapers: undefined, tables: { main: [{ method: "bm25", label: "BM25", status: "ok", "R@20": 0.1 }] } };

@@ -10,8 +10,8 @@ import type { ApiErrorCode } from "@/lib/http/types";
 // ── options ──────────────────────────────────────────────────────────────────────────────
 
 /**
- * Retrievers a request may name: hybrid (lexical seeds + citation expansion, with the generative
- * lists), the generative retriever alone, the dense-graph teacher, BM25.
+ * Retrievers a request may name: hybrid (lexical seeds + citation expansion per facet and for the
+ * whole paper), the generative retriever alone, the dense-graph teacher, BM25.
  */
 export const RETRIEVER_NAMES = ["hybrid", "graft", "dense-graph", "bm25"] as const;
 export type RetrieverName = (typeof RETRIEVER_NAMES)[number];

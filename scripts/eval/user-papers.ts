@@ -25,11 +25,12 @@ const { values } = parseArgs({
     corpus: { type: "string", default: "acl-citegraph" },
     gen: { type: "string" },
     whole: { type: "string" },
+    walked: { type: "boolean" },
     dir: { type: "string", default: path.join(sharedDataDir(), "acl-citegraph") },
   },
 });
-if (values.gen !== undefined || values.whole !== undefined) {
-  const settings = { ...HYBRID, generativeWeight: Number(values.gen ?? HYBRID.generativeWeight), wholePaperWeight: Number(values.whole ?? HYBRID.wholePaperWeight) };
+if (values.gen !== undefined || values.whole !== undefined || values.walked) {
+  const settings = { ...HYBRID, generativeWeight: Number(values.gen ?? HYBRID.generativeWeight), wholePaperWeight: Number(values.whole ?? HYBRID.wholePaperWeight), generativeWalk: values.walked === true };
   registerRetriever(hybridRetriever(settings, values.retriever));
 }
 const queries = userPaperQueries(values.dir, values.set as UserPaperSet).slice(0, values.limit ? Number(values.limit) : undefined);
