@@ -77,10 +77,62 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     assert.match(missing.stderr, /--candidates: cannot read/);
   });
 
+  test("--batch: one JSON line per input line, bad lines as file:line: reason, the others still run", () => {
+    const file = path.join(dir, "batch.jsonl");
+    const record = { id: "mine-1", title: "Unseen", facets: Object.fromEntries(FACETS.map((f) => [f, [handItem(f, 0)]])) };
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ paperId: "H0" }),
+        "",
+        JSON.stringify(record),
+        "{not json",
+        JSON.stringify({ paperId: "NOPE" }),
+        JSON.stringify({ paperId: "H1" }),
+      ].join("\n"),
+    );
+    const r = graft("--batch", file, "--k", "3", "--retriever", "dense-graph", "--fusion", "rrf");
+    assert.equal(r.code, 2, r.stderr);
+    const out = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { line: number; id: string | null; result?: RelatedResult; error?: string });
+    assert.deepEqual(
+      out.map((o) => o.line),
+      [1, 3, 4, 5, 6],
+    );
+    // Each answer is what a single query with the same options gives.
+    const single = JSON.parse(graft("--paper-id", "H0", "--k", "3", "--retriever", "dense-graph", "--fusion", "rrf", "--json").stdout) as RelatedResult;
+    assert.deepEqual(
+      out[0].result?.results.map((x) => x.externalId),
+      single.results.map((x) => x.externalId),
+    );
+    assert.equal(out[0].result?.results.length, 3);
+    assert.equal(out[1].id, "mine-1");
+    assert.equal(out[1].result?.query.source, "record");
+    assert.equal(out[1].result?.fusion, "rrf");
+    assert.ok((out[1].result?.results.length ?? 0) > 0);
+    assert.match(out[2].error ?? "", new RegExp(`batch\\.jsonl:4: not valid JSON`));
+    assert.match(out[3].error ?? "", /batch\.jsonl:5: no paper "NOPE"/);
+    assert.equal(out[4].result?.query.externalId, "H1");
+    assert.match(r.stderr, /batch\.jsonl:4: not valid JSON/);
+    assert.match(r.stderr, /batch\.jsonl:5: /);
+    assert.match(r.stderr, /2 of the lines of .*batch\.jsonl failed/);
+
+    const good = path.join(dir, "good.jsonl");
+    writeFileSync(good, `${JSON.stringify({ paperId: "H2" })}\n`);
+    const ok = graft("--batch", good, "--k", "2");
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(ok.stdout.trim().split("\n").length, 1);
+    const missing = graft("--batch", path.join(dir, "nope.jsonl"));
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--batch: cannot read/);
+  });
+
   test("bad input exits 2 with the reason", () => {
     const both = graft("--paper-id", "H0", "--text", "x");
     assert.equal(both.code, 2);
-    assert.match(both.stderr, /exactly one of --paper-id, --file or --text/);
+    assert.match(both.stderr, /exactly one of --paper-id, --file, --text or --batch/);
     const short = path.join(dir, "short.txt");
     writeFileSync(short, "Too short to be a paper.");
     const s = graft("--file", short);

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
+import { corpusName, DEFAULT_CORPUS, NotFoundError } from "@/lib/corpus/browse";
 import { FACETS } from "@/lib/corpus/types";
 import { getDb } from "@/lib/db/client";
 import { HttpError } from "@/lib/http/respond";
@@ -10,9 +10,10 @@ import { InputError, resolveLimits } from "@/lib/input";
 import { checkSize } from "@/lib/input/limits";
 import { QueryError } from "@/lib/query/errors";
 import { FACET_LETTERS } from "@/lib/query/format";
-import { relatedOptions, type RelatedInput } from "@/lib/query/related";
+import { relatedOptions, type RelatedInput, type RelatedOptions } from "@/lib/query/related";
 import { relatedPapersOf } from "@/lib/query/request";
 import { DEFAULT_FUSION, DEFAULT_RETRIEVER, FUSION_NAMES, RETRIEVER_NAMES, type RelatedResult } from "@/lib/query/types";
+import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { RetrievalError } from "@/lib/retrieve/retriever";
 import { emit, parseOptions, table, UsageError } from "../output";
 
@@ -22,9 +23,10 @@ const source = z
     paperId: z.string().trim().min(1).max(300).optional(),
     file: z.string().trim().min(1).optional(),
     text: z.string().optional(),
+    batch: z.string().trim().min(1).optional(),
   })
-  .refine((o) => [o.paperId, o.file, o.text].filter((x) => x !== undefined).length === 1, {
-    message: "give exactly one of --paper-id, --file or --text",
+  .refine((o) => [o.paperId, o.file, o.text, o.batch].filter((x) => x !== undefined).length === 1, {
+    message: "give exactly one of --paper-id, --file, --text or --batch",
   });
 
 export function registerQuery(program: Command): void {
@@ -34,6 +36,7 @@ export function registerQuery(program: Command): void {
     .option("--paper-id <id>", "id of a paper in the store, e.g. P19-1542 (corpus papers and out-of-corpus query papers)")
     .option("--file <path>", "a paper to query with: PDF, plain text, or a JSON record (title, abstract, facets…)")
     .option("--text <text>", "the paper's text (title on the first line, then the abstract)")
+    .option("--batch <file>", "many papers in one process (one graph and model load): a JSONL file of paper records ({id?, title, abstract, facets?}) or of {paperId}; prints one JSON line per input line, {line, id, result} or {line, id, error}; a bad line is reported as file:line: reason and the others still run (exit code 2 if any failed)")
     .option("--corpus <name>", `corpus name (default: ${DEFAULT_CORPUS})`)
     .option("--k <k>", "number of results (default 20; with --candidates, all of them)")
     .option("--retriever <name>", `retriever: ${RETRIEVER_NAMES.join(" | ")}`, DEFAULT_RETRIEVER)
@@ -45,8 +48,13 @@ export function registerQuery(program: Command): void {
     .option("--candidates <file>", "re-rank these corpus papers only (a reading list, a benchmark's pool): a file of paper ids, one per line (or comma-separated; # starts a comment); every candidate is ranked, those the retriever did not reach last, in the file's order")
     .option("--json", "machine-readable output (results, provenance and per-facet lists)")
     .action(async (raw: Record<string, unknown>) => {
-      const src = parseOptions(source, { corpus: raw.corpus, paperId: raw.paperId, file: raw.file, text: raw.text });
+      const src = parseOptions(source, { corpus: raw.corpus, paperId: raw.paperId, file: raw.file, text: raw.text, batch: raw.batch });
       const options = parseOptions(relatedOptions, { ...raw, ...(raw.candidates !== undefined ? { candidates: readCandidates(String(raw.candidates)) } : {}) });
+      if (src.batch !== undefined) {
+        const failed = await runBatch(src.batch, src.corpus, options);
+        if (failed > 0) process.exitCode = 2;
+        return;
+      }
       let input: RelatedInput;
       if (src.paperId !== undefined) input = { corpus: src.corpus, paperId: src.paperId };
       else if (src.text !== undefined) input = { corpus: src.corpus, text: src.text };
@@ -61,6 +69,72 @@ export function registerQuery(program: Command): void {
       }
       emit(raw, result, () => render(result));
     });
+}
+
+/** Errors a batch line reports and moves on from; anything else (no graph build, a broken store) ends the run. */
+function isLineError(err: unknown): boolean {
+  if (err instanceof NoGraphBuildError) return false;
+  return (
+    err instanceof InputError ||
+    err instanceof RetrievalError ||
+    err instanceof NotFoundError ||
+    err instanceof z.ZodError ||
+    ((err instanceof QueryError || err instanceof HttpError) && err.status < 500)
+  );
+}
+
+/** One line of a batch file as relatedPapers' input, with the id to echo back. */
+function batchInput(value: unknown, corpus: string): { input: RelatedInput; id: string | null } {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError("a line must be a JSON object: a paper record {id?, title, abstract, facets?} or {paperId}");
+  const rec = value as Record<string, unknown>;
+  if ("paperId" in rec) {
+    if (typeof rec.paperId !== "string" || rec.paperId.trim() === "") throw new UsageError("paperId must be a non-empty string");
+    if (Object.keys(rec).some((k) => k !== "paperId")) throw new UsageError('a {paperId} line holds nothing else (give a paper record without "paperId" instead)');
+    return { input: { corpus, paperId: rec.paperId.trim() }, id: rec.paperId.trim() };
+  }
+  return { input: { corpus, paper: rec }, id: typeof rec.id === "string" ? rec.id : null };
+}
+
+/**
+ * `--batch`: every non-blank line of a JSONL file through relatedPapers in this one process (the
+ * graph, embedder and extractor load once), one JSON line out per line in. Returns how many failed.
+ */
+async function runBatch(file: string, corpus: string, options: RelatedOptions): Promise<number> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    throw new UsageError(`--batch: cannot read "${file}"`);
+  }
+  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  if (lines.every((l) => l.trim() === "")) throw new UsageError(`--batch: "${file}" holds no papers`);
+  let failed = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i].trim();
+    if (raw === "") continue;
+    const line = i + 1;
+    let id: string | null = null;
+    try {
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch (err) {
+        throw new UsageError(`not valid JSON (${(err as Error).message})`);
+      }
+      const parsed = batchInput(value, corpus);
+      id = parsed.id;
+      const result = await relatedPapersOf(getDb(), parsed.input, options);
+      process.stdout.write(`${JSON.stringify({ line, id, result })}\n`);
+    } catch (err) {
+      if (!(err instanceof UsageError) && !isLineError(err)) throw err;
+      failed++;
+      const error = `${file}:${line}: ${err instanceof z.ZodError ? err.issues.map((x) => x.message).join("; ") : (err as Error).message}`;
+      process.stderr.write(`${error}\n`);
+      process.stdout.write(`${JSON.stringify({ line, id, error })}\n`);
+    }
+  }
+  if (failed > 0) process.stderr.write(`${failed} of the lines of ${file} failed\n`);
+  return failed;
 }
 
 /** Paper ids from a file: one per line or comma-separated, blank lines and # comments ignored. */
