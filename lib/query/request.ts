@@ -12,6 +12,7 @@ import { QueryError, queryErrorBody, queryErrorResponse } from "./errors";
 import { relatedFormFields, relatedRequestBody, type RelatedOptions } from "./options";
 import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { relatedPapers, type RelatedHooks, type RelatedInput } from "./related";
+import { multiSeedRequestBody, relatedToSeeds, type MultiSeedRequestBody, type MultiSeedResult } from "./multi-seed";
 import type { RelatedResult, RelatedStreamLine } from "./types";
 
 /**
@@ -31,6 +32,16 @@ export async function relatedPapersOf(db: Db, input: RelatedInput, options: Rela
   }
 }
 
+/** relatedToSeeds, with the same 404-before-409 rule as relatedPapersOf. */
+export async function relatedToSeedsOf(db: Db, body: MultiSeedRequestBody, hooks?: RelatedHooks): Promise<MultiSeedResult> {
+  try {
+    return await relatedToSeeds(db, body.corpus, body.seeds, body.options, hooks);
+  } catch (err) {
+    if (err instanceof NoGraphBuildError) await requireCorpus(db, body.corpus);
+    throw err;
+  }
+}
+
 /** Room for multipart boundaries, headers and option fields around the file itself. */
 const ENVELOPE_BYTES = 256 * 1024;
 
@@ -39,6 +50,11 @@ export interface ParsedRelatedRequest {
   options: RelatedOptions;
   /** Bytes of the uploaded file, for the progress message. */
   fileBytes?: number;
+}
+
+/** A JSON body with `seeds` (several papers at once): lib/query/multi-seed.ts. */
+export interface ParsedMultiSeedRequest {
+  multi: MultiSeedRequestBody;
 }
 
 function tooLarge(limits: InputLimits): QueryError {
@@ -94,7 +110,7 @@ export function checkMediaType(req: Request): "json" | "multipart" {
 }
 
 /** Reads and validates a POST /api/related request into relatedPapers' input and options. */
-export async function parseRelatedRequest(req: Request, limitOverrides: Partial<InputLimits> = {}): Promise<ParsedRelatedRequest> {
+export async function parseRelatedRequest(req: Request, limitOverrides: Partial<InputLimits> = {}): Promise<ParsedRelatedRequest | ParsedMultiSeedRequest> {
   const kind = checkMediaType(req);
   const limits = resolveLimits(limitOverrides);
   const bytes = await readBodyCapped(req, limits.maxBytes + ENVELOPE_BYTES, limits);
@@ -105,6 +121,7 @@ export async function parseRelatedRequest(req: Request, limitOverrides: Partial<
     } catch (err) {
       throw new QueryError(400, "invalid_json", `The request body is not valid JSON (${(err as Error).message}).`);
     }
+    if (typeof value === "object" && value !== null && !Array.isArray(value) && "seeds" in value) return { multi: multiSeedRequestBody.parse(value) };
     const body = relatedRequestBody.parse(value);
     const { corpus, paperId, text, paper, ...options } = body;
     const input: RelatedInput = paperId !== undefined ? { corpus, paperId } : text !== undefined ? { corpus, text } : { corpus, paper };
@@ -141,8 +158,9 @@ export async function handleRelatedRequest(db: Db, req: Request, limitOverrides:
   const streaming = ["1", "true"].includes(new URL(req.url).searchParams.get("stream") ?? "");
   if (!streaming) {
     try {
-      const { input, options } = await parseRelatedRequest(req, limitOverrides);
-      return json(await relatedPapersOf(db, input, options, { limits: limitOverrides, signal: req.signal }));
+      const parsed = await parseRelatedRequest(req, limitOverrides);
+      if ("multi" in parsed) return json(await relatedToSeedsOf(db, parsed.multi, { limits: limitOverrides, signal: req.signal }));
+      return json(await relatedPapersOf(db, parsed.input, parsed.options, { limits: limitOverrides, signal: req.signal }));
     } catch (err) {
       return queryErrorResponse(err, context);
     }
@@ -159,7 +177,9 @@ export async function handleRelatedRequest(db: Db, req: Request, limitOverrides:
   }
   return ndjsonResponse(async (send, signal) => {
     send({ step: "upload", message: "Receiving the paper" });
-    const { input, options, fileBytes } = await parseRelatedRequest(req, limitOverrides);
+    const parsed = await parseRelatedRequest(req, limitOverrides);
+    if ("multi" in parsed) throw new QueryError(400, "invalid_request", "?stream=1 answers one paper at a time; send several seeds without it.");
+    const { input, options, fileBytes } = parsed;
     if (fileBytes !== undefined) send({ step: "upload", message: `Received ${formatBytes(fileBytes)}` });
     const hooks: RelatedHooks = { limits: limitOverrides, signal, onStep: (step, message) => send({ step, message }) };
     return relatedPapersOf(db, input, options, hooks);

@@ -7,6 +7,8 @@ export const runtime = "nodejs";
 /**
  * POST /api/related — related papers for a paper given as
  *   application/json     { corpus?, paperId } | { corpus?, text } | { corpus?, paper: { title, abstract?, facets?, … } }
+ *   application/json     { corpus?, seeds: [id | {paperId} | {text} | {paper}] }: several papers at once,
+ *                        fused across seeds (lib/query/multi-seed.ts: MultiSeedResult, with per-seed provenance)
  *   multipart/form-data  a "file" field (PDF, .txt or .json record), or a "text" field
  * with the options k, retriever, fusion, facets, yearFrom, yearTo, venue beside it. Answers the
  * RelatedResult of lib/query/types.ts; with ?stream=1, NDJSON lines {"step", "message"} as

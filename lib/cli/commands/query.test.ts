@@ -8,6 +8,7 @@ import { testProvider } from "@/lib/db/testing";
 import { FACETS } from "@/lib/corpus/types";
 import { repoRoot } from "@/lib/paths";
 import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/retrieve/testing";
+import type { MultiSeedResult } from "@/lib/query/multi-seed";
 import type { RelatedResult } from "@/lib/query/types";
 
 // `graft query` as a user runs it (a subprocess) against the hand-made graph build.
@@ -127,6 +128,25 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     const missing = graft("--batch", path.join(dir, "nope.jsonl"));
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--batch: cannot read/);
+  });
+
+  test("--paper-id A,B: several seeds fused, seeds never returned, provenance per seed", () => {
+    const r = graft("--paper-id", "H0,H2", "--k", "5", "--retriever", "dense-graph", "--fusion", "rrf", "--json");
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as MultiSeedResult;
+    assert.deepEqual(
+      out.seeds.map((s) => s.externalId),
+      ["H0", "H2"],
+    );
+    assert.ok(out.results.length > 0);
+    assert.ok(out.results.every((p) => !["H0", "H2"].includes(p.externalId) && p.seeds.length > 0));
+    const human = graft("--paper-id", "H0,H2", "--k", "5", "--retriever", "dense-graph", "--fusion", "rrf");
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /2 seeds \(S1 H0, S2 H2\)/);
+    assert.match(human.stdout, new RegExp(`1 +${out.results[0].externalId} .*S\\d#\\d`));
+    const missing = graft("--paper-id", "H0,NOPE");
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no paper "NOPE"/);
   });
 
   test("bad input exits 2 with the reason", () => {

@@ -11,7 +11,8 @@ import { checkSize } from "@/lib/input/limits";
 import { QueryError } from "@/lib/query/errors";
 import { FACET_LETTERS } from "@/lib/query/format";
 import { relatedOptions, type RelatedInput, type RelatedOptions } from "@/lib/query/related";
-import { relatedPapersOf } from "@/lib/query/request";
+import { MAX_SEEDS, type MultiSeedResult } from "@/lib/query/multi-seed";
+import { relatedPapersOf, relatedToSeedsOf } from "@/lib/query/request";
 import { DEFAULT_FUSION, DEFAULT_RETRIEVER, FUSION_NAMES, RETRIEVER_NAMES, type RelatedResult } from "@/lib/query/types";
 import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { RetrievalError } from "@/lib/retrieve/retriever";
@@ -33,7 +34,7 @@ export function registerQuery(program: Command): void {
   program
     .command("query")
     .description("related papers for a corpus paper, a paper file (PDF, .txt, .json record) or pasted text, each with the facets that surfaced it")
-    .option("--paper-id <id>", "id of a paper in the store, e.g. P19-1542 (corpus papers and out-of-corpus query papers)")
+    .option("--paper-id <id>", "id of a paper in the store, e.g. P19-1542 (corpus papers and out-of-corpus query papers); several comma-separated ids (A,B,C) are seeds whose results are fused (RRF over seeds), each result saying which seed(s) and facet(s) surfaced it")
     .option("--file <path>", "a paper to query with: PDF, plain text, or a JSON record (title, abstract, facets…)")
     .option("--text <text>", "the paper's text (title on the first line, then the abstract)")
     .option("--batch <file>", "many papers in one process (one graph and model load): a JSONL file of paper records ({id?, title, abstract, facets?}) or of {paperId}; prints one JSON line per input line, {line, id, result} or {line, id, error}; a bad line is reported as file:line: reason and the others still run (exit code 2 if any failed)")
@@ -53,6 +54,19 @@ export function registerQuery(program: Command): void {
       if (src.batch !== undefined) {
         const failed = await runBatch(src.batch, src.corpus, options);
         if (failed > 0) process.exitCode = 2;
+        return;
+      }
+      const seedIds = src.paperId?.split(",").map((x) => x.trim()).filter(Boolean) ?? [];
+      if (seedIds.length > 1) {
+        if (seedIds.length > MAX_SEEDS) throw new UsageError(`--paper-id: at most ${MAX_SEEDS} seeds`);
+        let multi: MultiSeedResult;
+        try {
+          multi = await relatedToSeedsOf(getDb(), { corpus: src.corpus, seeds: [...new Set(seedIds)].map((paperId) => ({ paperId })), options });
+        } catch (err) {
+          if (isLineError(err)) throw new UsageError((err as Error).message);
+          throw err;
+        }
+        emit(raw, multi, () => renderMulti(multi));
         return;
       }
       let input: RelatedInput;
@@ -169,6 +183,29 @@ function readInputFile(file: string): { name: string; bytes: Uint8Array } {
     throw new UsageError(`--file: ${(err as Error).message}`);
   }
   return { name: path.basename(file), bytes: new Uint8Array(readFileSync(file)) };
+}
+
+function renderMulti(result: MultiSeedResult): string {
+  const seeds = result.seeds.map((s) => `S${s.index + 1} ${s.externalId ?? s.title}`).join(", ");
+  const lines = [`${result.seeds.length} seeds (${seeds}) — ${result.retriever}, each seed's lists by ${[...new Set(result.seedFusion)].join("/")}, then RRF over seeds (k=${result.rrfK}), ${result.timings.totalMs.toFixed(0)} ms`];
+  if (result.candidates) lines.push(`Re-ranked ${result.candidates.ranked} of ${result.candidates.given} candidates: ${result.candidates.reached} reached by some seed.`);
+  lines.push(
+    "",
+    table(
+      ["#", "id", "year", "seeds", "facets", "title"],
+      result.results.map((r, i) => [
+        i + 1,
+        r.externalId,
+        r.year ?? "",
+        r.unreached ? "(not reached)" : r.seeds.map((s) => `S${s.seed + 1}#${s.rank}`).join(" "),
+        r.facets.map((f) => FACET_LETTERS[f]).join(""),
+        r.title.length > 60 ? `${r.title.slice(0, 59)}…` : r.title,
+      ]),
+    ),
+    "",
+    "seeds: S<n>#<rank> = the paper's rank in seed n's list · facets: P problems · M methods · R results · C contributions (--json for each seed's facets)",
+  );
+  return lines.join("\n");
 }
 
 function render(result: RelatedResult): string {
