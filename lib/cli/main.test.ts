@@ -82,7 +82,7 @@ describe("graft CLI", { concurrency: false }, () => {
     assert.match(r.stdout, /mixed\.jsonl:6: skipped invalid line: .*title/);
     assert.match(r.stdout, /mixed\.jsonl:5: blank line/);
     // Not a terminal: progress comes as plain lines on stderr, never on stdout.
-    assert.match(r.stderr, /^import mixed: reading and validating · \d+ s elapsed$/m);
+    assert.match(r.stderr, /^import mixed: reading and validating lines · \d+ s elapsed$/m);
     assert.doesNotMatch(r.stdout, /elapsed/);
   });
 

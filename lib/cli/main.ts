@@ -54,10 +54,10 @@ function exitCodeOf(err: unknown): number {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
   const json = argv.includes("--json");
   try {
-    await program.parseAsync(argv, { from: "user" });
+    // Inside the try: building the commands reads settings (option defaults), and a bad one exits 2.
+    await buildProgram().parseAsync(argv, { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2; // commander already printed it
