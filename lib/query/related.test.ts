@@ -142,6 +142,21 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     }
   });
 
+  test("hidden papers are treated as absent: never returned, and their references never vote", async () => {
+    const text =
+      "Back-translation for low-resource machine translation\n\nWe study low-resource machine translation. " +
+      "We use back-translation of monolingual data with an attention-based encoder-decoder for translation.";
+    // P5 shares no word with the text; only P0 and P1, which cite it, lead there.
+    const one = await relatedPapers(t.db, { corpus: "mini", text }, relatedOptions.parse({ k: 6 }), { hidden: ["P0"] });
+    const ids = one.results.map((x) => x.externalId);
+    assert.ok(!ids.includes("P0"));
+    assert.ok(ids.includes("P5"), "P1 still cites it");
+    const both = await relatedPapers(t.db, { corpus: "mini", text }, relatedOptions.parse({ k: 6 }), { hidden: ["P0", "P1", "not-a-paper"] });
+    const left = both.results.map((x) => x.externalId);
+    assert.ok(!left.includes("P0") && !left.includes("P1"));
+    assert.ok(!left.includes("P5"), `nothing leads to P5 any more: ${left.join(",")}`);
+  });
+
   test("the default restricted to one facet ranks by that facet: a shared result before the topical twin", async () => {
     const all = await relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, relatedOptions.parse({ k: 3 }));
     assert.ok(["P1", "P5"].includes(all.results[0].externalId), "over all facets, the other translation paper or what both cite");

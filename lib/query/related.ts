@@ -54,6 +54,12 @@ export interface RelatedHooks {
   limits?: Partial<InputLimits>;
   /** Facet extractor for text and PDFs (default: the configured one, GRAFT_EXTRACTOR). */
   extractor?: FacetExtractor;
+  /**
+   * Corpus papers to treat as absent (an evaluation hiding the paper whose references are its
+   * gold): never returned, and never a seed or voter of hybrid's citation expansion (the graph
+   * retrievers' stored edges still hold them).
+   */
+  hidden?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -118,6 +124,7 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   step("retrieve", `Retrieving per-facet candidates with ${retriever.name}`);
   const t1 = performance.now();
   const queryEdges: Partial<Record<Facet, QueryEdges>> = {};
+  const hidden = new Set((hooks.hidden ?? []).map((id) => g.indexOfExternalId.get(id)).filter((n): n is number => n !== undefined));
   const ctx: RetrieveContext = {
     db,
     graph: g,
@@ -128,6 +135,7 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
     pool: candidates ? Math.max(POOL, g.papers.length) : POOL,
     ...(candidates ? { candidates: candidates.set } : {}),
     queryEdges,
+    ...(hidden.size > 0 ? { hidden } : {}),
     signal: hooks.signal,
   };
   const raw = await retriever.retrieve(ctx);
@@ -146,7 +154,7 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   const fused = wholePaper
     ? fuseWholePaper(facetFused, { papers: wholePaper.list.map((c) => c.paper), weight: wholePaper.weight }, { exclude: skip })
     : facetFused;
-  const passes = filterOf(g, options, new Set([q.index, q.exclude].filter((x): x is number => x !== null)));
+  const passes = filterOf(g, options, new Set([q.index, q.exclude, ...hidden].filter((x): x is number => x !== null)));
   const results: RelatedPaper[] = [];
   for (const r of fused) {
     if (results.length >= options.k) break;

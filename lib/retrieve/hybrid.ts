@@ -128,7 +128,7 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
     preferredFusion: "rrf",
     async retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
       const text = await paperText(ctx.db, ctx.graph);
-      const never = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
+      const never = new Set([ctx.query.index, ctx.query.exclude, ...(ctx.hidden ?? [])].filter((x): x is number => x !== null));
       const generative = await generativeLists(ctx, settings);
       // A corpus paper's abstract is not in the request: read it from the build's text.
       const abstract = ctx.query.index !== null ? text.abstracts[ctx.query.index] : ctx.query.abstract;

@@ -103,6 +103,8 @@ export interface RetrieveContext {
    * so in each result's provenance.
    */
   wholePaper?: { list: FacetCandidate[]; weight: number };
+  /** Nodes to treat as absent (relatedPapers' `hidden`): never a seed; never returned. */
+  hidden?: ReadonlySet<number>;
   signal?: AbortSignal;
 }
 
