@@ -18,6 +18,8 @@ export const PREFERRED_RETRIEVER: RetrieverName = DEFAULT_RETRIEVER;
 export interface ExploreParams {
   corpus: string;
   paper: string | null;
+  /** Corpus papers gathered as seeds (?seeds=A,B,C); with no `paper`, the query is all of them at once. */
+  seeds: string[];
   retriever: RetrieverName;
   fusion: FusionName;
   k: number;
@@ -36,6 +38,15 @@ function year(v: string | null): number | undefined {
   return v && Number.isInteger(n) && n >= 1900 && n <= 2100 ? n : undefined;
 }
 
+/** At most this many seeds (the API's MAX_SEEDS in lib/query/multi-seed.ts). */
+export const MAX_EXPLORER_SEEDS = 20;
+
+/** Seed ids from ?seeds=A,B,C: trimmed, deduplicated, at most MAX_EXPLORER_SEEDS. */
+export function readSeeds(v: string | null): string[] {
+  const ids = (v ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  return [...new Set(ids)].slice(0, MAX_EXPLORER_SEEDS);
+}
+
 /** Lenient: a malformed value falls back to its default instead of breaking the page. */
 export function readParams(sp: URLSearchParams): ExploreParams {
   const k = Number(sp.get("k"));
@@ -49,6 +60,7 @@ export function readParams(sp: URLSearchParams): ExploreParams {
   return {
     corpus: sp.get("corpus") || DEFAULT_CORPUS,
     paper: sp.get("paper") || null,
+    seeds: readSeeds(sp.get("seeds")),
     retriever: oneOf(RETRIEVER_NAMES, sp.get("retriever"), PREFERRED_RETRIEVER),
     fusion: oneOf(FUSION_NAMES, sp.get("fusion"), DEFAULT_FUSION),
     k: Number.isInteger(k) && k >= 1 && k <= MAX_K ? k : DEFAULT_K,
@@ -66,6 +78,7 @@ export function writeParams(p: ExploreParams): URLSearchParams {
   const sp = new URLSearchParams();
   if (p.corpus !== DEFAULT_CORPUS) sp.set("corpus", p.corpus);
   if (p.paper) sp.set("paper", p.paper);
+  if (p.seeds.length) sp.set("seeds", p.seeds.join(","));
   if (p.retriever !== PREFERRED_RETRIEVER) sp.set("retriever", p.retriever);
   if (p.fusion !== DEFAULT_FUSION) sp.set("fusion", p.fusion);
   if (p.k !== DEFAULT_K) sp.set("k", String(p.k));

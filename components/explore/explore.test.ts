@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { exploreHref, readParams, writeParams } from "./explore-state";
-import { hashString, inputKey, requestInit, splitLines } from "./related-client";
+import { MAX_SEEDS } from "@/lib/query/multi-seed";
+import { exploreHref, MAX_EXPLORER_SEEDS, readParams, readSeeds, writeParams } from "./explore-state";
+import { hashString, inputKey, requestInit, seedsRequestInit, splitLines } from "./related-client";
 
 describe("explorer URL state", () => {
   test("defaults for a bare URL, and a bare URL back", () => {
@@ -79,5 +80,26 @@ describe("related-papers client", () => {
     assert.equal(inputKey({ kind: "text", corpus: "c", text: "abc" }), inputKey({ kind: "text", corpus: "c", text: "abc" }));
     assert.notEqual(inputKey({ kind: "text", corpus: "c", text: "abc" }), inputKey({ kind: "text", corpus: "d", text: "abc" }));
     assert.equal(inputKey({ kind: "paper", corpus: "c", paperId: "P1" }), "paper:c:P1");
+  });
+
+  test("several seeds: one JSON body with the seeds and the options", () => {
+    const init = seedsRequestInit("c", ["A", "B"], { k: 20, retriever: "hybrid", fusion: "auto", facets: ["methods"], yearFrom: 2015 });
+    assert.deepEqual(JSON.parse(init.body as string), { corpus: "c", seeds: ["A", "B"], k: 20, retriever: "hybrid", fusion: "auto", facets: ["methods"], yearFrom: 2015 });
+  });
+});
+
+describe("seeds in the URL", () => {
+  test("?seeds=A,B,C round-trips, trimmed and deduplicated; none by default", () => {
+    assert.deepEqual(readParams(new URLSearchParams()).seeds, []);
+    const p = readParams(new URLSearchParams("seeds= A,B,,A ,C"));
+    assert.deepEqual(p.seeds, ["A", "B", "C"]);
+    assert.equal(writeParams(p).toString(), "seeds=A%2CB%2CC");
+    assert.deepEqual(readParams(writeParams({ ...p, paper: "P1" })).seeds, ["A", "B", "C"]);
+  });
+
+  test("at most 20 seeds", () => {
+    const ids = Array.from({ length: 25 }, (_, i) => `P${i}`);
+    assert.deepEqual(readSeeds(ids.join(",")), ids.slice(0, MAX_EXPLORER_SEEDS));
+    assert.equal(MAX_EXPLORER_SEEDS, MAX_SEEDS);
   });
 });

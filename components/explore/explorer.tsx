@@ -26,7 +26,9 @@ import { PerFacetView } from "./per-facet-view";
 import { QueryProgress } from "./query-progress";
 import { exportContext, toRecord } from "./records";
 import { fetchRelated, inputKey, isGraftNotTrained, RelatedError, type Progress, type QueryInput, type QueryOptions } from "./related-client";
-import { ResultList, type RankedPaper } from "./result-list";
+import { ResultList, type RankedPaper, type SeedActions } from "./result-list";
+import { SeedResults } from "./seed-results";
+import { SeedTray } from "./seed-tray";
 
 /**
  * The explorer: the start page (paste text, drop a file, pick a corpus paper, or try an example)
@@ -103,6 +105,35 @@ export function Explorer() {
     [params, pathname],
   );
 
+  // Seeds: corpus papers gathered in ?seeds=; with no other query, the results are all of theirs.
+  const seedMode = !input && params.seeds.length > 0;
+  const [seedTitles, setSeedTitles] = useState<Record<string, string>>({});
+  const addSeedTitles = useCallback((t: Record<string, string>) => setSeedTitles((cur) => ({ ...cur, ...t })), []);
+  const queryTitle = related.data?.query.externalId ? related.data.query.title : null;
+  const seedActions: SeedActions = {
+    seeded: (id) => params.seeds.includes(id),
+    add: (id, title) => {
+      addSeedTitles({ [id]: title });
+      if (!params.seeds.includes(id)) setParams({ seeds: [...params.seeds, id] });
+    },
+  };
+  const seedTray = (
+    <SeedTray
+      seeds={params.seeds}
+      titles={queryTitle && params.paper ? { ...seedTitles, [params.paper]: queryTitle } : seedTitles}
+      current={input?.kind === "paper" ? input.paperId : null}
+      active={seedMode}
+      onAdd={(id) => seedActions.add(id, queryTitle ?? id)}
+      onRemove={(id) => setParams({ seeds: params.seeds.filter((s) => s !== id) })}
+      onClear={() => setParams({ seeds: [] })}
+      onRun={() => {
+        setLocal(null);
+        setParams({ paper: null }, "push");
+        window.scrollTo({ top: 0 });
+      }}
+    />
+  );
+
   const runText = (text: string) => {
     setLocal({ kind: "text", corpus: params.corpus, text });
     setParams({ paper: null }, "push");
@@ -118,8 +149,37 @@ export function Explorer() {
   };
   const reset = () => {
     setLocal(null);
-    setParams({ paper: null }, "push");
+    setParams({ paper: null, seeds: seedMode ? [] : params.seeds }, "push");
   };
+
+  if (seedMode)
+    return (
+      <div>
+        <div className="border-b border-line bg-surface">
+          <div className="mx-auto max-w-6xl px-4 pb-5 pt-5 sm:px-6">
+            <button type="button" onClick={reset} className={`${quietButtonClass} -ml-2`}>
+              <Icon name="chevronLeft" className="size-4" />
+              New query
+            </button>
+            <p className="mt-2 text-xs text-ink-faint">
+              <span className="rounded bg-canvas px-1.5 py-0.5 font-medium text-ink-muted">Several seeds</span>
+            </p>
+            <h1 className="mt-1.5 text-xl font-semibold tracking-tight sm:text-2xl" data-testid="query-title">
+              Papers related to all {params.seeds.length} seeds
+            </h1>
+          </div>
+        </div>
+        <div className="mx-auto grid max-w-6xl gap-6 px-4 pt-6 sm:px-6 lg:grid-cols-[16rem_minmax(0,1fr)]">
+          <aside className="lg:sticky lg:top-20 lg:self-start" aria-label="Options">
+            {seedTray}
+            <FiltersPanel params={params} overview={overview.data} graftUnavailable={graftUnavailable} onChange={(p) => setParams(p)} />
+          </aside>
+          <section aria-label="Results" className="min-w-0">
+            <SeedResults corpus={params.corpus} seeds={params.seeds} options={options} actions={seedActions} onSeedTitles={addSeedTitles} />
+          </section>
+        </div>
+      </div>
+    );
 
   if (!input) return <StartPage corpus={params.corpus} busy={false} onText={runText} onFile={runFile} onPaper={runPaper} />;
 
@@ -144,6 +204,7 @@ export function Explorer() {
         <aside className="lg:sticky lg:top-20 lg:self-start" aria-label="Options">
           <FiltersPanel params={params} overview={overview.data} graftUnavailable={graftUnavailable} onChange={(p) => setParams(p)} />
           <LibraryPanel marked={marks.size} />
+          {seedTray}
         </aside>
 
         <section aria-label="Results" className="min-w-0" aria-busy={running}>
@@ -173,6 +234,7 @@ export function Explorer() {
               setParams={setParams}
               options={options}
               library={{ marks, hide: library.hide, index: library.index }}
+              seeds={seedActions}
             />
           )}
 
@@ -353,9 +415,11 @@ function Results({
   options,
   setParams,
   library,
+  seeds,
 }: {
   result: RelatedResult;
   params: ExploreParams;
+  seeds: SeedActions;
   stale: boolean;
   options: QueryOptions;
   setParams: (p: Partial<ExploreParams>) => void;
@@ -446,7 +510,7 @@ function Results({
           <p className="mt-1 text-sm text-ink-muted">Untick &ldquo;Hide papers in your library&rdquo; to see them, or ask for more results.</p>
         </div>
       ) : (
-        <ResultList corpus={result.corpus} results={sorted} fusion={result.fusion} library={marks} />
+        <ResultList corpus={result.corpus} results={sorted} fusion={result.fusion} library={marks} seeds={seeds} />
       )}
       <div className="mt-6">
         <FacetLegend />

@@ -1,4 +1,5 @@
 import type { QueryErrorCode, QueryStep, RelatedOptionsShape, RelatedResult, RelatedStreamLine } from "@/lib/query/types";
+import type { MultiSeedResult } from "@/lib/query/multi-seed";
 
 // Browser side of POST /api/related: builds the request (JSON for a paper id or pasted text,
 // multipart for a file), reads the NDJSON progress stream and returns the result, or throws a
@@ -129,4 +130,26 @@ export async function fetchRelatedPreferGraft(
     if (!isGraftNotTrained(err)) throw err;
     return { result: await fetchRelated(input, { ...options, retriever: "dense-graph" }, onProgress, signal), fallback: err.message };
   }
+}
+
+/** The request body of a several-seeds query: the corpus papers' ids and the options. */
+export function seedsRequestInit(corpus: string, seeds: string[], options: QueryOptions): RequestInit {
+  return { method: "POST", body: JSON.stringify({ corpus, seeds, ...optionFields(options) }), headers: { "content-type": "application/json", accept: "application/json" } };
+}
+
+/** Papers related to all of `seeds` at once (POST /api/related { seeds }; no progress stream). */
+export async function fetchMultiSeed(corpus: string, seeds: string[], options: QueryOptions, signal?: AbortSignal): Promise<MultiSeedResult> {
+  let res: Response;
+  try {
+    res = await fetch("/api/related", { ...seedsRequestInit(corpus, seeds, options), signal });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === "AbortError") throw err;
+    throw new RelatedError(0, "network", "Could not reach the Graft server. Check that it is running.");
+  }
+  const body: unknown = await res.json().catch(() => null);
+  if (!res.ok) {
+    if (isErrorLine(body)) throw new RelatedError(res.status, body.error.code, body.error.message);
+    throw new RelatedError(res.status, "internal", `The server answered ${res.status} ${res.statusText}`.trim());
+  }
+  return body as MultiSeedResult;
 }

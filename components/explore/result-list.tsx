@@ -11,6 +11,13 @@ import { formatAuthors, paperHref, shortVenue } from "../format";
 import { Icon } from "../ui";
 import { LibraryBadge, type LibraryMarks } from "./library-panel";
 import { toRecord } from "./records";
+import { SeedButton } from "./seed-tray";
+
+/** "Add as seed" on each result: which papers are seeds already, and how to add one. */
+export interface SeedActions {
+  seeded: (id: string) => boolean;
+  add: (id: string, title: string) => void;
+}
 
 export interface RankedPaper extends RelatedPaper {
   /** Position in the fused ranking (1-based), kept when the list is re-sorted by year. */
@@ -25,9 +32,12 @@ export function ResultList({
   large = false,
   openFirst = false,
   library,
+  seeds,
 }: {
   corpus: string;
   results: RankedPaper[];
+  /** Offers "Add as seed" on each result. */
+  seeds?: SeedActions;
   /** Results in the reader's library, marked "in your library". */
   library?: LibraryMarks;
   /** The fusion rule that ranked them, for the technical detail of "why related". */
@@ -38,7 +48,7 @@ export function ResultList({
   return (
     <ol className="divide-y divide-line overflow-hidden rounded-lg border border-line bg-surface shadow-xs" data-testid="result-list" aria-label="Related papers">
       {results.map((r, i) => (
-        <ResultItem key={r.externalId} corpus={corpus} r={r} fusion={fusion} large={large} defaultOpen={openFirst && i === 0} mark={library?.get(r.externalId) ?? null} />
+        <ResultItem key={r.externalId} corpus={corpus} r={r} fusion={fusion} large={large} defaultOpen={openFirst && i === 0} mark={library?.get(r.externalId) ?? null} seeds={seeds} />
       ))}
     </ol>
   );
@@ -51,9 +61,11 @@ function ResultItem({
   large,
   defaultOpen,
   mark,
+  seeds,
 }: {
   corpus: string;
   r: RankedPaper;
+  seeds?: SeedActions;
   fusion?: AppliedFusion;
   large: boolean;
   defaultOpen: boolean;
@@ -115,6 +127,7 @@ function ResultItem({
               <Icon name="chevronRight" className={`size-3.5 transition-transform ${open ? "rotate-90" : ""}`} />
               Why related
             </button>
+            {seeds && <SeedButton seeded={seeds.seeded(r.externalId)} onSeed={() => seeds.add(r.externalId, r.title)} />}
           </div>
           {open && <WhyRelated id={panelId} facets={r.facets} wholePaperRank={r.wholePaperRank} fusion={fusion} large={large} />}
         </div>
