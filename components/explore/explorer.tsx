@@ -171,7 +171,7 @@ export function Explorer() {
         </div>
         <div className="mx-auto grid max-w-6xl gap-6 px-4 pt-6 sm:px-6 lg:grid-cols-[16rem_minmax(0,1fr)]">
           <aside className="lg:sticky lg:top-20 lg:self-start" aria-label="Options">
-            {seedTray}
+            <div className="-mt-4 mb-5">{seedTray}</div>
             <FiltersPanel params={params} overview={overview.data} graftUnavailable={graftUnavailable} onChange={(p) => setParams(p)} />
           </aside>
           <section aria-label="Results" className="min-w-0">
