@@ -3,59 +3,28 @@
 import Link from "next/link";
 import { useRef, useSyncExternalStore } from "react";
 import type { ExportRecord } from "@/lib/export";
+import { localStore } from "./local-store";
 import { ExportMenu } from "./export-menu";
 import { formatAuthors, paperHref, shortVenue } from "./format";
 import { buttonClass, Icon, quietButtonClass } from "./ui";
 
-// The reader's collection: papers saved from results and paper pages, kept in localStorage (no
-// account needed) and exported like a result list. One store, shared by every component through
-// useSyncExternalStore; other tabs follow through the storage event.
+// The reader's collection: papers saved from results and paper pages, kept in localStorage
+// (components/local-store.ts) and exported like a result list.
 
 const KEY = "graft.collection.v1";
 const EMPTY: ExportRecord[] = [];
-const listeners = new Set<() => void>();
-let cache: { raw: string | null; items: ExportRecord[] } = { raw: null, items: EMPTY };
 
-function read(): ExportRecord[] {
-  let raw: string | null = null;
-  try {
-    raw = window.localStorage.getItem(KEY);
-  } catch {
-    return EMPTY; // storage disabled: the collection is simply empty
-  }
-  if (raw === cache.raw) return cache.items;
-  let items: ExportRecord[] = EMPTY;
+/** The stored records that look like export records; anything else reads as an empty collection. */
+function parseCollection(raw: string | null): ExportRecord[] {
   try {
     const parsed: unknown = raw ? JSON.parse(raw) : [];
-    if (Array.isArray(parsed)) items = parsed.filter((p): p is ExportRecord => typeof p?.externalId === "string" && typeof p?.title === "string");
+    return Array.isArray(parsed) ? parsed.filter((p): p is ExportRecord => typeof p?.externalId === "string" && typeof p?.title === "string") : EMPTY;
   } catch {
-    items = EMPTY;
+    return EMPTY;
   }
-  cache = { raw, items };
-  return items;
 }
 
-function write(items: ExportRecord[]) {
-  try {
-    window.localStorage.setItem(KEY, JSON.stringify(items));
-  } catch {
-    // Quota or privacy mode: keep working for this page view.
-    cache = { raw: cache.raw, items };
-  }
-  for (const l of listeners) l();
-}
-
-function subscribe(listener: () => void) {
-  listeners.add(listener);
-  const onStorage = (e: StorageEvent) => {
-    if (e.key === KEY) listener();
-  };
-  window.addEventListener("storage", onStorage);
-  return () => {
-    listeners.delete(listener);
-    window.removeEventListener("storage", onStorage);
-  };
-}
+const { read, write, subscribe } = localStore(KEY, parseCollection, EMPTY);
 
 const same = (a: Pick<ExportRecord, "corpus" | "externalId">, b: Pick<ExportRecord, "corpus" | "externalId">) =>
   a.corpus === b.corpus && a.externalId === b.externalId;

@@ -4,10 +4,11 @@ import { useMemo, useSyncExternalStore } from "react";
 import { ApiError } from "@/lib/http/client";
 import type { ApiErrorBody } from "@/lib/http/types";
 import { libraryIndex, type Library, type LibraryIndex } from "@/lib/query/library";
+import { localStore } from "../local-store";
 
 // "Your library" (issue 19) as the browser keeps it: the parsed entries of the last file the
 // reader uploaded and whether papers in it are hidden, in localStorage (no account needed), one
-// store shared through useSyncExternalStore like the collection. A new file replaces the stored
+// store shared like the collection (components/local-store.ts). A new file replaces the stored
 // library only once the server has read it without a problem, so a bad file loses nothing.
 
 const KEY = "graft.library.v1";
@@ -19,8 +20,6 @@ export interface StoredLibrary {
 }
 
 const EMPTY: StoredLibrary = { library: null, hide: false };
-const listeners = new Set<() => void>();
-let cache: { raw: string | null; value: StoredLibrary } = { raw: null, value: EMPTY };
 
 /** The stored value, or the empty library when it is missing or not what this version wrote. */
 export function parseStoredLibrary(raw: string | null): StoredLibrary {
@@ -40,38 +39,7 @@ export function parseStoredLibrary(raw: string | null): StoredLibrary {
   }
 }
 
-function read(): StoredLibrary {
-  let raw: string | null = null;
-  try {
-    raw = window.localStorage.getItem(KEY);
-  } catch {
-    return cache.value; // storage disabled: keep what this page view set
-  }
-  if (raw !== cache.raw) cache = { raw, value: parseStoredLibrary(raw) };
-  return cache.value;
-}
-
-function write(value: StoredLibrary) {
-  try {
-    window.localStorage.setItem(KEY, JSON.stringify(value));
-  } catch {
-    // Quota or privacy mode: the library lasts for this page view.
-    cache = { raw: cache.raw, value };
-  }
-  for (const l of listeners) l();
-}
-
-function subscribe(listener: () => void) {
-  listeners.add(listener);
-  const onStorage = (e: StorageEvent) => {
-    if (e.key === KEY) listener();
-  };
-  window.addEventListener("storage", onStorage);
-  return () => {
-    listeners.delete(listener);
-    window.removeEventListener("storage", onStorage);
-  };
-}
+const store = localStore(KEY, parseStoredLibrary, EMPTY);
 
 /** Sends a library file to the server's reader; throws an ApiError whose message lists the file's problems. */
 export async function uploadLibrary(file: File): Promise<Library> {
@@ -92,13 +60,13 @@ export async function uploadLibrary(file: File): Promise<Library> {
 }
 
 export function useLibrary(): StoredLibrary & { index: LibraryIndex | null; replace(library: Library): void; remove(): void; setHide(hide: boolean): void } {
-  const stored = useSyncExternalStore(subscribe, read, () => EMPTY);
+  const stored = useSyncExternalStore(store.subscribe, store.read, () => EMPTY);
   const index = useMemo(() => (stored.library ? libraryIndex(stored.library.entries) : null), [stored.library]);
   return {
     ...stored,
     index,
-    replace: (library) => write({ ...read(), library }),
-    remove: () => write({ library: null, hide: false }),
-    setHide: (hide) => write({ ...read(), hide }),
+    replace: (library) => store.write({ ...store.read(), library }),
+    remove: () => store.write({ library: null, hide: false }),
+    setHide: (hide) => store.write({ ...store.read(), hide }),
   };
 }
