@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useQuery } from "@tanstack/react-query";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
 import type { CorpusOverview } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { DEMO } from "@/lib/demo/examples";
@@ -155,20 +155,14 @@ export function Explorer() {
   if (seedMode)
     return (
       <div>
-        <div className="border-b border-line bg-surface">
-          <div className="mx-auto max-w-6xl px-4 pb-5 pt-5 sm:px-6">
-            <button type="button" onClick={reset} className={`${quietButtonClass} -ml-2`}>
-              <Icon name="chevronLeft" className="size-4" />
-              New query
-            </button>
-            <p className="mt-2 text-xs text-ink-faint">
-              <span className="rounded bg-canvas px-1.5 py-0.5 font-medium text-ink-muted">Several seeds</span>
-            </p>
-            <h1 className="mt-1.5 text-xl font-semibold tracking-tight sm:text-2xl" data-testid="query-title">
-              Papers related to all {params.seeds.length} seeds
-            </h1>
-          </div>
-        </div>
+        <QueryBar onNewQuery={reset}>
+          <p className="mt-2 text-xs text-ink-faint">
+            <span className="rounded bg-canvas px-1.5 py-0.5 font-medium text-ink-muted">Several seeds</span>
+          </p>
+          <h1 className="mt-1.5 text-xl font-semibold tracking-tight sm:text-2xl" data-testid="query-title">
+            Papers related to all {params.seeds.length} seeds
+          </h1>
+        </QueryBar>
         <div className="mx-auto grid max-w-6xl gap-6 px-4 pt-6 sm:px-6 lg:grid-cols-[16rem_minmax(0,1fr)]">
           <aside className="lg:sticky lg:top-20 lg:self-start" aria-label="Options">
             <div className="-mt-4 mb-5">{seedTray}</div>
@@ -190,15 +184,9 @@ export function Explorer() {
 
   return (
     <div>
-      <div className="border-b border-line bg-surface">
-        <div className="mx-auto max-w-6xl px-4 pb-5 pt-5 sm:px-6">
-          <button type="button" onClick={reset} className={`${quietButtonClass} -ml-2`}>
-            <Icon name="chevronLeft" className="size-4" />
-            New query
-          </button>
-          <QueryHeader input={input} result={result} />
-        </div>
-      </div>
+      <QueryBar onNewQuery={reset}>
+        <QueryHeader input={input} result={result} />
+      </QueryBar>
 
       <div className="mx-auto grid max-w-6xl gap-6 px-4 pt-6 sm:px-6 lg:grid-cols-[16rem_minmax(0,1fr)]">
         <aside className="lg:sticky lg:top-20 lg:self-start" aria-label="Options">
@@ -589,6 +577,21 @@ function QueryErrorPanel({
             Use the dense-graph retriever
           </button>
         )}
+      </div>
+    </div>
+  );
+}
+
+/** The band above the results: the way back to a new query, then what was asked. */
+function QueryBar({ onNewQuery, children }: { onNewQuery: () => void; children: ReactNode }) {
+  return (
+    <div className="border-b border-line bg-surface">
+      <div className="mx-auto max-w-6xl px-4 pb-5 pt-5 sm:px-6">
+        <button type="button" onClick={onNewQuery} className={`${quietButtonClass} -ml-2`}>
+          <Icon name="chevronLeft" className="size-4" />
+          New query
+        </button>
+        {children}
       </div>
     </div>
   );

@@ -18,7 +18,7 @@ import type { Db } from "@/lib/db/client";
 import { PAPER_DEFAULTS } from "@/lib/config";
 import { relatedOptionFields, relatedOptions, type RelatedOptions } from "./options";
 import { relatedPapers, type RelatedHooks, type RelatedInput } from "./related";
-import { MAX_K, type AppliedFusion, type QuerySource, type RelatedResult, type RetrieverName } from "./types";
+import { MAX_K, type AppliedFusion, type QuerySource, type RelatedPaper, type RelatedResult, type RetrieverName } from "./types";
 
 /** At most this many seeds in one request. */
 export const MAX_SEEDS = 20;
@@ -49,12 +49,7 @@ export interface SeedProvenance {
   facets: Facet[];
 }
 
-export interface MultiSeedPaper {
-  externalId: string;
-  title: string;
-  year: number | null;
-  venue: string | null;
-  authors: string[];
+export interface MultiSeedPaper extends Pick<RelatedPaper, "externalId" | "title" | "year" | "venue" | "authors"> {
   /** The RRF score over seeds (0 for a candidate no seed reached). */
   score: number;
   /** The seeds that surfaced it, in seed order. */
