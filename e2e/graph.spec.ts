@@ -159,7 +159,7 @@ test("the graph stays responsive with 200+ nodes", async ({ page }) => {
   const view = page.getByTestId("graph-view");
   const layoutMs = async (name: string) => {
     await canvas.evaluate((el) => el.removeAttribute("data-layout-ms"));
-    await view.getByText(name).click();
+    await view.getByText(name, { exact: true }).click();
     await expect(canvas).toHaveAttribute("data-layout-ms", /^\d+$/);
     return Number(await canvas.getAttribute("data-layout-ms"));
   };
