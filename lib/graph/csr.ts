@@ -221,3 +221,51 @@ export function writePaperGraph(path: string, graph: PaperGraph): void {
 export function readPaperGraph(path: string): PaperGraph {
   return decodePaperGraph(readFileSync(path));
 }
+
+/**
+ * A facet's top-k rows written paper by paper (the graph stage's edge assembly): each row takes
+ * the first k of its candidate pool, sorted best first by w, with their w, s_f and c.
+ */
+export class FacetRowWriter {
+  private readonly offsets: Int32Array;
+  private readonly targets: Int32Array;
+  private readonly weights: Float32Array;
+  private readonly facetScores: Float32Array;
+  private readonly citationScores: Float32Array;
+
+  constructor(
+    private readonly n: number,
+    private readonly k: number,
+  ) {
+    this.offsets = new Int32Array(n + 1);
+    this.targets = new Int32Array(n * k);
+    this.weights = new Float32Array(n * k);
+    this.facetScores = new Float32Array(n * k);
+    this.citationScores = new Float32Array(n * k);
+  }
+
+  /** Row a (rows in order): `pool` sorted by w descending; w, s, c indexed by paper. */
+  writeRow(a: number, pool: readonly number[], w: ArrayLike<number>, s: ArrayLike<number>, c: ArrayLike<number>): void {
+    let e = this.offsets[a];
+    for (let i = 0; i < Math.min(this.k, pool.length); i++, e++) {
+      const b = pool[i];
+      this.targets[e] = b;
+      this.weights[e] = w[b];
+      this.facetScores[e] = s[b];
+      this.citationScores[e] = c[b];
+    }
+    this.offsets[a + 1] = e;
+  }
+
+  csr(): FacetCsr {
+    const nnz = this.offsets[this.n];
+    return {
+      numPapers: this.n,
+      offsets: this.offsets,
+      targets: this.targets.slice(0, nnz),
+      weights: this.weights.slice(0, nnz),
+      facetScores: this.facetScores.slice(0, nnz),
+      citationScores: this.citationScores.slice(0, nnz),
+    };
+  }
+}

@@ -15,7 +15,7 @@
  * 20 edges).
  */
 import type { CitationRows } from "./citation-score";
-import type { FacetCsr } from "./csr";
+import { FacetRowWriter, type FacetCsr } from "./csr";
 import { DEFAULT_EDGE_WEIGHT, type EdgeWeightParams } from "./edge-weight";
 import type { LexicalIndex } from "./lexical";
 import { pairScorer, type PackedFacetItems } from "./maxsim";
@@ -108,11 +108,7 @@ export function mixedFacetEdges(input: MixedFacetInput, options: MixedEdgeOption
   const { cosine, linked, lexical, dense, index, citations } = input;
   const n = cosine.numPapers;
   const cosOf = pairScorer(dense);
-  const offsets = new Int32Array(n + 1);
-  const targets = new Int32Array(n * k);
-  const weights = new Float32Array(n * k);
-  const facetScores = new Float32Array(n * k);
-  const citationScores = new Float32Array(n * k);
+  const rows = new FacetRowWriter(n, k);
   const stamp = new Int32Array(n).fill(-1);
   const cStamp = new Int32Array(n).fill(-1);
   const sCos = new Float64Array(n);
@@ -148,23 +144,7 @@ export function mixedFacetEdges(input: MixedFacetInput, options: MixedEdgeOption
       wOf[b] = Math.fround(alpha * s + beta * c);
     }
     pool.sort((x, y) => wOf[y] - wOf[x] || x - y);
-    let e = offsets[a];
-    for (let i = 0; i < Math.min(k, pool.length); i++, e++) {
-      const b = pool[i];
-      targets[e] = b;
-      weights[e] = wOf[b];
-      facetScores[e] = sOf[b];
-      citationScores[e] = cOf[b];
-    }
-    offsets[a + 1] = e;
+    rows.writeRow(a, pool, wOf, sOf, cOf);
   }
-  const nnz = offsets[n];
-  return {
-    numPapers: n,
-    offsets,
-    targets: targets.slice(0, nnz),
-    weights: weights.slice(0, nnz),
-    facetScores: facetScores.slice(0, nnz),
-    citationScores: citationScores.slice(0, nnz),
-  };
+  return rows.csr();
 }

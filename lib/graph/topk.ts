@@ -25,7 +25,7 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { CitationRows } from "./citation-score";
-import type { FacetCsr, PaperGraph } from "./csr";
+import { FacetRowWriter, type FacetCsr, type PaperGraph } from "./csr";
 import { DEFAULT_EDGE_WEIGHT, type EdgeWeightParams } from "./edge-weight";
 import type { LexicalIndex, SparseVector } from "./lexical";
 import { itemsOfPaper, maxSimFacetScore, maxSimOneToMany, numPapersOf, type PackedFacetItems } from "./maxsim";
@@ -360,11 +360,7 @@ export function buildFacetEdges(result: Pick<FacetTopK, "neighbours" | "linked">
   const n = cand.numPapers;
   if (cand.k < k || (linked && linked.k < k)) throw new Error(`buildFacetEdges: lists hold fewer than k = ${k} per paper`);
   if (linked && (linked.numPapers !== n || linked.auxWidth !== 2)) throw new Error("buildFacetEdges: linked list does not match");
-  const offsets = new Int32Array(n + 1);
-  const targets = new Int32Array(n * k);
-  const weights = new Float32Array(n * k);
-  const facetScores = new Float32Array(n * k);
-  const citationScores = new Float32Array(n * k);
+  const rows = new FacetRowWriter(n, k);
   const stamp = new Int32Array(n).fill(-1);
   const sOf = new Float32Array(n);
   const cOf = new Float32Array(n);
@@ -391,25 +387,9 @@ export function buildFacetEdges(result: Pick<FacetTopK, "neighbours" | "linked">
       pool.push(b);
     }
     pool.sort((x, y) => wOf[y] - wOf[x] || x - y);
-    let e = offsets[a];
-    for (let i = 0; i < Math.min(k, pool.length); i++, e++) {
-      const b = pool[i];
-      targets[e] = b;
-      weights[e] = wOf[b];
-      facetScores[e] = sOf[b];
-      citationScores[e] = cOf[b];
-    }
-    offsets[a + 1] = e;
+    rows.writeRow(a, pool, wOf, sOf, cOf);
   }
-  const nnz = offsets[n];
-  return {
-    numPapers: n,
-    offsets,
-    targets: targets.slice(0, nnz),
-    weights: weights.slice(0, nnz),
-    facetScores: facetScores.slice(0, nnz),
-    citationScores: citationScores.slice(0, nnz),
-  };
+  return rows.csr();
 }
 
 // ---------------------------------------------------------------------------------------------
