@@ -80,7 +80,10 @@ export function CollectionButton() {
         <Icon name="bookmark" className="size-4" />
         Collection
         {/* Fixed width: the count arrives after hydration and must not move the header. */}
-        <span className="inline-block min-w-5 rounded-full bg-canvas px-1.5 text-center text-xs tabular-nums text-ink-muted" aria-label={`${items.length} saved`}>
+        <span
+          className="inline-block min-w-5 rounded-full bg-canvas px-1.5 text-center text-xs tabular-nums text-ink-muted"
+          aria-label={`${items.length} saved`}
+        >
           {items.length}
         </span>
       </button>

@@ -17,9 +17,29 @@ const credited = (facet: CreditedFacet["facet"], rank: number, weight: number): 
 });
 
 test("chips and credits read as sentences", () => {
-  assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 19, 21, 22, 101, 111].map(ordinal), ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "19th", "21st", "22nd", "101st", "111th"]);
+  assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 19, 21, 22, 101, 111].map(ordinal), [
+    "1st",
+    "2nd",
+    "3rd",
+    "4th",
+    "11th",
+    "12th",
+    "13th",
+    "19th",
+    "21st",
+    "22nd",
+    "101st",
+    "111th",
+  ]);
   assert.equal(foundThrough([{ facet: "problems", rank: 19 }]), "Found through its problems (rank 19).");
-  assert.equal(foundThrough([{ facet: "problems", rank: 19 }, { facet: "methods", rank: 2 }, { facet: "results", rank: 7 }]), "Found through its problems (rank 19), methods (rank 2) and results (rank 7).");
+  assert.equal(
+    foundThrough([
+      { facet: "problems", rank: 19 },
+      { facet: "methods", rank: 2 },
+      { facet: "results", rank: 7 },
+    ]),
+    "Found through its problems (rank 19), methods (rank 2) and results (rank 7).",
+  );
   assert.equal(chipMeaning("methods", 2), "Found through its methods: the 2nd paper the methods facet found");
   const chip = renderToStaticMarkup(createElement(FacetRankChip, { facet: "problems", rank: 19, weight: 0.123 }));
   assert.match(chip, /title="Found through its problems: the 19th paper the problems facet found"/);
@@ -41,7 +61,9 @@ test("the fusion note: a plain sentence first, the formula and the server's note
 });
 
 test("why related: the sentence, the evidence, then the numbers (rank, weight, w_f) behind a click", () => {
-  const html = renderToStaticMarkup(createElement(WhyRelated, { facets: [credited("problems", 19, 0.4567), credited("methods", 2, 0.3)], fusion: "graph-rrf" }));
+  const html = renderToStaticMarkup(
+    createElement(WhyRelated, { facets: [credited("problems", 19, 0.4567), credited("methods", 2, 0.3)], fusion: "graph-rrf" }),
+  );
   assert.match(html, /data-testid="why-summary"[^>]*>Found through its problems \(rank 19\) and methods \(rank 2\)\./);
   const details = html.indexOf("<details");
   assert.ok(details > 0);

@@ -38,8 +38,8 @@ export function FacetAudit({ audit, corpus = DEFAULT_CORPUS }: { audit: PaperAud
 function FacetAuditPending({ corpus }: { corpus: string }) {
   return (
     <p className="text-sm text-ink-muted" data-testid="facet-audit-pending">
-      <span className="font-medium text-ink">Facet audit:</span> not run for this paper yet. The audit checks that each facet item is grounded in the
-      title or abstract; an operator runs it with{" "}
+      <span className="font-medium text-ink">Facet audit:</span> not run for this paper yet. The audit checks that each facet item is grounded in the title or
+      abstract; an operator runs it with{" "}
       <code className="rounded bg-canvas px-1 py-0.5 font-mono text-xs">npm run graft -- audit{corpus === DEFAULT_CORPUS ? "" : ` --corpus ${corpus}`}</code>.
     </p>
   );
@@ -90,7 +90,9 @@ function AuditedFacets({ audit }: { audit: PaperAuditView }) {
                 <li key={`${e.source}-${e.start}`} className="flex gap-2">
                   <span className="w-10 shrink-0 font-mono tabular-nums text-ink-muted">{e.score.toFixed(2)}</span>
                   <span className="min-w-0 text-ink">
-                    <span className="sr-only">Rank {i + 1}, from the {e.source === "title" ? "title" : e.source === "fullText" ? "full text" : "abstract"}: </span>
+                    <span className="sr-only">
+                      Rank {i + 1}, from the {e.source === "title" ? "title" : e.source === "fullText" ? "full text" : "abstract"}:{" "}
+                    </span>
                     {e.text}
                   </span>
                 </li>
@@ -162,7 +164,11 @@ function FacetAuditList({
 }) {
   const s = FACET_STYLES[facet];
   return (
-    <div style={facetVars(facet)} className="min-w-0 wrap-anywhere rounded-r-lg border border-l-4 border-line border-l-(--facet) bg-surface px-4 py-3 shadow-xs" data-facet={facet}>
+    <div
+      style={facetVars(facet)}
+      className="min-w-0 wrap-anywhere rounded-r-lg border border-l-4 border-line border-l-(--facet) bg-surface px-4 py-3 shadow-xs"
+      data-facet={facet}
+    >
       <h3 className="flex flex-wrap items-center gap-2 text-sm font-semibold text-(--facet-ink)">
         {s.label}
         {facetFlags.map((flag) => (

@@ -30,7 +30,12 @@ export function GraphNeighbours({ corpus, neighbours }: { corpus: string; neighb
           const list = neighbours.facets[f];
           const s = FACET_STYLES[f];
           return (
-            <div key={f} style={facetVars(f)} className="min-w-0 wrap-anywhere rounded-lg border border-line border-l-4 border-l-(--facet) bg-surface p-4 shadow-xs" data-testid={`neighbours-${f}`}>
+            <div
+              key={f}
+              style={facetVars(f)}
+              className="min-w-0 wrap-anywhere rounded-lg border border-line border-l-4 border-l-(--facet) bg-surface p-4 shadow-xs"
+              data-testid={`neighbours-${f}`}
+            >
               <h3 className="text-sm font-semibold text-(--facet-ink)">
                 {s.label} <span className="font-normal text-ink-faint">· {list.length} edges</span>
               </h3>

@@ -62,8 +62,7 @@ export function PaperBrowser() {
     router[mode](qs ? `${pathname}?${qs}` : pathname, { scroll: false });
   }
   // Any filter change starts again from page 1.
-  const setFilter = (patch: Partial<Omit<Filters, "page">>, mode: "push" | "replace" = "push") =>
-    navigate({ ...filters, ...patch, page: 1 }, mode);
+  const setFilter = (patch: Partial<Omit<Filters, "page">>, mode: "push" | "replace" = "push") => navigate({ ...filters, ...patch, page: 1 }, mode);
 
   function goToPage(page: number) {
     navigate({ ...filters, page });
@@ -219,8 +218,7 @@ function FilterBar({
 }) {
   const ids = { q: useId(), from: useId(), to: useId(), venue: useId() };
   const years: number[] = [];
-  if (overview?.years.min != null && overview.years.max != null)
-    for (let y = overview.years.max; y >= overview.years.min; y--) years.push(y);
+  if (overview?.years.min != null && overview.years.max != null) for (let y = overview.years.max; y >= overview.years.min; y--) years.push(y);
   // A value from a shared URL that is not in the list still has to show as selected.
   const withCurrent = (list: string[], value: string) => (value && !list.includes(value) ? [value, ...list] : list);
   const fromOptions = withCurrent(
@@ -265,13 +263,7 @@ function FilterBar({
         <label htmlFor={ids.from} className="mb-1 block text-xs font-medium text-ink-muted">
           From year
         </label>
-        <select
-          id={ids.from}
-          value={filters.yearFrom}
-          disabled={!overview}
-          onChange={(e) => onChange({ yearFrom: e.target.value })}
-          className={controlClass}
-        >
+        <select id={ids.from} value={filters.yearFrom} disabled={!overview} onChange={(e) => onChange({ yearFrom: e.target.value })} className={controlClass}>
           <option value="">Any</option>
           {fromOptions.map((y) => (
             <option key={y} value={y}>
@@ -284,13 +276,7 @@ function FilterBar({
         <label htmlFor={ids.to} className="mb-1 block text-xs font-medium text-ink-muted">
           To year
         </label>
-        <select
-          id={ids.to}
-          value={filters.yearTo}
-          disabled={!overview}
-          onChange={(e) => onChange({ yearTo: e.target.value })}
-          className={controlClass}
-        >
+        <select id={ids.to} value={filters.yearTo} disabled={!overview} onChange={(e) => onChange({ yearTo: e.target.value })} className={controlClass}>
           <option value="">Any</option>
           {toOptions.map((y) => (
             <option key={y} value={y}>
@@ -436,8 +422,7 @@ function Results({
               <span className="font-medium tabular-nums text-ink">
                 {formatCount(first)}–{formatCount(last)}
               </span>{" "}
-              of <span className="font-medium tabular-nums text-ink">{formatCount(data.total)}</span>{" "}
-              {data.total === 1 ? "paper" : "papers"}
+              of <span className="font-medium tabular-nums text-ink">{formatCount(data.total)}</span> {data.total === 1 ? "paper" : "papers"}
             </>
           )}
         </p>
@@ -585,7 +570,8 @@ function NotImported({
         </h1>
         <p className="mt-3 text-[0.9375rem] leading-relaxed text-ink-muted">
           Graft reads papers, facets and citations from its database. From the repository root, create the tables and import a corpus directory (
-          <code className="font-mono text-[0.85em]">papers.jsonl</code> and <code className="font-mono text-[0.85em]">citations.tsv</code>), then reload this page:
+          <code className="font-mono text-[0.85em]">papers.jsonl</code> and <code className="font-mono text-[0.85em]">citations.tsv</code>), then reload this
+          page:
         </p>
         {/* Migrating twice is harmless, so the first step is shown even when tables exist. */}
         <Command>npm run graft -- db migrate</Command>

@@ -29,7 +29,12 @@ export function PaperRelated({ result }: { result: RelatedResult }) {
   const [all, setAll] = useState(false);
   const ranked = result.results.map((r, i) => ({ ...r, fusedRank: i + 1 }));
   const expand = useCallback(
-    (paperId: string) => fetchRelated({ kind: "paper", corpus: result.corpus, paperId }, { k: 10, retriever: result.retriever, fusion: result.requestedFusion ?? "graph-rrf", facets: [...FACETS] }, () => {}),
+    (paperId: string) =>
+      fetchRelated(
+        { kind: "paper", corpus: result.corpus, paperId },
+        { k: 10, retriever: result.retriever, fusion: result.requestedFusion ?? "graph-rrf", facets: [...FACETS] },
+        () => {},
+      ),
     [result.corpus, result.retriever, result.requestedFusion],
   );
   return (
@@ -57,7 +62,11 @@ export function PaperRelated({ result }: { result: RelatedResult }) {
               { value: "graph", label: "Graph", testId: "paper-graph-tab" },
             ]}
           />
-          <ExportMenu records={() => ranked.map((r) => toRecord(result.corpus, r, r.fusedRank))} name={`related-${result.query.title}`} context={() => exportContext(result)} />
+          <ExportMenu
+            records={() => ranked.map((r) => toRecord(result.corpus, r, r.fusedRank))}
+            name={`related-${result.query.title}`}
+            context={() => exportContext(result)}
+          />
           {result.query.externalId && (
             <Link href={exploreHref(result.corpus, result.query.externalId)} className={buttonClass}>
               Filter and compare

@@ -84,7 +84,16 @@ export function Spinner({ label = "Loading", className = "" }: { label?: string;
 /** Small inline icons (stroke, currentColor); decorative, so hidden from assistive tech. */
 export function Icon({ name, className = "size-4" }: { name: IconName; className?: string }) {
   return (
-    <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={1.8} strokeLinecap="round" strokeLinejoin="round" className={className} aria-hidden="true">
+    <svg
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={1.8}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      className={className}
+      aria-hidden="true"
+    >
       {ICONS[name]}
     </svg>
   );

@@ -27,16 +27,61 @@ const ACL = "the Association for Computational Linguistics";
 const SERIES: { series: string; short: string; pattern: RegExp; label: (m: RegExpMatchArray) => string }[] = [
   { series: "TACL (Transactions of the ACL)", short: "TACL", pattern: new RegExp(`^Transactions of ${ACL},?\\s*(.*)$`, "i"), label: (m) => m[1] },
   { series: "Computational Linguistics (journal)", short: "CL journal", pattern: /^Computational Linguistics,\s*(.*)$/i, label: (m) => m[1] },
-  { series: "ACL (Annual Meeting)", short: "ACL", pattern: new RegExp(`^(\\w+) Annual Meeting of ${ACL}\\s*(.*)$`, "i"), label: (m) => `${m[1]} meeting ${m[2]}` },
+  {
+    series: "ACL (Annual Meeting)",
+    short: "ACL",
+    pattern: new RegExp(`^(\\w+) Annual Meeting of ${ACL}\\s*(.*)$`, "i"),
+    label: (m) => `${m[1]} meeting ${m[2]}`,
+  },
   { series: "ACL (Annual Meeting)", short: "ACL", pattern: /^ACL (\d{4}),?\s*(.*)$/i, label: (m) => `${m[1]} ${m[2]}` },
-  { series: "EMNLP", short: "EMNLP", pattern: /^(\d{4}) Conference on Empirical Methods in Natural Language Processing\s*(.*)$/i, label: (m) => `${m[1]} ${m[2]}` },
-  { series: "NAACL", short: "NAACL", pattern: new RegExp(`^(\\d{4}) Conference of the North American Chapter of ${ACL}(?::\\s*Human Language Technologies)?,?\\s*(.*)$`, "i"), label: (m) => `${m[1]} ${m[2]}` },
-  { series: "EACL", short: "EACL", pattern: new RegExp(`^(\\w+) Conference of the European Chapter of ${ACL}:?\\s*(.*)$`, "i"), label: (m) => `${m[1]} conference ${m[2]}` },
-  { series: "COLING", short: "COLING", pattern: /^(?:COLING (\d{4}), )?(?:the )?(\w+) International Conference on Computational Linguistics:?\s*(.*)$/i, label: (m) => [`${m[2]} conference`, m[1] && `(${m[1]})`, m[3]].filter(Boolean).join(" ") },
-  { series: "LREC", short: "LREC", pattern: /^(\w+) International Conference on Language Resources and Evaluation\s*(.*)$/i, label: (m) => `${m[1]} conference ${m[2]}` },
-  { series: "CoNLL", short: "CoNLL", pattern: /^(?:(\w+) Conference on Computational Natural Language Learning|CoNLL (\d{4}) Shared Task:?)\s*(.*)$/i, label: (m) => [m[1] ? `${m[1]} conference` : `${m[2]} shared task`, m[3]].filter(Boolean).join(" ") },
-  { series: "IJCNLP", short: "IJCNLP", pattern: /^(\w+) International Joint Conference on Natural Language Processing\s*(.*)$/i, label: (m) => `${m[1]} conference ${m[2]}` },
-  { series: "WMT (Conference on Machine Translation)", short: "WMT", pattern: /^(\w+) Conference on Machine Translation:?\s*(.*)$/i, label: (m) => `${m[1]} conference ${m[2]}` },
+  {
+    series: "EMNLP",
+    short: "EMNLP",
+    pattern: /^(\d{4}) Conference on Empirical Methods in Natural Language Processing\s*(.*)$/i,
+    label: (m) => `${m[1]} ${m[2]}`,
+  },
+  {
+    series: "NAACL",
+    short: "NAACL",
+    pattern: new RegExp(`^(\\d{4}) Conference of the North American Chapter of ${ACL}(?::\\s*Human Language Technologies)?,?\\s*(.*)$`, "i"),
+    label: (m) => `${m[1]} ${m[2]}`,
+  },
+  {
+    series: "EACL",
+    short: "EACL",
+    pattern: new RegExp(`^(\\w+) Conference of the European Chapter of ${ACL}:?\\s*(.*)$`, "i"),
+    label: (m) => `${m[1]} conference ${m[2]}`,
+  },
+  {
+    series: "COLING",
+    short: "COLING",
+    pattern: /^(?:COLING (\d{4}), )?(?:the )?(\w+) International Conference on Computational Linguistics:?\s*(.*)$/i,
+    label: (m) => [`${m[2]} conference`, m[1] && `(${m[1]})`, m[3]].filter(Boolean).join(" "),
+  },
+  {
+    series: "LREC",
+    short: "LREC",
+    pattern: /^(\w+) International Conference on Language Resources and Evaluation\s*(.*)$/i,
+    label: (m) => `${m[1]} conference ${m[2]}`,
+  },
+  {
+    series: "CoNLL",
+    short: "CoNLL",
+    pattern: /^(?:(\w+) Conference on Computational Natural Language Learning|CoNLL (\d{4}) Shared Task:?)\s*(.*)$/i,
+    label: (m) => [m[1] ? `${m[1]} conference` : `${m[2]} shared task`, m[3]].filter(Boolean).join(" "),
+  },
+  {
+    series: "IJCNLP",
+    short: "IJCNLP",
+    pattern: /^(\w+) International Joint Conference on Natural Language Processing\s*(.*)$/i,
+    label: (m) => `${m[1]} conference ${m[2]}`,
+  },
+  {
+    series: "WMT (Conference on Machine Translation)",
+    short: "WMT",
+    pattern: /^(\w+) Conference on Machine Translation:?\s*(.*)$/i,
+    label: (m) => `${m[1]} conference ${m[2]}`,
+  },
   { series: "SemEval", short: "SemEval", pattern: /^(\w+) International Workshop on Semantic Evaluation\s*(.*)$/i, label: (m) => `${m[1]} workshop ${m[2]}` },
 ];
 
@@ -73,7 +118,28 @@ export function venueSeries(venue: string): { series: string | null; label: stri
   return { series: null, label: tidy(shortVenue(venue)) };
 }
 
-const ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth"];
+const ORDINALS = [
+  "first",
+  "second",
+  "third",
+  "fourth",
+  "fifth",
+  "sixth",
+  "seventh",
+  "eighth",
+  "ninth",
+  "tenth",
+  "eleventh",
+  "twelfth",
+  "thirteenth",
+  "fourteenth",
+  "fifteenth",
+  "sixteenth",
+  "seventeenth",
+  "eighteenth",
+  "nineteenth",
+  "twentieth",
+];
 
 /** Year, edition ("57th", "Ninth") and volume read from a venue: what "newest first" sorts by (0: none). */
 function recency(venue: string): [number, number, number] {

@@ -46,7 +46,10 @@ const CORE = { a: [5, 4, 3, 5], b: [5, 5, 3, 4] };
 
 async function plannedScores(studyId: number, userId: number, core: number[]) {
   const sheet = await sheetOf(studyId, userId);
-  const coreOrder = sheet.filter((e) => e.isCore).sort((x, y) => x.studyPosition - y.studyPosition).map((e) => e.studyItemId);
+  const coreOrder = sheet
+    .filter((e) => e.isCore)
+    .sort((x, y) => x.studyPosition - y.studyPosition)
+    .map((e) => e.studyItemId);
   let own = 0;
   return sheet.map((e) => (e.isCore ? core[coreOrder.indexOf(e.studyItemId)] : own++ % 2 === 0 ? 5 : 4));
 }
@@ -193,7 +196,11 @@ test("an admin creates a study, two annotators rate by keyboard, the dashboard s
 
 test("signed-out visitors and annotators cannot reach admin pages or other annotators' items", async ({ browser, playwright, baseURL }) => {
   test.setTimeout(90_000);
-  const study = await createStudy(getDb(), { name: `Access ${RUN}`, corpus: "acl-citegraph", papers: 3, coreItems: 4, annotatorIds: [users.a.id, users.b.id], seed: 3 }, users.admin.id);
+  const study = await createStudy(
+    getDb(),
+    { name: `Access ${RUN}`, corpus: "acl-citegraph", papers: 3, coreItems: 4, annotatorIds: [users.a.id, users.b.id], seed: 3 },
+    users.admin.id,
+  );
   const sheetA = await sheetOf(study.id, users.a.id);
   const sheetB = await sheetOf(study.id, users.b.id);
   const onlyA = sheetA.find((e) => !e.isCore)!;
@@ -209,7 +216,13 @@ test("signed-out visitors and annotators cannot reach admin pages or other annot
     await expect(anon).toHaveURL(`/login?next=${encodeURIComponent(path)}`);
   }
   const api = await playwright.request.newContext({ baseURL });
-  for (const path of ["/api/admin/studies", "/api/admin/users", `/api/admin/studies/${study.id}`, `/api/annotate/studies/${study.id}`, itemApi(shared.studyItemId)]) {
+  for (const path of [
+    "/api/admin/studies",
+    "/api/admin/users",
+    `/api/admin/studies/${study.id}`,
+    `/api/annotate/studies/${study.id}`,
+    itemApi(shared.studyItemId),
+  ]) {
     const res = await api.get(path);
     expect(res.status(), path).toBe(401);
     expect((await res.json()).error.code).toBe("unauthorized");
@@ -250,12 +263,16 @@ test("signed-out visitors and annotators cannot reach admin pages or other annot
     expect(res.status(), path).toBe(403);
     expect((await res.json()).error.code).toBe("forbidden");
   }
-  expect((await b.request.post("/api/admin/studies", { data: { name: "mine", annotatorIds: [users.b.id], coreItems: 0, papers: 1 }, headers: origin })).status()).toBe(403);
+  expect(
+    (await b.request.post("/api/admin/studies", { data: { name: "mine", annotatorIds: [users.b.id], coreItems: 0, papers: 1 }, headers: origin })).status(),
+  ).toBe(403);
   expect((await b.request.patch(`/api/admin/users/${users.b.id}`, { data: { disabled: false }, headers: origin })).status()).toBe(403);
 
   // B cannot read or rate A's own item, and sees only their own rating of a shared one.
   expect((await b.request.get(itemApi(onlyA.studyItemId))).status()).toBe(404);
-  expect((await b.request.put(itemApi(onlyA.studyItemId), { data: { score: 1, rationale: "Rating someone else's item." }, headers: origin })).status()).toBe(404);
+  expect((await b.request.put(itemApi(onlyA.studyItemId), { data: { score: 1, rationale: "Rating someone else's item." }, headers: origin })).status()).toBe(
+    404,
+  );
   expect(await getDb().rating.count({ where: { studyItemId: onlyA.studyItemId } })).toBe(0);
   const a = await signIn(browser, users.a.email);
   expect((await a.request.put(itemApi(shared.studyItemId), { data: { score: 2, rationale: "A's private judgement." }, headers: origin })).status()).toBe(200);
@@ -264,7 +281,11 @@ test("signed-out visitors and annotators cannot reach admin pages or other annot
   const sentence = sharedItem.paper.abstract.split(/(?<=\.)\s+/)[0];
   const before = await getDb().itemAudit.findUnique({ where: { facetItemId: sharedItem.facetItemId } });
   const evidence = JSON.stringify([{ text: sentence, score: 0.83, start: 0, end: sentence.length }]);
-  await getDb().itemAudit.upsert({ where: { facetItemId: sharedItem.facetItemId }, create: { facetItemId: sharedItem.facetItemId, grounding: 0.83, evidence }, update: { evidence } });
+  await getDb().itemAudit.upsert({
+    where: { facetItemId: sharedItem.facetItemId },
+    create: { facetItemId: sharedItem.facetItemId, grounding: 0.83, evidence },
+    update: { evidence },
+  });
   try {
     await a.goto(`/annotate/${study.id}?item=${shared.studyItemId}`);
     await expect(a.getByTestId("abstract").locator("mark")).toHaveText(sentence);

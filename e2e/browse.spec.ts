@@ -13,7 +13,13 @@ test("the corpus browser lists the demo corpus; title search opens a paper with 
   await expect(page.getByRole("heading", { level: 1, name: "acl-citegraph" })).toBeVisible();
   await expect(page.getByTestId("corpus-paper-count")).toHaveText("3,081");
   await expect(page.getByTestId("results-summary")).toHaveText("Showing 1–20 of 3,081 papers");
-  await expect(page.getByRole("list").filter({ has: page.getByRole("link") }).first().getByRole("listitem")).toHaveCount(20);
+  await expect(
+    page
+      .getByRole("list")
+      .filter({ has: page.getByRole("link") })
+      .first()
+      .getByRole("listitem"),
+  ).toHaveCount(20);
   // The first screenful of the corpus browser.
   await page.screenshot({ path: path.join(SHOTS, "browse.png") });
 

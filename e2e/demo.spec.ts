@@ -5,7 +5,6 @@ import { SHOTS } from "./shots";
 
 // Presentation mode: a curated example, stepped through with the keyboard and the buttons.
 
-
 test("run the demo: facets → per-facet lists → fused result with provenance → graph", async ({ page }) => {
   await page.goto("/demo");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Different facets surface different papers");
@@ -32,7 +31,8 @@ test("run the demo: facets → per-facet lists → fused result with provenance 
   await page.keyboard.press("ArrowRight");
   await expect(title).toHaveText("Each facet retrieves on its own");
   await expect(page).toHaveURL(/step=2$/);
-  for (const f of ["problems", "methods", "results", "contributions"]) await expect(page.getByTestId(`per-facet-${f}`).getByTestId("per-facet-entry")).toHaveCount(6);
+  for (const f of ["problems", "methods", "results", "contributions"])
+    await expect(page.getByTestId(`per-facet-${f}`).getByTestId("per-facet-entry")).toHaveCount(6);
   expect(await page.getByText("only this facet").count()).toBeGreaterThan(3);
   await page.screenshot({ path: path.join(SHOTS, "demo-2-per-facet.png") });
 

@@ -15,7 +15,10 @@ test("the Evaluation page shows the related papers for papers you bring first, t
   await expect(userPapers).toBeVisible();
   await expect(userPapers).toContainText("R@20 is the share of the papers a query paper actually cites");
 
-  for (const set of [/^Papers users bring — set 1 \(\d+ out-of-corpus papers\)$/, /^Papers users bring — set 2 \(\d+ citing test papers queried as unseen, report half\)$/]) {
+  for (const set of [
+    /^Papers users bring — set 1 \(\d+ out-of-corpus papers\)$/,
+    /^Papers users bring — set 2 \(\d+ citing test papers queried as unseen, report half\)$/,
+  ]) {
     const table = userPapers.getByRole("region", { name: set });
     await expect(table).toBeVisible();
     for (const source of [/LLM facets/, /Offline facets/]) {

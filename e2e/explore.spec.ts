@@ -173,7 +173,8 @@ test("filters, sort, per-facet view and retriever comparison on a corpus paper",
 
   // Per-facet view: four columns, each its own list.
   await page.getByTestId("view-facets").click();
-  for (const f of ["problems", "methods", "results", "contributions"]) await expect(page.getByTestId(`per-facet-${f}`).getByTestId("per-facet-entry").first()).toBeVisible();
+  for (const f of ["problems", "methods", "results", "contributions"])
+    await expect(page.getByTestId(`per-facet-${f}`).getByTestId("per-facet-entry").first()).toBeVisible();
   await page.screenshot({ path: path.join(SHOTS, "explore-per-facet.png") });
 
   // Retriever comparison: BM25 answers the same query, and the summary says so.
@@ -210,8 +211,14 @@ test("export the results as BibTeX and RIS, and a collection", async ({ page }) 
 
   // Save two results to the collection, then export it.
   const results = page.getByTestId("result");
-  await results.nth(0).getByRole("button", { name: /^Save / }).click();
-  await results.nth(2).getByRole("button", { name: /^Save / }).click();
+  await results
+    .nth(0)
+    .getByRole("button", { name: /^Save / })
+    .click();
+  await results
+    .nth(2)
+    .getByRole("button", { name: /^Save / })
+    .click();
   await expect(results.nth(0).getByRole("button", { name: /^Saved: / })).toHaveAttribute("aria-pressed", "true");
   await page.getByTestId("collection-button").click();
   const dialog = page.getByRole("dialog", { name: "Your collection" });

@@ -13,7 +13,11 @@ const EXAMPLE = "C16-1030";
 type Cy = { nodes: (sel?: string) => { length: number; map: <T>(f: (n: { id: () => string }) => T) => T[] } };
 
 /** A BibTeX string value: LaTeX's specials escaped, the case changed (the matcher ignores it). */
-const bibTitle = (title: string) => title.toUpperCase().replace(/[&%$#_]/g, (c) => `\\${c}`).replace(/[{}]/g, "");
+const bibTitle = (title: string) =>
+  title
+    .toUpperCase()
+    .replace(/[&%$#_]/g, (c) => `\\${c}`)
+    .replace(/[{}]/g, "");
 
 async function firstResults(page: Page, n: number) {
   return page.getByTestId("result").evaluateAll(
@@ -45,7 +49,9 @@ test("a BibTeX library marks and hides its papers everywhere; prior and derivati
   await expect(page.getByTestId("result").first()).toBeVisible({ timeout: 30_000 });
   const mine = (await firstResults(page, 3)).filter((r) => Number.isInteger(r.year));
   expect(mine.length).toBeGreaterThanOrEqual(2);
-  const bib = mine.map((r, i) => `@inproceedings{mine${i},\n  title = {${bibTitle(r.title)}.},\n  year = {${r.year}},\n  author = {Reader, A.}\n}\n`).join("\n");
+  const bib = mine
+    .map((r, i) => `@inproceedings{mine${i},\n  title = {${bibTitle(r.title)}.},\n  year = {${r.year}},\n  author = {Reader, A.}\n}\n`)
+    .join("\n");
 
   // Upload: each of those results is marked, and only those.
   await expect(page.getByTestId("library-panel")).toContainText("Your library");

@@ -70,7 +70,10 @@ test("cross-origin and opaque-origin API posts are refused; same-origin and non-
     const res = await request.post("/api/related", { data: body, headers: { ...headers, "x-forwarded-for": "198.18.0.1" } });
     expect(res.status(), JSON.stringify(headers)).toBe(403);
   }
-  const same = await request.post("/api/related", { data: body, headers: { origin: baseURL as string, "sec-fetch-site": "same-origin", "x-forwarded-for": "198.18.0.2" } });
+  const same = await request.post("/api/related", {
+    data: body,
+    headers: { origin: baseURL as string, "sec-fetch-site": "same-origin", "x-forwarded-for": "198.18.0.2" },
+  });
   expect(same.status()).not.toBe(403);
   const cli = await request.post("/api/related", { data: body, headers: { "x-forwarded-for": "198.18.0.3" } });
   expect(cli.status()).not.toBe(403);
@@ -132,23 +135,30 @@ test("an oversized upload is refused with 413 before the route reads it", async 
 test("a body of unknown length (chunked) is refused with 411; an HTML body type with 415", async ({ baseURL, request }) => {
   const url = new URL("/api/related", baseURL);
   const status = await new Promise<number>((resolve, reject) => {
-    const req = http.request(url, { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked", "x-forwarded-for": "198.18.4.1" } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = http.request(
+      url,
+      { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked", "x-forwarded-for": "198.18.4.1" } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on("error", reject);
     req.write(`{"corpus":"${CORPUS}",`);
     req.end(`"paperId":"${PAPER}"}`);
   });
   expect(status).toBe(411);
-  const html = await request.post("/api/related", { data: "<script>alert(1)</script>", headers: { "content-type": "text/html", "x-forwarded-for": "198.18.4.2" } });
+  const html = await request.post("/api/related", {
+    data: "<script>alert(1)</script>",
+    headers: { "content-type": "text/html", "x-forwarded-for": "198.18.4.2" },
+  });
   expect(html.status()).toBe(415);
 });
 
 test("a large body within the upload limit reaches the route whole (not truncated at the proxy)", async ({ request }) => {
   // 12 MB of JSON whose last field is invalid: a whole body fails validation on that field,
   // a truncated one would fail as invalid JSON instead.
-  const data = `{"corpus":"${CORPUS}","text":"${"word ".repeat(12 * 1024 * 1024 / 5)}","k":"not a number"}`;
+  const data = `{"corpus":"${CORPUS}","text":"${"word ".repeat((12 * 1024 * 1024) / 5)}","k":"not a number"}`;
   const res = await request.post("/api/related", { data, headers: { "content-type": "application/json", "x-forwarded-for": "198.18.5.1" } });
   const body = await res.json();
   expect(res.status(), JSON.stringify(body).slice(0, 300)).toBe(400);

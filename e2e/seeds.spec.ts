@@ -39,7 +39,9 @@ test("three seeds at once: provenance per seed, no seed among the results, the U
   expect(ids.length).toBeGreaterThan(0);
   for (const s of seeds) expect(ids).not.toContain(s);
   // Every result names the seed(s) that surfaced it, and each chip a seed of the tray.
-  const chips = await results.evaluateAll((els) => els.map((el) => [...el.querySelectorAll("[data-testid=seed-chip]")].map((c) => ({ seed: c.getAttribute("data-seed"), text: c.textContent }))));
+  const chips = await results.evaluateAll((els) =>
+    els.map((el) => [...el.querySelectorAll("[data-testid=seed-chip]")].map((c) => ({ seed: c.getAttribute("data-seed"), text: c.textContent }))),
+  );
   for (const c of chips) {
     expect(c.length).toBeGreaterThan(0);
     for (const chip of c) {
@@ -56,7 +58,12 @@ test("three seeds at once: provenance per seed, no seed among the results, the U
   const url = page.url();
   await page.goto(url);
   await expect(page.getByTestId("seed-results")).toBeVisible({ timeout: 60_000 });
-  expect(await page.getByTestId("seed-tray").getByTestId("seed").evaluateAll((els) => els.map((el) => el.getAttribute("data-id")))).toEqual(seeds);
+  expect(
+    await page
+      .getByTestId("seed-tray")
+      .getByTestId("seed")
+      .evaluateAll((els) => els.map((el) => el.getAttribute("data-id"))),
+  ).toEqual(seeds);
   expect(await results.evaluateAll((els) => els.map((el) => el.getAttribute("data-id")))).toEqual(ids);
 
   // Removing a seed re-queries with the other two.

@@ -17,7 +17,10 @@ test("writes a new file and replaces an old one, leaving no temporary file", () 
   assert.deepEqual([...readFileSync(file)], [1, 2, 3]);
   writeFileAtomic(file, "durable\n", { durable: true });
   assert.equal(readFileSync(file, "utf8"), "durable\n");
-  assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith("a.json")), ["a.json"]);
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.startsWith("a.json")),
+    ["a.json"],
+  );
 });
 
 test("a failed write throws and leaves no temporary file", () => {

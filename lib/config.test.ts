@@ -187,7 +187,8 @@ test("every setting is read through lib/config.ts: no other file reads one from 
   }
   assert.deepEqual(problems, []);
   // What those files still read is defined here all the same (defaults and docs in one place).
-  for (const { reads } of Object.values(NOT_YET_MIGRATED)) for (const r of reads) if (!r.startsWith("env[")) assert.ok(r in SETTINGS, `${r} is not in SETTINGS`);
+  for (const { reads } of Object.values(NOT_YET_MIGRATED))
+    for (const r of reads) if (!r.startsWith("env[")) assert.ok(r in SETTINGS, `${r} is not in SETTINGS`);
 });
 
 test("dataRoot and repoRoot come from lib/paths.ts alone", () => {
@@ -199,7 +200,12 @@ test("dataRoot and repoRoot come from lib/paths.ts alone", () => {
 
 test("the scan sees reads and skips writes", () => {
   assert.deepEqual(envReads("const a = process.env.GRAFT_X ?? 1; f(env.GRAFT_Y); g(process.env[NAME]);"), ["GRAFT_X", "GRAFT_Y", "env[NAME]"]);
-  assert.deepEqual(envReads("process.env.GRAFT_X = '1'; delete process.env.GRAFT_Y; spawn(p, { env: { ...process.env, GRAFT_Z: '1' } }); if (process.env.NODE_ENV === 'x') {}"), []);
+  assert.deepEqual(
+    envReads(
+      "process.env.GRAFT_X = '1'; delete process.env.GRAFT_Y; spawn(p, { env: { ...process.env, GRAFT_Z: '1' } }); if (process.env.NODE_ENV === 'x') {}",
+    ),
+    [],
+  );
   assert.deepEqual(envReads("if (process.env.GRAFT_X == null) {}"), ["GRAFT_X"]);
 });
 

@@ -73,7 +73,13 @@ const wholeNumber = (min: number, max?: number) => {
     .string()
     .regex(/^[+-]?\d+$/, { message })
     .transform(Number)
-    .pipe(z.number().int().min(min, { message }).max(max ?? Number.MAX_SAFE_INTEGER, { message }));
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { message })
+        .max(max ?? Number.MAX_SAFE_INTEGER, { message }),
+    );
 };
 
 const positiveNumber = () => {
@@ -99,8 +105,7 @@ const httpUrl = () =>
   });
 
 /** `<per minute>[:<burst>]` or `off`; parsed into a bucket by lib/security/rate-limit.ts. */
-const rateSpec = () =>
-  z.string().regex(/^(off|0|\d+(\.\d+)?(:\d+)?)$/, { message: 'expected "<per minute>" or "<per minute>:<burst>" (or "off")' });
+const rateSpec = () => z.string().regex(/^(off|0|\d+(\.\d+)?(:\d+)?)$/, { message: 'expected "<per minute>" or "<per minute>:<burst>" (or "off")' });
 
 const list = (separator: string) =>
   z.string().transform((s) =>
@@ -140,29 +145,67 @@ function s<T>(setting: Setting<T>): Setting<T> {
 
 export const SETTINGS = {
   // store and files
-  DATABASE_URL: s({ schema: text(), shown: "`file:$GRAFT_DATA_ROOT/graft.db`", secret: true, doc: "`file:<path>` for the embedded SQLite store, `postgresql://user:pass@host:port/db` for PostgreSQL" }),
-  GRAFT_DATA_ROOT: s({ schema: text(), default: ".graft", doc: "where the SQLite file, builds, vector caches and models live (relative paths: from the repository root)" }),
+  DATABASE_URL: s({
+    schema: text(),
+    shown: "`file:$GRAFT_DATA_ROOT/graft.db`",
+    secret: true,
+    doc: "`file:<path>` for the embedded SQLite store, `postgresql://user:pass@host:port/db` for PostgreSQL",
+  }),
+  GRAFT_DATA_ROOT: s({
+    schema: text(),
+    default: ".graft",
+    doc: "where the SQLite file, builds, vector caches and models live (relative paths: from the repository root)",
+  }),
   GRAFT_SHARED_DATA: s({ schema: text(), default: "../shared/data", doc: "the read-only data directory" }),
   GRAFT_DEMO_CORPUS: s({ schema: text(), shown: "`$GRAFT_SHARED_DATA/acl-citegraph`", doc: "what `graft import` reads when given no path" }),
-  GRAFT_IMPORT_ROOTS: s({ schema: list(PATH_DELIMITER), default: [] as string[], shown: "unset", doc: "more directories (`:`-separated, `;` on Windows) an import job may read, besides the shared data and the data root" }),
+  GRAFT_IMPORT_ROOTS: s({
+    schema: list(PATH_DELIMITER),
+    default: [] as string[],
+    shown: "unset",
+    doc: "more directories (`:`-separated, `;` on Windows) an import job may read, besides the shared data and the data root",
+  }),
   GRAFT_EVAL_REPORT: s({ schema: text(), default: "reports/eval-latest.json", doc: "the report the Evaluation page shows" }),
-  GRAFT_GENRET_MODELS: s({ schema: text(), shown: "`$GRAFT_DATA_ROOT/<corpus>/genret-models`", doc: "trained models of the evaluation's generative rows, one folder per variant" }),
+  GRAFT_GENRET_MODELS: s({
+    schema: text(),
+    shown: "`$GRAFT_DATA_ROOT/<corpus>/genret-models`",
+    doc: "trained models of the evaluation's generative rows, one folder per variant",
+  }),
   // models and retrieval
-  GRAFT_EMBEDDER: s({ schema: text(), default: "use-lite", doc: "item embedder: `use-lite` (offline, shipped weights) or `minilm[:hub id or local folder]` (the paper's all-MiniLM-L12-v2 through transformers.js)" }),
+  GRAFT_EMBEDDER: s({
+    schema: text(),
+    default: "use-lite",
+    doc: "item embedder: `use-lite` (offline, shipped weights) or `minilm[:hub id or local folder]` (the paper's all-MiniLM-L12-v2 through transformers.js)",
+  }),
   GRAFT_HF_MODELS_DIR: s({ schema: text(), shown: "`$GRAFT_DATA_ROOT/models`", doc: "where hub models are looked up and cached" }),
   GRAFT_HF_OFFLINE: s({ schema: flag(), default: false, shown: "unset", doc: "set: never download a hub model" }),
   GRAFT_BEAMS: s({ schema: wholeNumber(1), default: PAPER_DEFAULTS.beams, doc: "beams per query item of the generative retriever" }),
-  GRAFT_ANN_MIN_PAPERS: s({ schema: wholeNumber(0), default: 20_000, doc: "a pasted paper is inserted through an approximate nearest-neighbour index (HNSW, hnswlib-node; built at the corpus's first pasted paper) when the corpus has more papers than this, else by exact max-sim over every item; `0`: always" }),
+  GRAFT_ANN_MIN_PAPERS: s({
+    schema: wholeNumber(0),
+    default: 20_000,
+    doc: "a pasted paper is inserted through an approximate nearest-neighbour index (HNSW, hnswlib-node; built at the corpus's first pasted paper) when the corpus has more papers than this, else by exact max-sim over every item; `0`: always",
+  }),
   GRAFT_DECODE_THREADS: s({ schema: wholeNumber(1), default: 1, doc: "onnxruntime threads of the generative retriever's decoder" }),
   GRAFT_PYTHON: s({ schema: text(), default: "/usr/bin/python3", doc: "Python with PyTorch for the trainer (`workers/trainer`)" }),
   GRAFT_CODE_VERSION: s({ schema: text(), shown: "unset", doc: "recorded in graph build manifests (e.g. the git commit)" }),
   // facet extraction
-  GRAFT_EXTRACTOR: s({ schema: oneOf(EXTRACTORS), default: "offline" as (typeof EXTRACTORS)[number], doc: "facet extractor for papers users bring: `offline` (embedded) or `llm`" }),
-  GRAFT_LLM_BASE_URL: s({ schema: httpUrl(), default: "https://api.openai.com/v1", doc: "OpenAI-compatible chat-completions server for LLM facet extraction (OpenAI, Ollama, vLLM, llama.cpp, LM Studio)" }),
+  GRAFT_EXTRACTOR: s({
+    schema: oneOf(EXTRACTORS),
+    default: "offline" as (typeof EXTRACTORS)[number],
+    doc: "facet extractor for papers users bring: `offline` (embedded) or `llm`",
+  }),
+  GRAFT_LLM_BASE_URL: s({
+    schema: httpUrl(),
+    default: "https://api.openai.com/v1",
+    doc: "OpenAI-compatible chat-completions server for LLM facet extraction (OpenAI, Ollama, vLLM, llama.cpp, LM Studio)",
+  }),
   GRAFT_LLM_MODEL: s({ schema: text(), shown: "unset", doc: "its chat model (required for `llm`), e.g. `gpt-5-mini` or `llama3.1:8b`" }),
   GRAFT_LLM_API_KEY: s({ schema: secret(), shown: "unset", secret: true, doc: "its API key (local servers usually need none)" }),
   OPENAI_API_KEY: s({ schema: secret(), shown: "unset", secret: true, doc: "the API key when `GRAFT_LLM_API_KEY` is unset" }),
-  GRAFT_LLM_MAX_INPUT_TOKENS: s({ schema: wholeNumber(32), default: 100_000, doc: "token budget of the paper text in the prompt (the paper: head-truncated at 100,000)" }),
+  GRAFT_LLM_MAX_INPUT_TOKENS: s({
+    schema: wholeNumber(32),
+    default: 100_000,
+    doc: "token budget of the paper text in the prompt (the paper: head-truncated at 100,000)",
+  }),
   GRAFT_LLM_CONCURRENCY: s({ schema: wholeNumber(1), default: 4, doc: "LLM requests in flight at once" }),
   GRAFT_LLM_TIMEOUT_MS: s({ schema: wholeNumber(1), default: 120_000, doc: "limit of one LLM request, response included" }),
   GRAFT_LLM_MAX_RETRIES: s({ schema: wholeNumber(0), default: 5, doc: "retries of a failed LLM request" }),
@@ -176,34 +219,75 @@ export const SETTINGS = {
   GRAFT_MAX_PDF_PAGES: s({ schema: wholeNumber(1), default: 100, doc: "most pages of an uploaded PDF" }),
   GRAFT_MAX_JSON_KB: s({ schema: wholeNumber(1), default: 1024, doc: "largest JSON request body, in KB" }),
   // web server
-  GRAFT_RATE_QUERY: s({ schema: rateSpec(), default: "60:30", doc: "queries per minute and burst per client (`<per min>[:<burst>]` or `off`; token buckets in `proxy.ts`)" }),
-  GRAFT_RATE_UPLOAD: s({ schema: rateSpec(), default: "10:5", doc: "uploads per minute and burst per client (PDF parsing and extraction cost far more than a query)" }),
+  GRAFT_RATE_QUERY: s({
+    schema: rateSpec(),
+    default: "60:30",
+    doc: "queries per minute and burst per client (`<per min>[:<burst>]` or `off`; token buckets in `proxy.ts`)",
+  }),
+  GRAFT_RATE_UPLOAD: s({
+    schema: rateSpec(),
+    default: "10:5",
+    doc: "uploads per minute and burst per client (PDF parsing and extraction cost far more than a query)",
+  }),
   GRAFT_RATE_AUTH: s({ schema: rateSpec(), default: "10:30", doc: "sign-in attempts per minute and burst per client" }),
   GRAFT_RATE_ADMIN: s({ schema: rateSpec(), default: "60:20", doc: "admin requests per minute and burst per client" }),
   GRAFT_RATE_LIMITS: s({ schema: oneOf(["on", "off"]), default: "on" as "on" | "off", doc: "`off` lifts every rate limit (benchmarks)" }),
   GRAFT_TRUSTED_PROXIES: s({ schema: wholeNumber(0, 10), default: 0, doc: "reverse proxies in front that may set `X-Forwarded-For`" }),
-  GRAFT_ALLOWED_ORIGINS: s({ schema: list(","), default: [] as string[], shown: "unset", doc: "extra origins (comma-separated) allowed for state-changing requests (CSRF check)" }),
+  GRAFT_ALLOWED_ORIGINS: s({
+    schema: list(","),
+    default: [] as string[],
+    shown: "unset",
+    doc: "extra origins (comma-separated) allowed for state-changing requests (CSRF check)",
+  }),
   GRAFT_BCRYPT_ROUNDS: s({ schema: wholeNumber(4, 15), default: 12, doc: "password hashing cost (~0.4 s per hash here)" }),
   GRAFT_NEXT_DIST: s({ schema: text(), default: ".next", doc: "Next's build folder (`next build`, `next start`, `bench:load`)" }),
   // jobs and workers
-  GRAFT_JOB_LEASE_S: s({ schema: wholeNumber(1), default: 120, doc: "a running job whose worker has not renewed its lease for this long goes back to the queue" }),
+  GRAFT_JOB_LEASE_S: s({
+    schema: wholeNumber(1),
+    default: 120,
+    doc: "a running job whose worker has not renewed its lease for this long goes back to the queue",
+  }),
   GRAFT_JOB_MAX_ATTEMPTS: s({ schema: wholeNumber(1), default: 3, doc: "claims after which a job whose worker keeps dying fails instead of looping" }),
   GRAFT_WORKER_POLL_MS: s({ schema: wholeNumber(10), default: 1000, doc: "how often an idle worker looks for work" }),
-  GRAFT_WORKER_GRACE_S: s({ schema: wholeNumber(0), default: 20, doc: "after SIGTERM, how long the running stage gets to reach a safe point before its job is handed back" }),
+  GRAFT_WORKER_GRACE_S: s({
+    schema: wholeNumber(0),
+    default: 20,
+    doc: "after SIGTERM, how long the running stage gets to reach a safe point before its job is handed back",
+  }),
   // command line
-  GRAFT_PROGRESS: s({ schema: oneOf(["bar", "lines", "off"]), shown: "bar on a terminal, else lines", doc: "how CLI stages show progress: `bar`, `lines` or `off`" }),
+  GRAFT_PROGRESS: s({
+    schema: oneOf(["bar", "lines", "off"]),
+    shown: "bar on a terminal, else lines",
+    doc: "how CLI stages show progress: `bar`, `lines` or `off`",
+  }),
   GRAFT_PROGRESS_INTERVAL_S: s({ schema: positiveNumber(), default: 10, doc: "interval of plain progress lines, in seconds" }),
-  GRAFT_USER_PASSWORD: s({ schema: secret(), shown: "unset", secret: true, raw: true, doc: "the password of `graft user add`/`passwd` without `--password-stdin` (else one is generated)" }),
+  GRAFT_USER_PASSWORD: s({
+    schema: secret(),
+    shown: "unset",
+    secret: true,
+    raw: true,
+    doc: "the password of `graft user add`/`passwd` without `--password-stdin` (else one is generated)",
+  }),
   GRAFT_DEBUG: s({ schema: flag(), default: false, shown: "unset", doc: "set: the CLI prints stack traces, `bench:load` the server's stderr" }),
   CI: s({ schema: flag(), default: false, shown: "unset", doc: "set (by CI systems): progress as plain lines, never a bar; Playwright retries once" }),
   // development and tests
-  GRAFT_TEST_PG_URL: s({ schema: text(), shown: "unset", secret: true, doc: "a PostgreSQL server the integration tests create their databases on (`npm test` starts one)" }),
+  GRAFT_TEST_PG_URL: s({
+    schema: text(),
+    shown: "unset",
+    secret: true,
+    doc: "a PostgreSQL server the integration tests create their databases on (`npm test` starts one)",
+  }),
   GRAFT_FAILPOINT: s({ schema: text(), shown: "unset", doc: "a worker that reaches this named point pauses there (the kill-and-resume test)" }),
   GRAFT_PRISMA_SCHEMA: s({ schema: text(), default: "prisma/schema.prisma", doc: "the Prisma schema the Prisma CLI reads (`prisma.config.ts`)" }),
   GRAFT_PRISMA_MIGRATIONS: s({ schema: text(), default: "prisma/migrations", doc: "the migrations folder the Prisma CLI reads" }),
   GRAFT_E2E_PORT: s({ schema: wholeNumber(1, 65535), default: 3100, doc: "port of the server the e2e tests start" }),
   GRAFT_E2E_ARTIFACTS: s({ schema: text(), default: "e2e/.artifacts", doc: "where Playwright writes traces and failure screenshots" }),
-  GRAFT_UPDATE_SCREENSHOTS: s({ schema: flag(), default: false, shown: "unset", doc: "set: the e2e tests rewrite the committed `e2e/screenshots/` (else they write the ignored `e2e/.screenshots/`)" }),
+  GRAFT_UPDATE_SCREENSHOTS: s({
+    schema: flag(),
+    default: false,
+    shown: "unset",
+    doc: "set: the e2e tests rewrite the committed `e2e/screenshots/` (else they write the ignored `e2e/.screenshots/`)",
+  }),
   CHROMIUM_PATH: s({ schema: text(), default: "/usr/bin/chromium", doc: "browser for the e2e tests" }),
 } as const;
 

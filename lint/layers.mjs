@@ -65,7 +65,7 @@ const layersRule = {
     docs: { description: "lib/ folders import only lower layers (lint/layers.mjs)" },
     schema: [],
     messages: {
-      upward: "lib/{{from}} may not import lib/{{to}} ({{spec}}): layers flow one way ({{order}}); see lint/layers.mjs and README \"Architecture\"",
+      upward: 'lib/{{from}} may not import lib/{{to}} ({{spec}}): layers flow one way ({{order}}); see lint/layers.mjs and README "Architecture"',
       unknown: "lib/{{folder}} has no layer: give it a tier in lint/layers.mjs",
       top: "lib/ may not import {{to}}/ ({{spec}}): app, components, workers and scripts sit on top of lib/",
     },

@@ -24,7 +24,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const before = readFileSync(file, "utf8");
   const after = withTable(before);
   if (process.argv.includes("--check")) {
-    process.stdout.write(before === after ? "README.md: the configuration table is current\n" : "README.md: the configuration table is stale: npm run config:readme\n");
+    process.stdout.write(
+      before === after ? "README.md: the configuration table is current\n" : "README.md: the configuration table is stale: npm run config:readme\n",
+    );
     process.exitCode = before === after ? 0 : 1;
   } else if (before !== after) {
     writeFileSync(file, after);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: type-check, lint, unit + integration tests on SQLite, the integration tests
+# `npm test`: type-check, lint, format check, unit + integration tests on SQLite, the integration tests
 # again on PostgreSQL, a production build and the Playwright e2e tests in Debian's
 # Chromium. Every step runs even if an earlier one fails; the last line is the plain
 # "N passed, N failed" summary (tests counted from each runner, checks as one each).
@@ -38,6 +38,7 @@ bash scripts/ensure-system-deps.sh || count 0 1 "system packages"
 
 check "type-check" npx tsc --noEmit -p .
 check "lint" npx eslint --max-warnings 0 .
+check "format" npx prettier --check --log-level warn .
 check "prisma/postgres/schema.prisma in sync" npx tsx scripts/db/sync-schemas.ts --check
 
 mapfile -t unit < <(find lib workers components lint -name '*.test.ts' -not -path '*/generated/*' 2>/dev/null | sort)

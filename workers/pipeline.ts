@@ -13,7 +13,9 @@ import { runWorker } from "@/lib/jobs/worker";
 
 const USAGE = `usage: npm run worker -- [--stages a,b] [--exit-when-idle] [--max-jobs N]
 
-  --stages a,b       take only these stages (default: all: ${listStages().map((s) => s.name).join(", ")})
+  --stages a,b       take only these stages (default: all: ${listStages()
+    .map((s) => s.name)
+    .join(", ")})
   --exit-when-idle   exit once the queue has nothing for this worker
   --max-jobs N       exit after N jobs
 Environment (README "Configuration"): DATABASE_URL, GRAFT_DATA_ROOT,
@@ -49,7 +51,10 @@ async function main(): Promise<number> {
     process.stderr.write(`--max-jobs must be a positive integer\n`);
     return 2;
   }
-  const stages = values.stages?.split(",").map((s) => s.trim()).filter(Boolean);
+  const stages = values.stages
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 
   const shutdown = new AbortController();
   let signals = 0;

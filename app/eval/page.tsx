@@ -72,7 +72,12 @@ function RecallSection({ report, name }: { report: EvalReport; name: TableName }
   return (
     <Section id={`table-${name}`} title={TABLES[name].title} note={tableNote(report, name) || undefined}>
       <RecallTable rows={rows} cutoffs={TABLES[name].cutoffs} caption={TABLES[name].title} />
-      {(name === "main" || name === "ooc") && <SvgFigure svg={recallCurvesSvg(rows, { title: `Recall@k: ${TABLES[name].title}` })} caption="Recall at k = 5, 10, 20, 50 for every row with figures (log scale of k)." />}
+      {(name === "main" || name === "ooc") && (
+        <SvgFigure
+          svg={recallCurvesSvg(rows, { title: `Recall@k: ${TABLES[name].title}` })}
+          caption="Recall at k = 5, 10, 20, 50 for every row with figures (log scale of k)."
+        />
+      )}
     </Section>
   );
 }
@@ -80,7 +85,9 @@ function RecallSection({ report, name }: { report: EvalReport; name: TableName }
 function Report({ report, file, csfcube }: { report: EvalReport; file: string; csfcube: CsfcubeState }) {
   const m = report.manifest;
   const corpus = m.corpus as { name?: string; papers?: number; queriesUsed?: { test?: number; dev?: number; ooc?: number } };
-  const queries = corpus.queriesUsed ? `; queries: ${corpus.queriesUsed.test ?? "?"} test, ${corpus.queriesUsed.dev ?? "?"} dev, ${corpus.queriesUsed.ooc ?? "?"} out of corpus` : "";
+  const queries = corpus.queriesUsed
+    ? `; queries: ${corpus.queriesUsed.test ?? "?"} test, ${corpus.queriesUsed.dev ?? "?"} dev, ${corpus.queriesUsed.ooc ?? "?"} out of corpus`
+    : "";
   const a = report.attribution;
   const c = report.coverage;
   const n = report.nonObvious;
@@ -89,7 +96,8 @@ function Report({ report, file, csfcube }: { report: EvalReport; file: string; c
       <dl className="mt-4 grid max-w-3xl grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
         <dt className="text-ink-faint">Produced</dt>
         <dd className="text-ink-muted">
-          {new Date(m.date).toUTCString()} · {m.wallSeconds.toFixed(0)} s on {m.cpus} CPU(s){m.git.commit ? ` · commit ${m.git.commit.slice(0, 10)}${m.git.dirty ? " (uncommitted changes)" : ""}` : ""}
+          {new Date(m.date).toUTCString()} · {m.wallSeconds.toFixed(0)} s on {m.cpus} CPU(s)
+          {m.git.commit ? ` · commit ${m.git.commit.slice(0, 10)}${m.git.dirty ? " (uncommitted changes)" : ""}` : ""}
         </dd>
         <dt className="text-ink-faint">Command</dt>
         <dd>
@@ -120,7 +128,8 @@ function Report({ report, file, csfcube }: { report: EvalReport; file: string; c
 
       <h2 className="mt-14 border-t border-line pt-6 text-lg font-semibold tracking-tight">The paper’s experiments (replication)</h2>
       <p className="mt-1 max-w-3xl text-sm text-ink-muted">
-        The paper’s protocol on this corpus. Recall is micro-averaged over query–paper pairs, with 95% bootstrap intervals over queries. Rows marked “not run” need a trained generative model; “not reproduced” rows cannot run offline and show the paper’s figures only.
+        The paper’s protocol on this corpus. Recall is micro-averaged over query–paper pairs, with 95% bootstrap intervals over queries. Rows marked “not run”
+        need a trained generative model; “not reproduced” rows cannot run offline and show the paper’s figures only.
       </p>
 
       <RecallSection report={report} name="main" />
@@ -136,7 +145,14 @@ function Report({ report, file, csfcube }: { report: EvalReport; file: string; c
             header={["Method", "Non-obvious share", "Correct that are non-obvious", "Non-obvious precision", "Citation lift", "× popularity control"]}
             rows={n.rows.map((r) =>
               r.status === "ok"
-                ? [r.label, pct(r.nonObviousShare), pct(r.correctNonObviousShare), pct(r.nonObviousPrecision), `${(r.citationLift ?? 0).toFixed(1)}×`, `${(r.popularityRatio ?? 0).toFixed(1)}×`]
+                ? [
+                    r.label,
+                    pct(r.nonObviousShare),
+                    pct(r.correctNonObviousShare),
+                    pct(r.nonObviousPrecision),
+                    `${(r.citationLift ?? 0).toFixed(1)}×`,
+                    `${(r.popularityRatio ?? 0).toFixed(1)}×`,
+                  ]
                 : [`${r.label} (${r.status}: ${r.reason ?? ""})`, "–", "–", "–", "–", "–"],
             )}
           />
@@ -147,7 +163,8 @@ function Report({ report, file, csfcube }: { report: EvalReport; file: string; c
       {a && (
         <Section id="attribution" title="Attribution" note={`Reference: ${a.reference}`}>
           <p className="text-sm text-ink">
-            Headline ({a.fusion} over {a.lists}): precision <strong>{f3(a.precision)}</strong>, credited set within the reference in {pct(a.subsetShare)} of {a.pairs} pairs (paper: {f3(a.paper.precision)}, {pct(a.paper.subsetShare)}).
+            Headline ({a.fusion} over {a.lists}): precision <strong>{f3(a.precision)}</strong>, credited set within the reference in {pct(a.subsetShare)} of{" "}
+            {a.pairs} pairs (paper: {f3(a.paper.precision)}, {pct(a.paper.subsetShare)}).
           </p>
           <Table
             caption="Attribution precision"
@@ -161,12 +178,26 @@ function Report({ report, file, csfcube }: { report: EvalReport; file: string; c
         </Section>
       )}
       {c && (
-        <Section id="coverage" title="Coverage" note="How much of the corpus can be a retrieval target: papers with an incoming edge at each pruning level K, and the training-target coverage of each distillation recipe.">
-          <Table caption="Coverage by K" header={["K", "Covered", "Coverage", ...FACETS, "Paper"]} rows={c.byK.map((r) => [r.k, r.covered, pct(r.share), ...FACETS.map((f) => pct(r.perFacet[f])), r.paper === undefined ? "" : pct(r.paper)])} />
+        <Section
+          id="coverage"
+          title="Coverage"
+          note="How much of the corpus can be a retrieval target: papers with an incoming edge at each pruning level K, and the training-target coverage of each distillation recipe."
+        >
+          <Table
+            caption="Coverage by K"
+            header={["K", "Covered", "Coverage", ...FACETS, "Paper"]}
+            rows={c.byK.map((r) => [r.k, r.covered, pct(r.share), ...FACETS.map((f) => pct(r.perFacet[f])), r.paper === undefined ? "" : pct(r.paper)])}
+          />
           <Table
             caption="Target coverage per recipe"
             header={["Recipe", "Examples", "Target coverage", "DocIDs under K_min", "Paper"]}
-            rows={c.variants.map((v) => [v.label, v.examples?.toLocaleString("en-US") ?? "–", pct(v.targetCoverage), v.identifiersUnderKMin ?? "–", v.paper === undefined ? "" : pct(v.paper)])}
+            rows={c.variants.map((v) => [
+              v.label,
+              v.examples?.toLocaleString("en-US") ?? "–",
+              pct(v.targetCoverage),
+              v.identifiersUnderKMin ?? "–",
+              v.paper === undefined ? "" : pct(v.paper),
+            ])}
           />
           <SvgFigure svg={coverageLadderSvg(c)} caption="The coverage ladder: graph coverage by K, then training-target coverage per recipe." />
         </Section>
@@ -190,7 +221,8 @@ export default function EvaluationPage() {
         <div role="status" className="mt-6 max-w-2xl rounded-lg border border-line bg-surface p-4 text-sm">
           <p className="font-medium text-ink">{latest.status === "missing" ? "No evaluation report yet." : "The evaluation report could not be read."}</p>
           <p className="mt-1 text-ink-muted">
-            {latest.status === "missing" ? "Expected" : `${latest.message} in`} <code className="text-xs">{latest.path}</code>. Produce it with <code className="rounded bg-canvas px-1.5 py-0.5 text-xs">npm run graft -- eval --suite all</code>.
+            {latest.status === "missing" ? "Expected" : `${latest.message} in`} <code className="text-xs">{latest.path}</code>. Produce it with{" "}
+            <code className="rounded bg-canvas px-1.5 py-0.5 text-xs">npm run graft -- eval --suite all</code>.
           </p>
         </div>
       )}

@@ -62,8 +62,8 @@ export function AgreementDashboard({ report }: { report: StudyReport }) {
 
       <Card title="Pooled over distinct items" testId="pooled">
         <p className="-mt-1 mb-4 text-sm text-ink-muted">
-          Each item counts once; a core item&apos;s ratings are averaged across its annotators. The CI is a percentile bootstrap over papers ({bootstrap.resamples}{" "}
-          resamples, seed {bootstrap.seed}).
+          Each item counts once; a core item&apos;s ratings are averaged across its annotators. The CI is a percentile bootstrap over papers (
+          {bootstrap.resamples} resamples, seed {bootstrap.seed}).
         </p>
         <dl className="flex flex-wrap gap-x-10 gap-y-4">
           <Figure
@@ -113,7 +113,12 @@ export function AgreementDashboard({ report }: { report: StudyReport }) {
               Raw agreement counts the {core.raw.units} core items every annotator has rated; the coefficients use every core rating.
             </p>
             <dl className="flex flex-wrap gap-x-10 gap-y-4">
-              <Figure label="Identical score, all annotators" value={fmtPct(core.raw.units ? core.raw.exact / core.raw.units : null)} detail={share(core.raw.exact, core.raw.units)} testId="stat-exact" />
+              <Figure
+                label="Identical score, all annotators"
+                value={fmtPct(core.raw.units ? core.raw.exact / core.raw.units : null)}
+                detail={share(core.raw.exact, core.raw.units)}
+                testId="stat-exact"
+              />
               <Figure
                 label="Within one point"
                 value={fmtPct(core.raw.units ? core.raw.withinOne / core.raw.units : null)}
@@ -143,7 +148,9 @@ export function AgreementDashboard({ report }: { report: StudyReport }) {
               <Figure
                 label="Gwet's AC1, grounded decision (95% CI)"
                 value={fmtNum(core.ac1?.ac1)}
-                detail={core.ac1 ? `${fmtCi(core.ac1.lower, core.ac1.upper)} · pa ${fmtNum(core.ac1.pa)}, pe ${fmtNum(core.ac1.pe)}` : "needs two ratings of an item"}
+                detail={
+                  core.ac1 ? `${fmtCi(core.ac1.lower, core.ac1.upper)} · pa ${fmtNum(core.ac1.pa)}, pe ${fmtNum(core.ac1.pe)}` : "needs two ratings of an item"
+                }
                 testId="stat-ac1"
               />
             </dl>
@@ -170,9 +177,9 @@ export function AgreementDashboard({ report }: { report: StudyReport }) {
               </tbody>
             </table>
             <p className="mt-4 text-xs leading-relaxed text-ink-faint">
-              α compares observed with expected disagreement from the pooled marginals, so it drops under extreme class imbalance even when raters agree;
-              AC1 estimates chance agreement without relying on the marginals and stays interpretable at high prevalence (Gwet 2008). CIs: α by a
-              percentile bootstrap over core items; AC1 from its variance with a t quantile.
+              α compares observed with expected disagreement from the pooled marginals, so it drops under extreme class imbalance even when raters agree; AC1
+              estimates chance agreement without relying on the marginals and stays interpretable at high prevalence (Gwet 2008). CIs: α by a percentile
+              bootstrap over core items; AC1 from its variance with a t quantile.
             </p>
           </>
         )}

@@ -13,7 +13,15 @@ interface Annotator {
 }
 
 /** The study set-up form, with a live preview of the sheet sizes the split will produce. */
-export function NewStudyForm({ corpora, annotators, defaultSeed }: { corpora: { name: string; papers: number }[]; annotators: Annotator[]; defaultSeed: number }) {
+export function NewStudyForm({
+  corpora,
+  annotators,
+  defaultSeed,
+}: {
+  corpora: { name: string; papers: number }[];
+  annotators: Annotator[];
+  defaultSeed: number;
+}) {
   const router = useRouter();
   const ids = { name: useId(), corpus: useId(), papers: useId(), core: useId(), seed: useId(), error: useId() };
   const [papers, setPapers] = useState(50);
@@ -90,7 +98,15 @@ export function NewStudyForm({ corpora, annotators, defaultSeed }: { corpora: { 
           <label htmlFor={ids.core} className={labelClass}>
             Shared core (items, whole papers of 4)
           </label>
-          <input id={ids.core} type="number" min={0} step={ITEMS_PER_PAPER} value={core} onChange={(e) => setCore(Number(e.target.value))} className={inputClass} />
+          <input
+            id={ids.core}
+            type="number"
+            min={0}
+            step={ITEMS_PER_PAPER}
+            value={core}
+            onChange={(e) => setCore(Number(e.target.value))}
+            className={inputClass}
+          />
           <p className="mt-1 text-xs text-ink-faint">Rated by every annotator; agreement is computed on it.</p>
         </div>
         <div>

@@ -80,7 +80,12 @@ export function RatingView({
   useEffect(() => {
     for (const j of [index + 1, index - 1]) {
       const e = entries[j];
-      if (e) void queryClient.prefetchQuery({ queryKey: ["annotate-item", studyId, e.studyItemId], queryFn: () => fetchJson<SheetItem>(itemUrl(e.studyItemId)), staleTime: Infinity });
+      if (e)
+        void queryClient.prefetchQuery({
+          queryKey: ["annotate-item", studyId, e.studyItemId],
+          queryFn: () => fetchJson<SheetItem>(itemUrl(e.studyItemId)),
+          staleTime: Infinity,
+        });
     }
     // itemUrl is derived from studyId, already a dependency.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -223,14 +228,21 @@ export function RatingView({
   }, []);
 
   const state = states[id];
-  const saveLine =
-    closed ? "This study is closed: ratings are read only."
-    : state?.kind === "saving" ? "Saving…"
-    : state?.kind === "pending" ? "Unsaved changes (saving shortly)…"
-    : state?.kind === "error" ? state.message
-    : state?.kind === "incomplete" ? (draft.score === null ? "Choose a score to save." : "Add a rationale to save.")
-    : entry.score !== null ? "Saved."
-    : "Not rated yet.";
+  const saveLine = closed
+    ? "This study is closed: ratings are read only."
+    : state?.kind === "saving"
+      ? "Saving…"
+      : state?.kind === "pending"
+        ? "Unsaved changes (saving shortly)…"
+        : state?.kind === "error"
+          ? state.message
+          : state?.kind === "incomplete"
+            ? draft.score === null
+              ? "Choose a score to save."
+              : "Add a rationale to save."
+            : entry.score !== null
+              ? "Saved."
+              : "Not rated yet.";
 
   return (
     <div>
@@ -300,7 +312,10 @@ export function RatingView({
         <PaperPane item={item.data} error={item.error} />
 
         <aside aria-label="Your rating" className="lg:sticky lg:top-20 lg:self-start">
-          <div style={facetVars(entry.facet)} className="min-w-0 wrap-anywhere rounded-lg border border-l-4 border-line border-l-(--facet) bg-surface px-4 py-4 shadow-xs">
+          <div
+            style={facetVars(entry.facet)}
+            className="min-w-0 wrap-anywhere rounded-lg border border-l-4 border-line border-l-(--facet) bg-surface px-4 py-4 shadow-xs"
+          >
             <div className="flex items-center justify-between gap-2">
               <FacetChip facet={entry.facet} />
               <span className="text-xs tabular-nums text-ink-faint">
@@ -330,7 +345,9 @@ export function RatingView({
                       on ? "border-accent bg-accent text-white" : "border-line bg-surface hover:bg-canvas"
                     }`}
                   >
-                    <span className={`mt-px inline-flex size-5 shrink-0 items-center justify-center rounded font-semibold tabular-nums ${on ? "bg-white text-ink" : "bg-canvas text-ink"}`}>
+                    <span
+                      className={`mt-px inline-flex size-5 shrink-0 items-center justify-center rounded font-semibold tabular-nums ${on ? "bg-white text-ink" : "bg-canvas text-ink"}`}
+                    >
                       {n}
                     </span>
                     <span>
@@ -384,8 +401,8 @@ export function RatingView({
             </button>
           </div>
           <p className="mt-3 text-xs leading-relaxed text-ink-faint">
-            Keys: <Kbd>1</Kbd>–<Kbd>5</Kbd> rate · type the rationale · <Kbd>Enter</Kbd> save and next · <Kbd>←</Kbd> <Kbd>→</Kbd> move ·{" "}
-            <Kbd>Esc</Kbd> leave the text box · <Kbd>Shift</Kbd>+<Kbd>Enter</Kbd> new line
+            Keys: <Kbd>1</Kbd>–<Kbd>5</Kbd> rate · type the rationale · <Kbd>Enter</Kbd> save and next · <Kbd>←</Kbd> <Kbd>→</Kbd> move · <Kbd>Esc</Kbd> leave
+            the text box · <Kbd>Shift</Kbd>+<Kbd>Enter</Kbd> new line
           </p>
         </aside>
       </div>
@@ -438,7 +455,9 @@ function PaperPane({ item, error }: { item: SheetItem | undefined; error: Error 
           <ol className="mt-2 space-y-1.5 text-sm">
             {item.evidence.map((s) => (
               <li key={s.rank} className="flex gap-2">
-                <span className="mt-px inline-flex size-5 shrink-0 items-center justify-center rounded bg-[#fff1b8] text-xs font-semibold text-ink">{s.rank}</span>
+                <span className="mt-px inline-flex size-5 shrink-0 items-center justify-center rounded bg-[#fff1b8] text-xs font-semibold text-ink">
+                  {s.rank}
+                </span>
                 <span className="text-ink-muted">
                   {s.text}
                   {s.score !== null && <span className="ml-1 tabular-nums text-ink-faint">(cosine {s.score.toFixed(2)})</span>}

@@ -15,7 +15,11 @@ export function StudyStatusToggle({ studyId, status }: { studyId: number; status
     setPending(true);
     setError(null);
     try {
-      await fetchJson(`/api/admin/studies/${studyId}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ status: next }) });
+      await fetchJson(`/api/admin/studies/${studyId}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ status: next }),
+      });
       router.refresh();
     } catch (err) {
       setError(err instanceof ApiError ? err.message : "Could not change the status.");

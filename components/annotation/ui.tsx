@@ -99,7 +99,14 @@ export function Card({ title, children, className = "", testId }: { title?: Reac
 export function ProgressBar({ value, total, label }: { value: number; total: number; label: string }) {
   const pct = total > 0 ? Math.round((value / total) * 100) : 0;
   return (
-    <div className="h-1.5 w-full overflow-hidden rounded-full bg-line" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={total} aria-valuenow={value}>
+    <div
+      className="h-1.5 w-full overflow-hidden rounded-full bg-line"
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={total}
+      aria-valuenow={value}
+    >
       <div className="h-full rounded-full bg-ink-muted" style={{ width: `${pct}%` }} />
     </div>
   );

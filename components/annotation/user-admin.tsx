@@ -99,7 +99,10 @@ export function UserAdmin({ users, selfId }: { users: UserView[]; selfId: number
           <p>{notice.text}</p>
           {notice.password && (
             <p className="mt-1">
-              Password for {notice.email}: <code className="rounded bg-canvas px-1.5 py-0.5 font-mono" data-testid="generated-password">{notice.password}</code>{" "}
+              Password for {notice.email}:{" "}
+              <code className="rounded bg-canvas px-1.5 py-0.5 font-mono" data-testid="generated-password">
+                {notice.password}
+              </code>{" "}
               <span className="text-ink-muted">(shown once)</span>
             </p>
           )}
@@ -131,7 +134,12 @@ export function UserAdmin({ users, selfId }: { users: UserView[]; selfId: number
                 <td className={`px-4 py-2.5 ${u.disabled ? "text-danger" : "text-ink-muted"}`}>{u.disabled ? "disabled" : "active"}</td>
                 <td className="px-4 py-2 text-right">
                   <div className="flex justify-end gap-2">
-                    <button type="button" disabled={pending} className={buttonClass} onClick={() => update(u, { resetPassword: true }, `New password for ${u.email}.`)}>
+                    <button
+                      type="button"
+                      disabled={pending}
+                      className={buttonClass}
+                      onClick={() => update(u, { resetPassword: true }, `New password for ${u.email}.`)}
+                    >
                       Reset password
                     </button>
                     {u.id !== selfId && (

@@ -62,9 +62,8 @@ function DemoIndex({ onPick }: { onPick: (id: string) => void }) {
       <p className="text-sm font-medium uppercase tracking-[0.08em] text-ink-faint">Demo · facet attribution</p>
       <h1 className="mt-2 text-4xl font-semibold leading-tight tracking-tight text-balance">Different facets surface different papers</h1>
       <p className="mt-4 max-w-3xl text-xl leading-relaxed text-ink-muted">
-        Graft retrieves related work through each facet of a paper and keeps track of which facet found what. Pick an example and step
-        through it with <Kbd>→</Kbd> and <Kbd>←</Kbd>: the query&apos;s facets, each facet&apos;s own list, the fused ranking with its
-        provenance, and the typed graph.
+        Graft retrieves related work through each facet of a paper and keeps track of which facet found what. Pick an example and step through it with{" "}
+        <Kbd>→</Kbd> and <Kbd>←</Kbd>: the query&apos;s facets, each facet&apos;s own list, the fused ranking with its provenance, and the typed graph.
       </p>
       <ul className="mt-10 grid gap-4 md:grid-cols-2" data-testid="demo-examples">
         {DEMO.examples.map((e, i) => (
@@ -90,7 +89,8 @@ function DemoIndex({ onPick }: { onPick: (id: string) => void }) {
         ))}
       </ul>
       <p className="mt-8 max-w-3xl text-sm leading-relaxed text-ink-faint">
-        How these were chosen: {DEMO.picked.how} ({DEMO.picked.eligible} of {DEMO.picked.scanned} papers qualified; <code className="font-mono">{DEMO.picked.command}</code>)
+        How these were chosen: {DEMO.picked.how} ({DEMO.picked.eligible} of {DEMO.picked.scanned} papers qualified;{" "}
+        <code className="font-mono">{DEMO.picked.command}</code>)
       </p>
     </div>
   );
@@ -104,7 +104,13 @@ function Presentation({ example, step, onStep, onExit }: { example: DemoExample;
   const heading = useRef<HTMLHeadingElement>(null);
   const related = useQuery({
     queryKey: ["demo", example.paperId],
-    queryFn: ({ signal }) => fetchRelatedPreferGraft({ kind: "paper", corpus: DEMO.corpus, paperId: example.paperId }, { k: K, fusion: "graph-rrf", facets: [...FACETS] }, undefined, signal),
+    queryFn: ({ signal }) =>
+      fetchRelatedPreferGraft(
+        { kind: "paper", corpus: DEMO.corpus, paperId: example.paperId },
+        { k: K, fusion: "graph-rrf", facets: [...FACETS] },
+        undefined,
+        signal,
+      ),
     staleTime: Infinity,
     retry: false,
   });
@@ -219,7 +225,12 @@ function QueryFacets({ result }: { result: RelatedResult }) {
   return (
     <div className="grid gap-4 md:grid-cols-2" data-testid="demo-facets">
       {FACETS.map((f) => (
-        <section key={f} style={facetVars(f)} className="rounded-xl border border-line border-l-8 border-l-(--facet) bg-surface p-6 shadow-xs" aria-label={FACET_STYLES[f].label}>
+        <section
+          key={f}
+          style={facetVars(f)}
+          className="rounded-xl border border-line border-l-8 border-l-(--facet) bg-surface p-6 shadow-xs"
+          aria-label={FACET_STYLES[f].label}
+        >
           <h2 className="flex items-center gap-3 text-2xl font-semibold text-(--facet-ink)">
             <FacetLetter facet={f} size="md" />
             {FACET_STYLES[f].label}
@@ -243,8 +254,8 @@ function PerFacet({ result }: { result: RelatedResult }) {
   return (
     <div>
       <p className="mb-5 max-w-4xl text-xl leading-relaxed text-ink-muted">
-        Each facet&apos;s items are matched against the corpus separately. Their top-{K} lists overlap little: {Math.round(d.spread * 100)}% of the
-        pairwise overlap is missing. Papers marked <em>only this facet</em> appear in no other facet&apos;s list.
+        Each facet&apos;s items are matched against the corpus separately. Their top-{K} lists overlap little: {Math.round(d.spread * 100)}% of the pairwise
+        overlap is missing. Papers marked <em>only this facet</em> appear in no other facet&apos;s list.
       </p>
       <PerFacetView result={result} limit={6} large />
     </div>
@@ -287,15 +298,20 @@ function Fused({ result }: { result: RelatedResult }) {
 
 function GraphStep({ result }: { result: RelatedResult }) {
   const expand = useMemo(
-    () => (paperId: string) => fetchRelated({ kind: "paper", corpus: result.corpus, paperId }, { k: K, retriever: result.retriever, fusion: "graph-rrf", facets: [...FACETS] }, () => {}),
+    () => (paperId: string) =>
+      fetchRelated(
+        { kind: "paper", corpus: result.corpus, paperId },
+        { k: K, retriever: result.retriever, fusion: "graph-rrf", facets: [...FACETS] },
+        () => {},
+      ),
     [result.corpus, result.retriever],
   );
   return (
     <div>
       <RelatedGraph result={result} expand={expand} height={620} large name={result.query.title} />
       <p className="mt-4 text-lg text-ink-muted">
-        Edges take the colour of the facet that links two papers and grow with its weight; each paper is a pie of its facets. Double-click a
-        paper to grow the graph, or{" "}
+        Edges take the colour of the facet that links two papers and grow with its weight; each paper is a pie of its facets. Double-click a paper to grow the
+        graph, or{" "}
         {result.query.externalId && (
           <Link href={exploreHref(result.corpus, result.query.externalId)} className="font-medium text-ink underline underline-offset-4">
             open this query in the explorer

@@ -47,7 +47,11 @@ export function RecallTable({ rows, cutoffs, caption }: { rows: readonly RecallR
                     {r.status === "ok" ? (
                       <>
                         <span className="text-ink">{f3(r[c])}</span>
-                        {ci && <span className="block whitespace-nowrap text-xs text-ink-faint">[{f3(ci[0])}, {f3(ci[1])}]</span>}
+                        {ci && (
+                          <span className="block whitespace-nowrap text-xs text-ink-faint">
+                            [{f3(ci[0])}, {f3(ci[1])}]
+                          </span>
+                        )}
                       </>
                     ) : (
                       <span className="text-ink-faint">–</span>

@@ -8,7 +8,23 @@ import type { UserPapersSection as Section } from "@/lib/eval/report";
 import { CsfcubeSection } from "./csfcube";
 import { UserPapersSection } from "./user-papers";
 
-const row = (method: string, r20: number, extra = {}) => ({ method, label: `${method} row`, retriever: method, fusion: "auto", appliedFusion: "rrf", status: "ok" as const, "R@5": r20 / 2, "R@10": r20 / 1.5, "R@20": r20, "R@50": r20 * 1.2, ci: { "R@20": [r20 - 0.05, r20 + 0.05] as [number, number] }, queries: 10, goldPairs: 20, latency: { meanMs: 480, p95Ms: 900 }, ...extra });
+const row = (method: string, r20: number, extra = {}) => ({
+  method,
+  label: `${method} row`,
+  retriever: method,
+  fusion: "auto",
+  appliedFusion: "rrf",
+  status: "ok" as const,
+  "R@5": r20 / 2,
+  "R@10": r20 / 1.5,
+  "R@20": r20,
+  "R@50": r20 * 1.2,
+  ci: { "R@20": [r20 - 0.05, r20 + 0.05] as [number, number] },
+  queries: 10,
+  goldPairs: 20,
+  latency: { meanMs: 480, p95Ms: 900 },
+  ...extra,
+});
 
 const section: Section = {
   corpus: "acl-citegraph",
@@ -24,7 +40,14 @@ const section: Section = {
       gold: "the corpus papers each query paper cites",
       queries: 212,
       goldPairs: 424,
-      sources: { llm: [row("hybrid", 0.557, { ratio: { value: 2.02, ci: [1.8, 2.3] } }), row("hybrid-with-generative", 0.55, { change: { from: "hybrid", value: -0.0126, ci: [-0.03, 0.01] } }), row("bm25", 0.276)], offline: [row("hybrid", 0.526)] },
+      sources: {
+        llm: [
+          row("hybrid", 0.557, { ratio: { value: 2.02, ci: [1.8, 2.3] } }),
+          row("hybrid-with-generative", 0.55, { change: { from: "hybrid", value: -0.0126, ci: [-0.03, 0.01] } }),
+          row("bm25", 0.276),
+        ],
+        offline: [row("hybrid", 0.526)],
+      },
     },
     {
       id: "unseen",
@@ -33,7 +56,12 @@ const section: Section = {
       queries: 539,
       goldPairs: 3879,
       tuning: { queries: 425, goldPairs: 3000 },
-      sources: { llm: [row("hybrid", 0.538, { tuning: { "R@20": 0.519, ci: [0.5, 0.54], queries: 425 } }), { method: "graft", label: "Graft alone", retriever: "graft", fusion: "auto", status: "not run", reason: "no model" }] },
+      sources: {
+        llm: [
+          row("hybrid", 0.538, { tuning: { "R@20": 0.519, ci: [0.5, 0.54], queries: 425 } }),
+          { method: "graft", label: "Graft alone", retriever: "graft", fusion: "auto", status: "not run", reason: "no model" },
+        ],
+      },
     },
   ],
 };
@@ -65,5 +93,8 @@ test("the CSFCube section: the fixture's table with its attribution; nothing wit
   assert.match(html, /TF-IDF \(all 50\)/);
   assert.match(html, /CC BY-NC 4\.0: test fixture text\./);
   assert.equal(renderToStaticMarkup(createElement(CsfcubeSection, { state: { status: "missing", path: "x" } })), "");
-  assert.match(renderToStaticMarkup(createElement(CsfcubeSection, { state: { status: "invalid", path: "x.json", message: "rows.0: bad" } })), /could not be read: rows\.0: bad/);
+  assert.match(
+    renderToStaticMarkup(createElement(CsfcubeSection, { state: { status: "invalid", path: "x.json", message: "rows.0: bad" } })),
+    /could not be read: rows\.0: bad/,
+  );
 });

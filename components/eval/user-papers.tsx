@@ -15,7 +15,11 @@ import {
 const f3 = (x: number | undefined): string => (x === undefined ? "–" : x.toFixed(3));
 
 function Interval({ ci }: { ci?: [number, number] }) {
-  return ci ? <span className="block whitespace-nowrap text-xs text-ink-faint">[{f3(ci[0])}, {f3(ci[1])}]</span> : null;
+  return ci ? (
+    <span className="block whitespace-nowrap text-xs text-ink-faint">
+      [{f3(ci[0])}, {f3(ci[1])}]
+    </span>
+  ) : null;
 }
 
 /** "2.02×" with its interval below. */
@@ -77,7 +81,9 @@ function SourceTable({ rows, caption, withTuning }: { rows: readonly UserPaperRo
                 <th scope="row" className="px-3 py-2 text-left font-normal">
                   <span className="text-ink">{r.label}</span>
                   {ok && r.appliedFusion && <span className="mt-0.5 block text-xs text-ink-faint">fusion run: {r.appliedFusion}</span>}
-                  {ok && r.failed ? <span className="mt-0.5 block text-xs text-ink-faint">{r.failed} queries answered with an error (counted as nothing found)</span> : null}
+                  {ok && r.failed ? (
+                    <span className="mt-0.5 block text-xs text-ink-faint">{r.failed} queries answered with an error (counted as nothing found)</span>
+                  ) : null}
                   {!ok && (
                     <span className="mt-0.5 block text-xs text-ink-faint">
                       <span className="rounded bg-canvas px-1.5 py-0.5 font-medium text-ink-muted">{r.status}</span> {r.reason}
@@ -96,7 +102,9 @@ function SourceTable({ rows, caption, withTuning }: { rows: readonly UserPaperRo
                     )}
                   </td>
                 ))}
-                <td className="px-3 py-2 text-right tabular-nums">{ok ? r.method === "bm25" ? <span className="text-ink-faint">baseline</span> : <Paired text={formatRatio(r.ratio)} /> : "–"}</td>
+                <td className="px-3 py-2 text-right tabular-nums">
+                  {ok ? r.method === "bm25" ? <span className="text-ink-faint">baseline</span> : <Paired text={formatRatio(r.ratio)} /> : "–"}
+                </td>
                 <td className="px-3 py-2 text-right tabular-nums">{ok ? <Paired text={formatChange(r.change)} /> : ""}</td>
                 {withTuning && (
                   <td className="px-3 py-2 text-right tabular-nums text-ink-muted">

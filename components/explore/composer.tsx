@@ -41,7 +41,16 @@ export function Composer(props: ComposerProps) {
 
   function onTabKey(e: KeyboardEvent<HTMLButtonElement>) {
     const i = TABS.findIndex((t) => t.id === tab);
-    const next = e.key === "ArrowRight" ? (i + 1) % TABS.length : e.key === "ArrowLeft" ? (i - 1 + TABS.length) % TABS.length : e.key === "Home" ? 0 : e.key === "End" ? TABS.length - 1 : -1;
+    const next =
+      e.key === "ArrowRight"
+        ? (i + 1) % TABS.length
+        : e.key === "ArrowLeft"
+          ? (i - 1 + TABS.length) % TABS.length
+          : e.key === "Home"
+            ? 0
+            : e.key === "End"
+              ? TABS.length - 1
+              : -1;
     if (next < 0) return;
     e.preventDefault();
     setTab(TABS[next].id);
@@ -149,7 +158,9 @@ function TextPanel({ busy, onText }: ComposerProps) {
           }
         }}
         rows={7}
-        placeholder={"Paste a title on the first line, then the abstract (or a whole draft).\n\nGraft extracts its problems, methods, results and contributions and finds papers related through each."}
+        placeholder={
+          "Paste a title on the first line, then the abstract (or a whole draft).\n\nGraft extracts its problems, methods, results and contributions and finds papers related through each."
+        }
         className="mt-1.5 w-full resize-y rounded-md border border-line-strong bg-surface px-3 py-2.5 text-[0.9375rem] leading-relaxed text-ink shadow-xs placeholder:text-ink-faint hover:border-ink-faint"
         aria-describedby={`${id}-hint`}
       />
@@ -235,8 +246,7 @@ function CorpusPanel({ corpus, busy, onPaper }: ComposerProps) {
   }, [q]);
   const search = useQuery({
     queryKey: ["paper-search", corpus, debounced],
-    queryFn: ({ signal }) =>
-      fetchJson<PaperList>(`/api/papers?${new URLSearchParams({ corpus, q: debounced, pageSize: "6" })}`, { signal }),
+    queryFn: ({ signal }) => fetchJson<PaperList>(`/api/papers?${new URLSearchParams({ corpus, q: debounced, pageSize: "6" })}`, { signal }),
     enabled: debounced.length >= 2,
   });
   return (
@@ -258,15 +268,15 @@ function CorpusPanel({ corpus, busy, onPaper }: ComposerProps) {
         />
       </div>
       <div id={`${id}-status`} className="mt-2 min-h-5 text-xs text-ink-faint" aria-live="polite">
-        {debounced.length < 2
-          ? "Type at least two letters of a title."
-          : search.isFetching
-            ? <Spinner label="Searching" />
-            : search.error
-              ? `Search failed: ${search.error.message}`
-              : search.data
-                ? `${search.data.total} ${search.data.total === 1 ? "paper matches" : "papers match"}${search.data.total > search.data.items.length ? `; showing ${search.data.items.length}` : ""}.`
-                : null}
+        {debounced.length < 2 ? (
+          "Type at least two letters of a title."
+        ) : search.isFetching ? (
+          <Spinner label="Searching" />
+        ) : search.error ? (
+          `Search failed: ${search.error.message}`
+        ) : search.data ? (
+          `${search.data.total} ${search.data.total === 1 ? "paper matches" : "papers match"}${search.data.total > search.data.items.length ? `; showing ${search.data.items.length}` : ""}.`
+        ) : null}
       </div>
       {search.data && search.data.items.length > 0 && (
         <ul className="mt-1 divide-y divide-line rounded-md border border-line" aria-label="Matching papers">

@@ -43,7 +43,10 @@ export const MAX_EXPLORER_SEEDS = 20;
 
 /** Seed ids from ?seeds=A,B,C: trimmed, deduplicated, at most MAX_EXPLORER_SEEDS. */
 export function readSeeds(v: string | null): string[] {
-  const ids = (v ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const ids = (v ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return [...new Set(ids)].slice(0, MAX_EXPLORER_SEEDS);
 }
 

@@ -19,10 +19,15 @@ describe("explorer URL state", () => {
   });
 
   test("round-trips every option, facets in canonical order", () => {
-    const sp = new URLSearchParams("paper=P19-1&retriever=bm25&fusion=rrf&k=50&facets=results,problems&yearFrom=2015&yearTo=2019&venue=ACL&sort=year&view=graph");
+    const sp = new URLSearchParams(
+      "paper=P19-1&retriever=bm25&fusion=rrf&k=50&facets=results,problems&yearFrom=2015&yearTo=2019&venue=ACL&sort=year&view=graph",
+    );
     const p = readParams(sp);
     assert.deepEqual(p.facets, ["problems", "results"]);
-    assert.equal(writeParams(p).toString(), "paper=P19-1&retriever=bm25&fusion=rrf&k=50&facets=problems%2Cresults&yearFrom=2015&yearTo=2019&venue=ACL&sort=year&view=graph");
+    assert.equal(
+      writeParams(p).toString(),
+      "paper=P19-1&retriever=bm25&fusion=rrf&k=50&facets=problems%2Cresults&yearFrom=2015&yearTo=2019&venue=ACL&sort=year&view=graph",
+    );
   });
 
   test("malformed values fall back instead of breaking the page", () => {
@@ -50,7 +55,15 @@ describe("related-papers client", () => {
   test("JSON bodies for paper ids and text, with the options at the top level", async () => {
     const init = requestInit({ kind: "paper", corpus: "c", paperId: "P1" }, options);
     assert.equal(init.method, "POST");
-    assert.deepEqual(JSON.parse(init.body as string), { corpus: "c", paperId: "P1", k: 10, retriever: "dense-graph", fusion: "graph-rrf", facets: ["methods"], yearFrom: 2018 });
+    assert.deepEqual(JSON.parse(init.body as string), {
+      corpus: "c",
+      paperId: "P1",
+      k: 10,
+      retriever: "dense-graph",
+      fusion: "graph-rrf",
+      facets: ["methods"],
+      yearFrom: 2018,
+    });
     const text = requestInit({ kind: "text", corpus: "c", text: "hello" }, { ...options, venue: "ACL" });
     assert.equal(JSON.parse(text.body as string).text, "hello");
     assert.equal(JSON.parse(text.body as string).venue, "ACL");
@@ -84,7 +97,15 @@ describe("related-papers client", () => {
 
   test("several seeds: one JSON body with the seeds and the options", () => {
     const init = seedsRequestInit("c", ["A", "B"], { k: 20, retriever: "hybrid", fusion: "auto", facets: ["methods"], yearFrom: 2015 });
-    assert.deepEqual(JSON.parse(init.body as string), { corpus: "c", seeds: ["A", "B"], k: 20, retriever: "hybrid", fusion: "auto", facets: ["methods"], yearFrom: 2015 });
+    assert.deepEqual(JSON.parse(init.body as string), {
+      corpus: "c",
+      seeds: ["A", "B"],
+      k: 20,
+      retriever: "hybrid",
+      fusion: "auto",
+      facets: ["methods"],
+      yearFrom: 2015,
+    });
   });
 });
 

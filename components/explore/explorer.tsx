@@ -197,7 +197,11 @@ export function Explorer() {
 
         <section aria-label="Results" className="min-w-0" aria-busy={running}>
           {graftUnavailable && params.retriever === "graft" && (
-            <div role="status" className="mb-4 flex gap-3 rounded-lg border border-line-strong bg-surface px-4 py-3 text-sm shadow-xs" data-testid="graft-fallback">
+            <div
+              role="status"
+              className="mb-4 flex gap-3 rounded-lg border border-line-strong bg-surface px-4 py-3 text-sm shadow-xs"
+              data-testid="graft-fallback"
+            >
               <Icon name="info" className="mt-0.5 size-4 shrink-0 text-ink-muted" />
               <p>
                 <span className="font-semibold">Graft&apos;s generative retriever is not trained for this corpus yet</span>, so these results come from the
@@ -212,7 +216,9 @@ export function Explorer() {
             </div>
           )}
 
-          {showError && <QueryErrorPanel error={err} input={input} onRetry={() => related.refetch()} onReset={reset} onRetriever={(r) => setParams({ retriever: r })} />}
+          {showError && (
+            <QueryErrorPanel error={err} input={input} onRetry={() => related.refetch()} onReset={reset} onRetriever={(r) => setParams({ retriever: r })} />
+          )}
 
           {result && !showError && (
             <Results
@@ -246,8 +252,8 @@ function StartPage(props: { corpus: string; busy: boolean; onText: (t: string) =
               Find related papers, and see <em className="font-serif font-medium">why</em> each one is related
             </h1>
             <p className="mt-3 max-w-2xl text-[0.9375rem] leading-relaxed text-ink-muted">
-              Graft reads a paper as four facets: the problems it tackles, its methods, its results and its contributions. It retrieves
-              through each facet separately and tells you which facets surfaced every paper, with the matching sentences side by side.
+              Graft reads a paper as four facets: the problems it tackles, its methods, its results and its contributions. It retrieves through each facet
+              separately and tells you which facets surfaced every paper, with the matching sentences side by side.
             </p>
             <div className="mt-6">
               <Composer corpus={props.corpus} busy={props.busy} onText={props.onText} onFile={props.onFile} onPaper={props.onPaper} />
@@ -264,8 +270,8 @@ function StartPage(props: { corpus: string; busy: boolean; onText: (t: string) =
               </div>
             ))}
             <p className="border-t border-line pt-4 text-xs leading-relaxed text-ink-faint">
-              Each related paper carries chips like <FacetChipSample facet="methods" rank={2} />: it was found through its methods, the 2nd paper
-              the methods facet found.
+              Each related paper carries chips like <FacetChipSample facet="methods" rank={2} />: it was found through its methods, the 2nd paper the methods
+              facet found.
             </p>
           </aside>
         </div>
@@ -277,7 +283,10 @@ function StartPage(props: { corpus: string; busy: boolean; onText: (t: string) =
 
 function FacetChipSample({ facet, rank }: { facet: Facet; rank: number }) {
   return (
-    <span style={facetVars(facet)} className="inline-flex items-center gap-1 rounded border border-(--facet)/40 bg-(--facet-tint) px-1 text-[0.6875rem] font-medium text-(--facet-ink)">
+    <span
+      style={facetVars(facet)}
+      className="inline-flex items-center gap-1 rounded border border-(--facet)/40 bg-(--facet-tint) px-1 text-[0.6875rem] font-medium text-(--facet-ink)"
+    >
       {FACET_STYLES[facet].letter} #{rank}
     </span>
   );
@@ -371,7 +380,11 @@ function QueryHeader({ input, result }: { input: QueryInput; result: RelatedResu
           </summary>
           <div className="mt-3 grid gap-2.5 md:grid-cols-2 xl:grid-cols-4" data-testid="query-facets">
             {FACETS.map((f) => (
-              <div key={f} style={facetVars(f)} className="min-w-0 wrap-anywhere rounded-md border border-line border-l-4 border-l-(--facet) bg-surface px-3 py-2">
+              <div
+                key={f}
+                style={facetVars(f)}
+                className="min-w-0 wrap-anywhere rounded-md border border-line border-l-4 border-l-(--facet) bg-surface px-3 py-2"
+              >
                 <p className="flex items-center gap-1.5 text-xs font-semibold text-(--facet-ink)">
                   <FacetLetter facet={f} />
                   {FACET_STYLES[f].label}
@@ -441,7 +454,8 @@ function Results({
           {marks.size > 0 && (
             <span data-testid="library-results-note">
               {" "}
-              · {hiddenCount > 0 ? `${hiddenCount} in your library hidden` : `${[...marks.keys()].filter((id) => resultIds.includes(id)).length} in your library`}
+              ·{" "}
+              {hiddenCount > 0 ? `${hiddenCount} in your library hidden` : `${[...marks.keys()].filter((id) => resultIds.includes(id)).length} in your library`}
             </span>
           )}
         </p>
@@ -452,10 +466,43 @@ function Results({
             value={params.view}
             onChange={(view) => setParams({ view })}
             options={[
-              { value: "list", label: <><Icon name="list" className="size-3.5" /> Ranked</>, testId: "view-list" },
-              { value: "facets", label: <><Icon name="columns" className="size-3.5" /> By facet</>, testId: "view-facets" },
-              { value: "graph", label: <><Icon name="graph" className="size-3.5" /> Graph</>, testId: "view-graph" },
-              { value: "lineage", label: <><Icon name="bookmark" className="size-3.5" /> Prior &amp; derivative</>, title: "Corpus papers these results cite most, and papers citing most of them", testId: "view-lineage" },
+              {
+                value: "list",
+                label: (
+                  <>
+                    <Icon name="list" className="size-3.5" /> Ranked
+                  </>
+                ),
+                testId: "view-list",
+              },
+              {
+                value: "facets",
+                label: (
+                  <>
+                    <Icon name="columns" className="size-3.5" /> By facet
+                  </>
+                ),
+                testId: "view-facets",
+              },
+              {
+                value: "graph",
+                label: (
+                  <>
+                    <Icon name="graph" className="size-3.5" /> Graph
+                  </>
+                ),
+                testId: "view-graph",
+              },
+              {
+                value: "lineage",
+                label: (
+                  <>
+                    <Icon name="bookmark" className="size-3.5" /> Prior &amp; derivative
+                  </>
+                ),
+                title: "Corpus papers these results cite most, and papers citing most of them",
+                testId: "view-lineage",
+              },
             ]}
           />
           {params.view === "list" && (
@@ -471,7 +518,12 @@ function Results({
               </select>
             </label>
           )}
-          <ExportMenu records={() => sorted.map((r) => toRecord(result.corpus, r, r.fusedRank))} name={name} context={() => exportContext(result)} disabled={sorted.length === 0} />
+          <ExportMenu
+            records={() => sorted.map((r) => toRecord(result.corpus, r, r.fusedRank))}
+            name={name}
+            context={() => exportContext(result)}
+            disabled={sorted.length === 0}
+          />
         </div>
       </div>
       <FusionExplainer fusion={result.fusion} note={result.fusionNote} className="mb-3 max-w-3xl" />
@@ -524,7 +576,20 @@ function ResultsSkeleton() {
   );
 }
 
-const INPUT_PROBLEMS = new Set<string>(["no_facets", "empty", "too_short", "too_many_pages", "not_pdf", "encrypted", "corrupt", "no_text", "invalid_json", "invalid_record", "too_large", "unsupported_media_type"]);
+const INPUT_PROBLEMS = new Set<string>([
+  "no_facets",
+  "empty",
+  "too_short",
+  "too_many_pages",
+  "not_pdf",
+  "encrypted",
+  "corrupt",
+  "no_text",
+  "invalid_json",
+  "invalid_record",
+  "too_large",
+  "unsupported_media_type",
+]);
 
 function QueryErrorPanel({
   error,

@@ -19,11 +19,20 @@ export const RETRIEVER_LABELS: Record<RetrieverName, { label: string; hint: stri
     label: "Graft",
     hint: "A trained model writes out the identifiers of related papers for each facet item (graph-distilled generative retrieval); for a paper outside the corpus, those papers and its closest facet matches start a walk of the facet graph.",
   },
-  "dense-graph": { label: "Dense graph", hint: "Finds papers whose facet items mean the same thing, then follows links in the facet graph (the model's teacher)." },
+  "dense-graph": {
+    label: "Dense graph",
+    hint: "Finds papers whose facet items mean the same thing, then follows links in the facet graph (the model's teacher).",
+  },
   bm25: { label: "BM25", hint: "Matches the words of each facet item against titles and abstracts: a keyword baseline for comparison." },
 };
 
-export const FUSION_LABELS: Record<FusionName, string> = { auto: "Auto", "graph-rrf": "Graph-RRF", "corroboration-rrf": "corroboration RRF", rrf: "RRF", "lm-score": "LM score" };
+export const FUSION_LABELS: Record<FusionName, string> = {
+  auto: "Auto",
+  "graph-rrf": "Graph-RRF",
+  "corroboration-rrf": "corroboration RRF",
+  rrf: "RRF",
+  "lm-score": "LM score",
+};
 
 /**
  * The explorer's controls: retriever (for comparison), fusion, facets, year range, venue and k.
@@ -93,7 +102,14 @@ export function FiltersPanel({
                 params.fusion === f ? "border-ink bg-surface font-semibold" : "border-line-strong bg-surface text-ink-muted hover:text-ink"
               }`}
             >
-              <input type="radio" name="fusion" value={f} checked={params.fusion === f} onChange={() => onChange({ fusion: f })} className={overlayInputClass} />
+              <input
+                type="radio"
+                name="fusion"
+                value={f}
+                checked={params.fusion === f}
+                onChange={() => onChange({ fusion: f })}
+                className={overlayInputClass}
+              />
               {FUSION_LABELS[f]}
             </label>
           ))}
@@ -139,7 +155,10 @@ export function FiltersPanel({
             onChange={(e) => onChange({ yearFrom: e.target.value ? Number(e.target.value) : undefined })}
           >
             <option value="">Any</option>
-            {withValue(years.filter((y) => params.yearTo === undefined || y <= params.yearTo), params.yearFrom).map((y) => (
+            {withValue(
+              years.filter((y) => params.yearTo === undefined || y <= params.yearTo),
+              params.yearFrom,
+            ).map((y) => (
               <option key={y} value={y}>
                 {y}
               </option>
@@ -157,7 +176,10 @@ export function FiltersPanel({
             onChange={(e) => onChange({ yearTo: e.target.value ? Number(e.target.value) : undefined })}
           >
             <option value="">Any</option>
-            {withValue(years.filter((y) => params.yearFrom === undefined || y >= params.yearFrom), params.yearTo).map((y) => (
+            {withValue(
+              years.filter((y) => params.yearFrom === undefined || y >= params.yearFrom),
+              params.yearTo,
+            ).map((y) => (
               <option key={y} value={y}>
                 {y}
               </option>
@@ -192,7 +214,11 @@ export function FiltersPanel({
       </div>
 
       {filtered && (
-        <button type="button" className={quietButtonClass} onClick={() => onChange({ yearFrom: undefined, yearTo: undefined, venue: undefined, facets: [...FACETS] })}>
+        <button
+          type="button"
+          className={quietButtonClass}
+          onClick={() => onChange({ yearFrom: undefined, yearTo: undefined, venue: undefined, facets: [...FACETS] })}
+        >
           Clear filters
         </button>
       )}

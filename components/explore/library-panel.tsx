@@ -60,7 +60,9 @@ export function LibraryPanel({ marked }: { marked: number }) {
           </span>
         </p>
       ) : (
-        <p className="text-xs leading-snug text-ink-faint">Upload a BibTeX or RIS export (Zotero, Mendeley, JabRef) to mark the papers you already have. It stays in this browser.</p>
+        <p className="text-xs leading-snug text-ink-faint">
+          Upload a BibTeX or RIS export (Zotero, Mendeley, JabRef) to mark the papers you already have. It stays in this browser.
+        </p>
       )}
       <div className="mt-2 flex flex-wrap items-center gap-2">
         <label className={`${buttonClass} relative cursor-pointer has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-focus`}>
@@ -92,7 +94,10 @@ export function LibraryPanel({ marked }: { marked: number }) {
       )}
       {error && (
         <div role="alert" className="mt-3 rounded-md border border-danger/30 bg-danger-tint px-3 py-2" data-testid="library-error">
-          <p className="text-sm font-semibold text-danger">Could not read {error.file}{lib.library ? "; your library is unchanged" : ""}</p>
+          <p className="text-sm font-semibold text-danger">
+            Could not read {error.file}
+            {lib.library ? "; your library is unchanged" : ""}
+          </p>
           <pre className="mt-1 whitespace-pre-wrap wrap-anywhere font-mono text-[0.6875rem] leading-snug text-ink">{error.message}</pre>
         </div>
       )}

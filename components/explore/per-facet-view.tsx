@@ -46,13 +46,18 @@ export function PerFacetView({
             data-testid={`per-facet-${f}`}
             className="flex min-w-0 wrap-anywhere flex-col rounded-lg border border-line border-t-4 border-t-(--facet) bg-surface shadow-xs"
           >
-            <h3 id={`per-facet-${f}`} className={`flex items-center gap-2 border-b border-line px-3.5 py-2.5 font-semibold text-(--facet-ink) ${large ? "text-xl" : "text-sm"}`}>
+            <h3
+              id={`per-facet-${f}`}
+              className={`flex items-center gap-2 border-b border-line px-3.5 py-2.5 font-semibold text-(--facet-ink) ${large ? "text-xl" : "text-sm"}`}
+            >
               <FacetLetter facet={f} size="md" />
               {s.label}
               <span className="ml-auto text-xs font-normal tabular-nums text-ink-faint">{list.length}</span>
             </h3>
             {list.length === 0 ? (
-              <p className="px-3.5 py-4 text-sm text-ink-faint">{asked ? "Nothing retrieved through this facet with these filters." : `The query has no ${s.label.toLowerCase()} items.`}</p>
+              <p className="px-3.5 py-4 text-sm text-ink-faint">
+                {asked ? "Nothing retrieved through this facet with these filters." : `The query has no ${s.label.toLowerCase()} items.`}
+              </p>
             ) : (
               <ol className="divide-y divide-line/70">
                 {list.map((e) => {
@@ -79,7 +84,11 @@ export function PerFacetView({
                           {e.title}
                         </Link>
                         <p className={`mt-0.5 flex flex-wrap gap-x-2 text-ink-faint ${large ? "text-sm" : "text-[0.6875rem]"}`}>
-                          {fused !== undefined ? <span className="font-medium text-ink-muted">overall #{fused}</span> : <span>not in the overall top {result.results.length}</span>}
+                          {fused !== undefined ? (
+                            <span className="font-medium text-ink-muted">overall #{fused}</span>
+                          ) : (
+                            <span>not in the overall top {result.results.length}</span>
+                          )}
                           {only && <span className="font-medium text-(--facet-ink)">only this facet</span>}
                           {library?.marks.has(e.externalId) && <LibraryBadge match={library.marks.get(e.externalId)!} />}
                         </p>

@@ -6,9 +6,7 @@ import type { MultiSeedResult } from "@/lib/query/multi-seed";
 // RelatedError carrying the server's code and message.
 
 export type QueryInput =
-  | { kind: "paper"; corpus: string; paperId: string }
-  | { kind: "text"; corpus: string; text: string }
-  | { kind: "file"; corpus: string; file: File };
+  { kind: "paper"; corpus: string; paperId: string } | { kind: "text"; corpus: string; text: string } | { kind: "file"; corpus: string; file: File };
 
 /** The request options the API validates (one shape for client and server). */
 export type QueryOptions = RelatedOptionsShape;
@@ -134,7 +132,11 @@ export async function fetchRelatedPreferGraft(
 
 /** The request body of a several-seeds query: the corpus papers' ids and the options. */
 export function seedsRequestInit(corpus: string, seeds: string[], options: QueryOptions): RequestInit {
-  return { method: "POST", body: JSON.stringify({ corpus, seeds, ...optionFields(options) }), headers: { "content-type": "application/json", accept: "application/json" } };
+  return {
+    method: "POST",
+    body: JSON.stringify({ corpus, seeds, ...optionFields(options) }),
+    headers: { "content-type": "application/json", accept: "application/json" },
+  };
 }
 
 /** Papers related to all of `seeds` at once (POST /api/related { seeds }; no progress stream). */

@@ -46,9 +46,22 @@ export function ResultList({
   openFirst?: boolean;
 }) {
   return (
-    <ol className="divide-y divide-line overflow-hidden rounded-lg border border-line bg-surface shadow-xs" data-testid="result-list" aria-label="Related papers">
+    <ol
+      className="divide-y divide-line overflow-hidden rounded-lg border border-line bg-surface shadow-xs"
+      data-testid="result-list"
+      aria-label="Related papers"
+    >
       {results.map((r, i) => (
-        <ResultItem key={r.externalId} corpus={corpus} r={r} fusion={fusion} large={large} defaultOpen={openFirst && i === 0} mark={library?.get(r.externalId) ?? null} seeds={seeds} />
+        <ResultItem
+          key={r.externalId}
+          corpus={corpus}
+          r={r}
+          fusion={fusion}
+          large={large}
+          defaultOpen={openFirst && i === 0}
+          mark={library?.get(r.externalId) ?? null}
+          seeds={seeds}
+        />
       ))}
     </ol>
   );
@@ -169,8 +182,15 @@ export function WhyRelated({
       {facets.map((f) => {
         const s = FACET_STYLES[f.facet];
         return (
-          <section key={f.facet} style={facetVars(f.facet)} className="min-w-0 wrap-anywhere rounded-md border border-line border-l-4 border-l-(--facet) bg-canvas/50" aria-label={`Why related through ${s.label.toLowerCase()}`}>
-            <h4 className={`flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-line/70 px-3 py-1.5 font-semibold text-(--facet-ink) ${large ? "text-base" : "text-xs"}`}>
+          <section
+            key={f.facet}
+            style={facetVars(f.facet)}
+            className="min-w-0 wrap-anywhere rounded-md border border-line border-l-4 border-l-(--facet) bg-canvas/50"
+            aria-label={`Why related through ${s.label.toLowerCase()}`}
+          >
+            <h4
+              className={`flex flex-wrap items-center gap-x-2 gap-y-0.5 border-b border-line/70 px-3 py-1.5 font-semibold text-(--facet-ink) ${large ? "text-base" : "text-xs"}`}
+            >
               <FacetLetter facet={f.facet} />
               {s.label}
               <span className="font-normal text-ink-faint">
@@ -215,7 +235,8 @@ export function WhyRelated({
         </ul>
         {fusion && (
           <p>
-            The weight is {WEIGHT_MEANING[fusion]}; this paper&apos;s score adds {fusion === "lm-score" ? "the weights" : "weight / (60 + rank_f)"} over these facets.
+            The weight is {WEIGHT_MEANING[fusion]}; this paper&apos;s score adds {fusion === "lm-score" ? "the weights" : "weight / (60 + rank_f)"} over these
+            facets.
           </p>
         )}
       </Explained>

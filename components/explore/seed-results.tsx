@@ -48,7 +48,12 @@ export function SeedResults({
         </button>
       </div>
     );
-  if (!data) return <p className="text-sm text-ink-muted" role="status">Querying {seeds.length} seeds…</p>;
+  if (!data)
+    return (
+      <p className="text-sm text-ink-muted" role="status">
+        Querying {seeds.length} seeds…
+      </p>
+    );
   return (
     <div className={`transition-opacity ${q.isFetching ? "opacity-60" : ""}`} data-testid="seed-results">
       <p className="pb-3 text-sm text-ink-muted" data-testid="results-summary">
@@ -56,7 +61,11 @@ export function SeedResults({
         <span className="tabular-nums">{Math.round(data.timings.totalMs)} ms</span>
       </p>
       <SeedLegend seeds={data.seeds} />
-      <ol className="mt-3 divide-y divide-line overflow-hidden rounded-lg border border-line bg-surface shadow-xs" data-testid="result-list" aria-label="Related papers">
+      <ol
+        className="mt-3 divide-y divide-line overflow-hidden rounded-lg border border-line bg-surface shadow-xs"
+        data-testid="result-list"
+        aria-label="Related papers"
+      >
         {data.results.map((r, i) => (
           <SeedResultItem key={r.externalId} corpus={corpus} r={r} rank={i + 1} seeds={data.seeds} actions={actions} />
         ))}
@@ -88,7 +97,11 @@ function SeedResultItem({ corpus, r, rank, seeds, actions }: { corpus: string; r
           {rank}
         </span>
         <div className="min-w-0 flex-1">
-          <Link href={paperHref(corpus, r.externalId)} className="text-[0.9375rem] font-medium leading-snug text-ink underline-offset-[3px] hover:underline" data-testid="result-title">
+          <Link
+            href={paperHref(corpus, r.externalId)}
+            className="text-[0.9375rem] font-medium leading-snug text-ink underline-offset-[3px] hover:underline"
+            data-testid="result-title"
+          >
             {r.title}
           </Link>
           <p className="mt-0.5 truncate text-[0.8125rem] text-ink-faint">

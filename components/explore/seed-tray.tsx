@@ -54,7 +54,13 @@ export function SeedTray({
               <span className="min-w-0 flex-1 wrap-anywhere" data-testid="seed-title">
                 {titles[id] ?? id}
               </span>
-              <button type="button" className="shrink-0 rounded p-0.5 text-ink-faint hover:bg-canvas hover:text-ink" onClick={() => onRemove(id)} aria-label={`Remove seed ${i + 1}`} data-testid="seed-remove">
+              <button
+                type="button"
+                className="shrink-0 rounded p-0.5 text-ink-faint hover:bg-canvas hover:text-ink"
+                onClick={() => onRemove(id)}
+                aria-label={`Remove seed ${i + 1}`}
+                data-testid="seed-remove"
+              >
                 <Icon name="close" className="size-3.5" />
               </button>
             </li>

@@ -2,7 +2,24 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Facet } from "@/lib/corpus/types";
 import type { RelatedPaper, RelatedResult } from "@/lib/query/types";
-import { addResults, burstPositions, CENTER_ID, citationSize, edgeLength, edgeWidth, facetPie, fromResult, layoutSprings, nodeFacets, relativeWeights, ringOf, shortTitle, visibleNodes, yearColour, yearRange } from "./graph-model";
+import {
+  addResults,
+  burstPositions,
+  CENTER_ID,
+  citationSize,
+  edgeLength,
+  edgeWidth,
+  facetPie,
+  fromResult,
+  layoutSprings,
+  nodeFacets,
+  relativeWeights,
+  ringOf,
+  shortTitle,
+  visibleNodes,
+  yearColour,
+  yearRange,
+} from "./graph-model";
 
 const paper = (id: string, facets: [Facet, number, number][]): RelatedPaper => ({
   externalId: id,
@@ -149,7 +166,12 @@ describe("node size by citations, colour by year", () => {
     assert.equal(yearColour(1990, 2000, 2020), "#fde725", "clamped");
     assert.equal(yearColour(null, 2000, 2020), "#d4d4d8");
     assert.equal(yearColour(2005, 2005, 2005), "#440154");
-    const m = fromResult(result({ externalId: "Q", source: "corpus" }, [{ ...paper("A", [["methods", 1, 1]]), year: 2011 }, { ...paper("B", [["methods", 2, 1]]), year: 2019 }]));
+    const m = fromResult(
+      result({ externalId: "Q", source: "corpus" }, [
+        { ...paper("A", [["methods", 1, 1]]), year: 2011 },
+        { ...paper("B", [["methods", 2, 1]]), year: 2019 },
+      ]),
+    );
     assert.deepEqual(yearRange(m.nodes), { min: 2011, max: 2019 });
     assert.equal(yearRange([]), null);
   });

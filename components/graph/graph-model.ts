@@ -67,7 +67,16 @@ export function addResults(model: GraphModel, fromId: string, result: RelatedRes
   result.results.forEach((r, i) => {
     if (r.externalId === fromId) return;
     if (!known.has(r.externalId)) {
-      const node: GraphNode = { id: r.externalId, title: r.title, year: r.year, venue: r.venue, authors: r.authors, depth: from.depth + 1, rank: i + 1, linkable: true };
+      const node: GraphNode = {
+        id: r.externalId,
+        title: r.title,
+        year: r.year,
+        venue: r.venue,
+        authors: r.authors,
+        depth: from.depth + 1,
+        rank: i + 1,
+        linkable: true,
+      };
       known.set(node.id, node);
       nodes.push(node);
     }
@@ -224,7 +233,10 @@ export function yearColour(year: number | null, min: number, max: number): strin
   const x = t * (YEAR_STOPS.length - 1);
   const i = Math.min(YEAR_STOPS.length - 2, Math.floor(x));
   const f = x - i;
-  const hex = (k: number) => Math.round(YEAR_STOPS[i][k] + f * (YEAR_STOPS[i + 1][k] - YEAR_STOPS[i][k])).toString(16).padStart(2, "0");
+  const hex = (k: number) =>
+    Math.round(YEAR_STOPS[i][k] + f * (YEAR_STOPS[i + 1][k] - YEAR_STOPS[i][k]))
+      .toString(16)
+      .padStart(2, "0");
   return `#${hex(0)}${hex(1)}${hex(2)}`;
 }
 

@@ -83,7 +83,10 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
   }, [model, library]);
   const hiddenByLibrary = library?.hide ? marks : null;
   // In-corpus citation counts (node size) of every graph node; the query only when it is one.
-  const countIds = useMemo(() => (bySize ? model.nodes.filter((n) => n.depth > 0 || result.query.inGraph).map((n) => n.id) : []), [bySize, model, result.query.inGraph]);
+  const countIds = useMemo(
+    () => (bySize ? model.nodes.filter((n) => n.depth > 0 || result.query.inGraph).map((n) => n.id) : []),
+    [bySize, model, result.query.inGraph],
+  );
   const citations = useLineage(result.corpus, countIds, []);
   const counts = bySize ? citations.data?.citationCounts : undefined;
   const years = useMemo(() => yearRange(model.nodes.filter((n) => n.depth > 0)), [model]);
@@ -190,14 +193,26 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
     );
     for (const n of model.nodes) {
       const pie = facetPie(model, n.id);
-      const data = { id: n.id, label: shortTitle(n.title), ring: ringOf(n), size: nodeSize(n), p1: pie.problems, p2: pie.methods, p3: pie.results, p4: pie.contributions };
+      const data = {
+        id: n.id,
+        label: shortTitle(n.title),
+        ring: ringOf(n),
+        size: nodeSize(n),
+        p1: pie.problems,
+        p2: pie.methods,
+        p3: pie.results,
+        p4: pie.contributions,
+      };
       const el = cy.getElementById(n.id);
       if (el.nonempty()) el.data(data);
       else fresh.push({ group: "nodes", data, classes: n.depth === 0 ? "center" : n.depth > 1 ? "outer" : "" });
     }
     for (const e of model.edges) {
       if (cy.getElementById(e.id).nonempty()) continue;
-      fresh.push({ group: "edges", data: { id: e.id, source: e.source, target: e.target, color: FACET_STYLES[e.facet].color, weight: e.weight, facet: e.facet } });
+      fresh.push({
+        group: "edges",
+        data: { id: e.id, source: e.source, target: e.target, color: FACET_STYLES[e.facet].color, weight: e.weight, facet: e.facet },
+      });
     }
     const first = cy.nodes().empty();
     cy.batch(() => {
@@ -260,7 +275,10 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
         const node = nodeById.get(n.id());
         if (!node || node.depth === 0) return;
         const count = counts?.[node.id];
-        n.data({ csize: count === undefined ? nodeSize(node) : citationSize(count, max), ycolor: years ? yearColour(node.year, years.min, years.max) : "#d4d4d8" });
+        n.data({
+          csize: count === undefined ? nodeSize(node) : citationSize(count, max),
+          ycolor: years ? yearColour(node.year, years.min, years.max) : "#d4d4d8",
+        });
         n.toggleClass("by-citations", count !== undefined);
         n.toggleClass("by-year", byYear);
         n.toggleClass("in-library", marks.has(node.id));
@@ -368,8 +386,20 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
             </label>
           ))}
           <span className="mx-1 h-5 w-px bg-line" aria-hidden="true" />
-          <NodeToggle label="Size by citations" title="Node size: how often the corpus cites the paper" checked={bySize} onChange={setBySize} testId="graph-size-citations" />
-          <NodeToggle label="Colour by year" title="Node colour: publication year, pale (oldest) to dark (newest)" checked={byYear} onChange={setByYear} testId="graph-colour-year" />
+          <NodeToggle
+            label="Size by citations"
+            title="Node size: how often the corpus cites the paper"
+            checked={bySize}
+            onChange={setBySize}
+            testId="graph-size-citations"
+          />
+          <NodeToggle
+            label="Colour by year"
+            title="Node colour: publication year, pale (oldest) to dark (newest)"
+            checked={byYear}
+            onChange={setByYear}
+            testId="graph-colour-year"
+          />
         </fieldset>
         <div className="flex flex-wrap items-center gap-2">
           <Segmented
@@ -416,18 +446,31 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
             {marks.size > 0 && ` · ${marks.size} in your library${hiddenByLibrary ? " (hidden)" : " (ringed)"}`}
           </p>
           {(byYear || bySize) && (
-            <div className="pointer-events-none absolute right-3 bottom-2 space-y-1 rounded-md bg-surface/90 px-2 py-1 text-[0.6875rem] text-ink-muted" data-testid="graph-node-legend">
+            <div
+              className="pointer-events-none absolute right-3 bottom-2 space-y-1 rounded-md bg-surface/90 px-2 py-1 text-[0.6875rem] text-ink-muted"
+              data-testid="graph-node-legend"
+            >
               {byYear && years && (
                 <p className="flex items-center gap-1.5">
                   <span className="tabular-nums">{years.min}</span>
                   <span
                     className="inline-block h-2 w-20 rounded-sm"
-                    style={{ background: `linear-gradient(to right, ${[0, 0.25, 0.5, 0.75, 1].map((t) => yearColour(years.min + t * (years.max - years.min), years.min, years.max)).join(", ")})` }}
+                    style={{
+                      background: `linear-gradient(to right, ${[0, 0.25, 0.5, 0.75, 1].map((t) => yearColour(years.min + t * (years.max - years.min), years.min, years.max)).join(", ")})`,
+                    }}
                   />
                   <span className="tabular-nums">{years.max}</span>
                 </p>
               )}
-              {bySize && <p>{counts ? `size: cited ${Math.max(0, ...Object.values(counts))}× at most in the corpus` : citations.error ? `sizes unavailable: ${citations.error.message}` : "counting citations…"}</p>}
+              {bySize && (
+                <p>
+                  {counts
+                    ? `size: cited ${Math.max(0, ...Object.values(counts))}× at most in the corpus`
+                    : citations.error
+                      ? `sizes unavailable: ${citations.error.message}`
+                      : "counting citations…"}
+                </p>
+              )}
             </div>
           )}
           {expanding && (
@@ -436,7 +479,10 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
             </div>
           )}
         </div>
-        <aside className="flex max-h-80 w-full shrink-0 flex-col border-t border-line xl:max-h-(--graph-h) xl:w-80 xl:border-l xl:border-t-0" aria-label="Graph details">
+        <aside
+          className="flex max-h-80 w-full shrink-0 flex-col border-t border-line xl:max-h-(--graph-h) xl:w-80 xl:border-l xl:border-t-0"
+          aria-label="Graph details"
+        >
           {sel ? (
             <NodePanel
               node={sel}
@@ -466,7 +512,19 @@ function nodeSize(n: GraphNode): number {
   return Math.max(16, 34 - n.rank * 0.6);
 }
 
-function NodeToggle({ label, title, checked, onChange, testId }: { label: string; title: string; checked: boolean; onChange: (v: boolean) => void; testId: string }) {
+function NodeToggle({
+  label,
+  title,
+  checked,
+  onChange,
+  testId,
+}: {
+  label: string;
+  title: string;
+  checked: boolean;
+  onChange: (v: boolean) => void;
+  testId: string;
+}) {
   return (
     <label
       title={title}
@@ -482,7 +540,13 @@ function NodeToggle({ label, title, checked, onChange, testId }: { label: string
 
 function IconButton({ label, icon, onClick }: { label: string; icon: "plus" | "minus" | "fit"; onClick: () => void }) {
   return (
-    <button type="button" onClick={onClick} title={label} aria-label={label} className="inline-flex size-8 items-center justify-center text-ink-muted hover:bg-canvas hover:text-ink">
+    <button
+      type="button"
+      onClick={onClick}
+      title={label}
+      aria-label={label}
+      className="inline-flex size-8 items-center justify-center text-ink-muted hover:bg-canvas hover:text-ink"
+    >
       <Icon name={icon} />
     </button>
   );
@@ -497,7 +561,9 @@ function HoverCard({ node, x, y, facets }: { node: GraphNode; x: number; y: numb
     >
       <p className="text-sm font-semibold leading-snug">{node.title}</p>
       {node.depth > 0 && (
-        <p className="mt-1 truncate text-xs text-ink-faint">{[node.year, formatAuthors(node.authors, 2), node.venue ? shortVenue(node.venue) : null].filter(Boolean).join(" · ")}</p>
+        <p className="mt-1 truncate text-xs text-ink-faint">
+          {[node.year, formatAuthors(node.authors, 2), node.venue ? shortVenue(node.venue) : null].filter(Boolean).join(" · ")}
+        </p>
       )}
       {facets.length > 0 && node.depth > 0 && (
         <div className="mt-2 flex flex-wrap gap-1">
@@ -541,12 +607,16 @@ function NodePanel({
     <div className="flex min-h-0 flex-1 flex-col" data-testid="graph-node-panel">
       <div className="flex items-start justify-between gap-2 border-b border-line px-4 py-3">
         <div className="min-w-0">
-          <p className="text-[0.6875rem] font-medium uppercase tracking-[0.08em] text-ink-faint">{node.depth === 0 ? "Query" : `Selected · rank ${node.rank}`}</p>
+          <p className="text-[0.6875rem] font-medium uppercase tracking-[0.08em] text-ink-faint">
+            {node.depth === 0 ? "Query" : `Selected · rank ${node.rank}`}
+          </p>
           <h3 className={`mt-0.5 font-semibold leading-snug ${large ? "text-lg" : "text-sm"}`} data-testid="graph-node-title">
             {node.title}
           </h3>
           {node.depth > 0 && (
-            <p className="mt-1 text-xs text-ink-faint">{[node.year, formatAuthors(node.authors, 3), node.venue ? shortVenue(node.venue) : null].filter(Boolean).join(" · ")}</p>
+            <p className="mt-1 text-xs text-ink-faint">
+              {[node.year, formatAuthors(node.authors, 3), node.venue ? shortVenue(node.venue) : null].filter(Boolean).join(" · ")}
+            </p>
           )}
           {mark && (
             <p className="mt-1.5">
@@ -601,7 +671,10 @@ function NodeList({ nodes, onSelect, marks }: { nodes: GraphNode[]; onSelect: (i
     <div className="flex min-h-0 flex-1 flex-col">
       <div className="border-b border-line px-4 py-3">
         <p className="text-sm font-semibold">Papers in the graph</p>
-        <p className="mt-0.5 text-xs text-ink-faint">Select one to see its links, open it or expand its neighbourhood. A link&apos;s colour is the facet that relates two papers; the thicker, the stronger.</p>
+        <p className="mt-0.5 text-xs text-ink-faint">
+          Select one to see its links, open it or expand its neighbourhood. A link&apos;s colour is the facet that relates two papers; the thicker, the
+          stronger.
+        </p>
       </div>
       <ol className="min-h-0 flex-1 overflow-y-auto py-1" data-testid="graph-node-list">
         {sorted.map((n) => (

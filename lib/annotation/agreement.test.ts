@@ -55,9 +55,37 @@ describe("Krippendorff's alpha", () => {
   });
 
   test("undefined without variation or pairable values; perfect agreement is 1", () => {
-    assert.equal(krippendorffAlpha([[5, 5], [5, 5, 5]] as RatingMatrix, "ordinal").alpha, null);
-    assert.equal(krippendorffAlpha([[4, null], [null, 5]], "ordinal").alpha, null);
-    assert.equal(krippendorffAlpha([[4, 4], [5, 5], [3, 3]], "ordinal").alpha, 1);
+    assert.equal(
+      krippendorffAlpha(
+        [
+          [5, 5],
+          [5, 5, 5],
+        ] as RatingMatrix,
+        "ordinal",
+      ).alpha,
+      null,
+    );
+    assert.equal(
+      krippendorffAlpha(
+        [
+          [4, null],
+          [null, 5],
+        ],
+        "ordinal",
+      ).alpha,
+      null,
+    );
+    assert.equal(
+      krippendorffAlpha(
+        [
+          [4, 4],
+          [5, 5],
+          [3, 3],
+        ],
+        "ordinal",
+      ).alpha,
+      1,
+    );
   });
 
   test("bootstrap CI is seeded, reproducible and brackets the estimate", () => {
@@ -131,12 +159,7 @@ describe("summaries and raw agreement", () => {
   test("the paper's per-annotator figures follow from its reported distributions", () => {
     // Paper, Appendix "Facet Groundedness Study": distributions (5/4/3/2) 80/10/1/1, 63/23/6/0
     // and 89/3/2/2; means 4.84, 4.62, 4.86; shares ≥ 4 of 97.8%, 93.5%, 95.8%.
-    const sheet = (c5: number, c4: number, c3: number, c2: number) => [
-      ...Array(c5).fill(5),
-      ...Array(c4).fill(4),
-      ...Array(c3).fill(3),
-      ...Array(c2).fill(2),
-    ];
+    const sheet = (c5: number, c4: number, c3: number, c2: number) => [...Array(c5).fill(5), ...Array(c4).fill(4), ...Array(c3).fill(3), ...Array(c2).fill(2)];
     const expected = [
       [sheet(80, 10, 1, 1), 92, 4.84, 97.8],
       [sheet(63, 23, 6, 0), 92, 4.62, 93.5],

@@ -212,8 +212,7 @@ export function krippendorffAlpha(matrix: RatingMatrix, metric: AlphaMetric): Al
   const o = Array.from({ length: V }, () => new Float64Array(V));
   for (const vs of units) {
     const w = 1 / (vs.length - 1);
-    for (let i = 0; i < vs.length; i++)
-      for (let j = 0; j < vs.length; j++) if (i !== j) o[index.get(vs[i])!][index.get(vs[j])!] += w;
+    for (let i = 0; i < vs.length; i++) for (let j = 0; j < vs.length; j++) if (i !== j) o[index.get(vs[i])!][index.get(vs[j])!] += w;
   }
   const nc = o.map((row) => row.reduce((a, b) => a + b, 0));
   const n = nc.reduce((a, b) => a + b, 0);
@@ -260,7 +259,11 @@ function distance(metric: AlphaMetric, values: readonly number[], nc: readonly n
  * no disagreement at all, which is perfect agreement, so it counts as α = 1 instead of being
  * undefined.
  */
-export function krippendorffAlphaCi(matrix: RatingMatrix, metric: AlphaMetric, bootstrap: BootstrapSettings = {}): { alpha: number | null; ci: ConfidenceInterval | null } {
+export function krippendorffAlphaCi(
+  matrix: RatingMatrix,
+  metric: AlphaMetric,
+  bootstrap: BootstrapSettings = {},
+): { alpha: number | null; ci: ConfidenceInterval | null } {
   const { alpha } = krippendorffAlpha(matrix, metric);
   if (alpha === null) return { alpha, ci: null };
   const ci = bootstrapCi(matrix, (sample) => krippendorffAlpha(sample, metric).alpha ?? 1, bootstrap);
@@ -348,8 +351,8 @@ export function gwetAc1(matrix: RatingMatrix, categories: readonly number[], lev
 /** ln Γ(x), Lanczos approximation (g = 7, n = 9): ~15 significant digits for x > 0. */
 function logGamma(x: number): number {
   const c = [
-    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
-    -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+    9.9843695780195716e-6, 1.5056327351493116e-7,
   ];
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   x -= 1;

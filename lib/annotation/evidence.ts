@@ -90,7 +90,10 @@ export function highlightSegments(text: string, ranges: readonly EvidenceRange[]
   for (let i = 0; i + 1 < points.length; i++) {
     const [a, b] = [points[i], points[i + 1]];
     if (a === b) continue;
-    const ranks = ranges.filter((r) => r.start <= a && r.end >= b).map((r) => r.rank).sort((x, y) => x - y);
+    const ranks = ranges
+      .filter((r) => r.start <= a && r.end >= b)
+      .map((r) => r.rank)
+      .sort((x, y) => x - y);
     const prev = segments[segments.length - 1];
     if (prev && prev.ranks.join() === ranks.join()) prev.text += text.slice(a, b);
     else segments.push({ text: text.slice(a, b), ranks });

@@ -146,7 +146,19 @@ export async function studyReport(db: Db, studyId: number, resamples = REPORT_RE
 export function ratingsCsv(report: StudyReport): string {
   return toCsv(
     ["study_item_id", "item_position", "paper_id", "paper_title", "facet", "item", "core", "annotator", "score", "rationale", "updated_at"],
-    report.ratings.map((r) => [r.studyItemId, r.itemPosition, r.paperId, r.paperTitle, r.facet, r.item, r.core, r.annotator, r.score, r.rationale, r.updatedAt]),
+    report.ratings.map((r) => [
+      r.studyItemId,
+      r.itemPosition,
+      r.paperId,
+      r.paperTitle,
+      r.facet,
+      r.item,
+      r.core,
+      r.annotator,
+      r.score,
+      r.rationale,
+      r.updatedAt,
+    ]),
   );
 }
 

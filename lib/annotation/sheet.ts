@@ -21,11 +21,7 @@ export const SCALE_LABELS: Record<number, { label: string; description: string }
 
 export const ratingInput = z.object({
   score: z.number().int().min(1, "score must be 1-5").max(5, "score must be 1-5"),
-  rationale: z
-    .string()
-    .trim()
-    .min(3, "write a one-sentence rationale")
-    .max(1000, "keep the rationale to one sentence (at most 1,000 characters)"),
+  rationale: z.string().trim().min(3, "write a one-sentence rationale").max(1000, "keep the rationale to one sentence (at most 1,000 characters)"),
 });
 export type RatingInput = z.input<typeof ratingInput>;
 
@@ -79,7 +75,7 @@ export interface Sheet {
   rated: number;
 }
 
-const asFacet = (f: string): Facet => (FACETS as readonly string[]).includes(f) ? (f as Facet) : "problems";
+const asFacet = (f: string): Facet => ((FACETS as readonly string[]).includes(f) ? (f as Facet) : "problems");
 
 /** The annotator's sheet of a study, or null when they have no items in it. */
 export async function getSheet(db: Db, studyId: number, userId: number): Promise<Sheet | null> {

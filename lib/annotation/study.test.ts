@@ -45,7 +45,10 @@ describe("planStudy", () => {
     for (const i of plan.items) byPaper.set(i.paperId, [...(byPaper.get(i.paperId) ?? []), i]);
     assert.equal(byPaper.size, 50);
     for (const [paperId, items] of byPaper) {
-      assert.deepEqual(items.map((i) => i.facet), [...FACETS]);
+      assert.deepEqual(
+        items.map((i) => i.facet),
+        [...FACETS],
+      );
       assert.notEqual((paperId - 1000) % 7, 0);
       const source = pool.find((c) => c.paperId === paperId)!;
       for (const i of items) assert.ok(source.items.some((s) => s.id === i.facetItemId && s.facet === i.facet));
@@ -58,23 +61,35 @@ describe("planStudy", () => {
     // A sheet lists a paper's four items together, core papers interleaved with the rest.
     const first = plan.sheets[0].items.map((i) => plan.items[i]);
     for (let k = 0; k < first.length; k += 4) assert.equal(new Set(first.slice(k, k + 4).map((i) => i.paperId)).size, 1);
-    assert.ok(first.slice(0, 40).some((i) => !i.isCore), "core papers are not all first");
+    assert.ok(
+      first.slice(0, 40).some((i) => !i.isCore),
+      "core papers are not all first",
+    );
   });
 
   test("seeded and reproducible: same seed, same plan; another seed, another sample", () => {
     assert.deepEqual(planStudy(pool, defaults), planStudy([...pool].reverse(), defaults));
     assert.deepEqual(planStudy(pool, defaults), planStudy(pool, { ...defaults, annotatorIds: [5, 7, 3] }));
     const other = planStudy(pool, { ...defaults, seed: 43 });
-    assert.notDeepEqual(other.items.map((i) => i.facetItemId), planStudy(pool, defaults).items.map((i) => i.facetItemId));
+    assert.notDeepEqual(
+      other.items.map((i) => i.facetItemId),
+      planStudy(pool, defaults).items.map((i) => i.facetItemId),
+    );
   });
 
   test("splits, limits and option validation", () => {
     assert.deepEqual(splitSizes(40, 3), [13, 13, 14]);
     assert.deepEqual(splitSizes(5, 2), [2, 3]);
     assert.deepEqual(splitSizes(0, 2), [0, 0]);
-    assert.throws(() => planStudy(pool, { ...defaults, papers: 80 }), (e) => e instanceof StudyPlanError && /only 77 papers/.test(e.message));
+    assert.throws(
+      () => planStudy(pool, { ...defaults, papers: 80 }),
+      (e) => e instanceof StudyPlanError && /only 77 papers/.test(e.message),
+    );
     const noCore = planStudy(pool, { ...defaults, coreItems: 0, annotatorIds: [1] });
-    assert.deepEqual(noCore.sheets.map((s) => s.items.length), [200]);
+    assert.deepEqual(
+      noCore.sheets.map((s) => s.items.length),
+      [200],
+    );
     const issues = (input: object) => {
       const r = studyOptions.safeParse({ name: "s", seed: 1, annotatorIds: [1, 2], ...input });
       return r.success ? [] : r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
@@ -109,13 +124,19 @@ describe("evidence and CSV helpers", () => {
         [2, "We build a parser."],
       ],
     );
-    assert.deepEqual(highlightSegments("abcdef", [{ rank: 1, start: 1, end: 4 }, { rank: 2, start: 3, end: 5 }]), [
-      { text: "a", ranks: [] },
-      { text: "bc", ranks: [1] },
-      { text: "d", ranks: [1, 2] },
-      { text: "e", ranks: [2] },
-      { text: "f", ranks: [] },
-    ]);
+    assert.deepEqual(
+      highlightSegments("abcdef", [
+        { rank: 1, start: 1, end: 4 },
+        { rank: 2, start: 3, end: 5 },
+      ]),
+      [
+        { text: "a", ranks: [] },
+        { text: "bc", ranks: [1] },
+        { text: "d", ranks: [1, 2] },
+        { text: "e", ranks: [2] },
+        { text: "f", ranks: [] },
+      ],
+    );
     assert.deepEqual(parseEvidence("not json"), []);
     assert.deepEqual(parseEvidence("[]"), []);
   });
@@ -130,7 +151,13 @@ describe("studies in the store", { concurrency: false }, () => {
     const corpus = await t.db.corpus.create({ data: { name: "mini" } });
     for (let p = 0; p < 12; p++) {
       const paper = await t.db.paper.create({
-        data: { corpusId: corpus.id, externalId: `M${p}`, title: `Paper ${p}`, titleSearch: `paper ${p}`, abstract: `Abstract of paper ${p}. We study thing ${p}.` },
+        data: {
+          corpusId: corpus.id,
+          externalId: `M${p}`,
+          title: `Paper ${p}`,
+          titleSearch: `paper ${p}`,
+          abstract: `Abstract of paper ${p}. We study thing ${p}.`,
+        },
       });
       await t.db.facetItem.createMany({
         data: FACETS.flatMap((facet) => [0, 1].map((position) => ({ paperId: paper.id, facet, position, text: `${facet} ${position} of paper ${p}` }))),
@@ -153,9 +180,15 @@ describe("studies in the store", { concurrency: false }, () => {
     const a = (await getSheet(t.db, study.id, ann[0]))!;
     const b = (await getSheet(t.db, study.id, ann[1]))!;
     assert.equal(a.entries.length, 12);
-    assert.deepEqual(a.entries.map((e) => e.position), Array.from({ length: 12 }, (_, i) => i + 1));
+    assert.deepEqual(
+      a.entries.map((e) => e.position),
+      Array.from({ length: 12 }, (_, i) => i + 1),
+    );
     assert.equal(await getSheet(t.db, study.id, ann[2]), null, "no sheet for an unassigned annotator");
-    assert.deepEqual((await myStudies(t.db, ann[0])).map((s) => [s.name, s.total, s.rated]), [["Pilot", 12, 0]]);
+    assert.deepEqual(
+      (await myStudies(t.db, ann[0])).map((s) => [s.name, s.total, s.rated]),
+      [["Pilot", 12, 0]],
+    );
     assert.deepEqual(await myStudies(t.db, ann[2]), []);
 
     const coreIds = new Set((await t.db.studyItem.findMany({ where: { studyId: study.id, isCore: true } })).map((i) => i.id));
@@ -189,7 +222,10 @@ describe("studies in the store", { concurrency: false }, () => {
 
     await assert.rejects(createStudy(t.db, { name: "x", corpus: "mini", papers: 2, coreItems: 0, annotatorIds: [admin], seed: 1 }, admin), /not an annotator/);
     await assert.rejects(createStudy(t.db, { name: "x", corpus: "mini", papers: 13, coreItems: 0, annotatorIds: [ann[0]], seed: 1 }, admin), /only 12 papers/);
-    await assert.rejects(createStudy(t.db, { name: "x", corpus: "nope", papers: 1, coreItems: 0, annotatorIds: [ann[0]], seed: 1 }, admin), /no corpus named "nope"/);
+    await assert.rejects(
+      createStudy(t.db, { name: "x", corpus: "nope", papers: 1, coreItems: 0, annotatorIds: [ann[0]], seed: 1 }, admin),
+      /no corpus named "nope"/,
+    );
   });
 
   test("the report computes every statistic from the stored ratings and exports them", async () => {
@@ -213,20 +249,29 @@ describe("studies in the store", { concurrency: false }, () => {
     }
     const report = (await studyReport(t.db, study.id, 200))!;
     assert.equal(report.annotators.length, 3);
-    assert.deepEqual(report.annotators.map((a) => a.assigned), [16, 16, 16]);
+    assert.deepEqual(
+      report.annotators.map((a) => a.assigned),
+      [16, 16, 16],
+    );
     assert.ok(report.annotators.every((a) => a.summary.n === 16));
     assert.equal(report.pooled.items, 24);
-    assert.equal(Object.values(report.pooled.perFacet).reduce((n, g) => n + g.items, 0), 24);
+    assert.equal(
+      Object.values(report.pooled.perFacet).reduce((n, g) => n + g.items, 0),
+      24,
+    );
     assert.ok(report.pooled.shareCi && report.pooled.shareCi.lower <= report.pooled.share! && report.pooled.share! <= report.pooled.shareCi.upper);
 
     // Core: 12 items = the six score patterns twice. Exact: patterns 2 and 6 → 4/12.
     assert.equal(report.core.items, 12);
     assert.deepEqual(report.core.raw, { units: 12, exact: 4, withinOne: 12, unanimousGrounded: 8, groundedDecisionAgree: 10 });
-    assert.deepEqual(report.core.pairwise.map((p) => [p.aEmail, p.bEmail, p.units, p.exact]), [
-      ["a@x.org", "b@x.org", 12, 6],
-      ["a@x.org", "c@x.org", 12, 8],
-      ["b@x.org", "c@x.org", 12, 6],
-    ]);
+    assert.deepEqual(
+      report.core.pairwise.map((p) => [p.aEmail, p.bEmail, p.units, p.exact]),
+      [
+        ["a@x.org", "b@x.org", 12, 6],
+        ["a@x.org", "c@x.org", 12, 8],
+        ["b@x.org", "c@x.org", 12, 6],
+      ],
+    );
     assert.ok(report.core.alphaOrdinal.alpha !== null && report.core.alphaOrdinal.lower !== null);
     assert.ok(report.core.alphaOrdinal.lower! <= report.core.alphaOrdinal.alpha! && report.core.alphaOrdinal.alpha! <= report.core.alphaOrdinal.upper!);
     assert.ok(report.core.alphaBinary !== null);

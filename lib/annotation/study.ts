@@ -27,12 +27,17 @@ export const studyOptions = z
       .default(40)
       .refine((n) => n % ITEMS_PER_PAPER === 0, `the core is made of whole papers, so it must be a multiple of ${ITEMS_PER_PAPER} items`),
     annotatorIds: z.array(z.coerce.number().int().positive()).min(1, "choose at least one annotator"),
-    seed: z.coerce.number().int().min(0).max(2 ** 31 - 1),
+    seed: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1),
   })
   .superRefine((o, ctx) => {
     if (o.coreItems > o.papers * ITEMS_PER_PAPER)
       ctx.addIssue({ code: "custom", path: ["coreItems"], message: `the core cannot exceed the study's ${o.papers * ITEMS_PER_PAPER} items` });
-    if (new Set(o.annotatorIds).size !== o.annotatorIds.length) ctx.addIssue({ code: "custom", path: ["annotatorIds"], message: "an annotator is listed twice" });
+    if (new Set(o.annotatorIds).size !== o.annotatorIds.length)
+      ctx.addIssue({ code: "custom", path: ["annotatorIds"], message: "an annotator is listed twice" });
     if (o.coreItems > 0 && o.annotatorIds.length < 2)
       ctx.addIssue({ code: "custom", path: ["annotatorIds"], message: "a shared core needs at least two annotators (or set the core to 0)" });
   });
@@ -99,8 +104,7 @@ export function planStudy(candidates: readonly CandidatePaper[], options: Pick<S
     .map((c) => ({ c, facets: byFacet(c) }))
     .filter((x) => x.facets.every((items) => items.length > 0))
     .sort((a, b) => (a.c.key < b.c.key ? -1 : a.c.key > b.c.key ? 1 : a.c.paperId - b.c.paperId));
-  if (eligible.length < options.papers)
-    throw new StudyPlanError(`only ${eligible.length} papers have all four facets; the study asks for ${options.papers}`);
+  if (eligible.length < options.papers) throw new StudyPlanError(`only ${eligible.length} papers have all four facets; the study asks for ${options.papers}`);
   const sampled = shuffle([...eligible], random).slice(0, options.papers);
 
   const corePapers = options.coreItems / ITEMS_PER_PAPER;

@@ -103,7 +103,8 @@ describe("accounts and sessions", { concurrency: false }, () => {
   test("requireApiUser answers 401 signed out and 403 for the wrong role", async () => {
     const admin = await createUser(t.db, { email: "root@example.org", password: "admin-password", role: "admin" }, { rounds: ROUNDS });
     const annotator = await createUser(t.db, { email: "ann@example.org", password: "annotator-pw" }, { rounds: ROUNDS });
-    const req = (token?: string) => new Request("http://localhost/api/admin/users", { headers: token ? { cookie: `other=1; ${SESSION_COOKIE}=${token}` } : {} });
+    const req = (token?: string) =>
+      new Request("http://localhost/api/admin/users", { headers: token ? { cookie: `other=1; ${SESSION_COOKIE}=${token}` } : {} });
     const status = async (p: Promise<unknown>) => {
       try {
         await p;

@@ -83,7 +83,11 @@ function toView(u: UserRow): UserView {
 
 /** A readable random password for "create and hand over" invitations (~95 bits). */
 export function generatePassword(): string {
-  return randomBytes(12).toString("base64url").replace(/[-_]/g, "x").match(/.{1,4}/g)!.join("-");
+  return randomBytes(12)
+    .toString("base64url")
+    .replace(/[-_]/g, "x")
+    .match(/.{1,4}/g)!
+    .join("-");
 }
 
 export async function createUser(db: Db, input: NewUserInput, options: { rounds?: number } = {}): Promise<UserView> {

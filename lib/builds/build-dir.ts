@@ -90,7 +90,14 @@ export async function resumeBuild(db: Db, id: number): Promise<ResumedBuild> {
 }
 
 /** Writes a file of the build atomically and records it for the manifest (again, on a re-run: the newer record wins). */
-export function writeArtefact(build: BuildHandle, stage: string, name: string, file: string, data: string | Uint8Array, meta: Record<string, unknown> = {}): ArtefactInfo {
+export function writeArtefact(
+  build: BuildHandle,
+  stage: string,
+  name: string,
+  file: string,
+  data: string | Uint8Array,
+  meta: Record<string, unknown> = {},
+): ArtefactInfo {
   const abs = path.join(build.dir, file);
   writeFileAtomic(abs, data);
   return recordArtefact(build, stage, name, file, meta);
@@ -122,7 +129,15 @@ export async function completeBuild(db: Db, build: BuildHandle, manifest: Record
   await db.$transaction([
     db.artefact.deleteMany({ where: { buildId: build.id } }),
     db.artefact.createMany({
-      data: build.artefacts.map((a) => ({ buildId: build.id, stage: a.stage, name: a.name, path: a.path, bytes: a.bytes, sha256: a.sha256, meta: JSON.stringify(a.meta) })),
+      data: build.artefacts.map((a) => ({
+        buildId: build.id,
+        stage: a.stage,
+        name: a.name,
+        path: a.path,
+        bytes: a.bytes,
+        sha256: a.sha256,
+        meta: JSON.stringify(a.meta),
+      })),
     }),
     db.build.update({ where: { id: build.id }, data: { status: "complete", manifest: JSON.stringify(full), completedAt: new Date() } }),
   ]);

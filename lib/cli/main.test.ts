@@ -51,9 +51,15 @@ describe("graft CLI", { concurrency: false }, () => {
     assert.deepEqual(summary.papers, { created: 2, updated: 0, unchanged: 0 });
     assert.equal(summary.citations.total, 1);
     const found = JSON.parse(graft("papers", "search", "beam", "--corpus", "tiny", "--json").stdout);
-    assert.deepEqual(found.items.map((p: { externalId: string }) => p.externalId), ["B"]);
+    assert.deepEqual(
+      found.items.map((p: { externalId: string }) => p.externalId),
+      ["B"],
+    );
     const shown = JSON.parse(graft("papers", "show", "A", "--corpus", "tiny", "--json").stdout);
-    assert.deepEqual(shown.facets.methods.map((i: { text: string }) => i.text), ["m"]);
+    assert.deepEqual(
+      shown.facets.methods.map((i: { text: string }) => i.text),
+      ["m"],
+    );
   });
 
   test("a bad setting exits 2 with one line naming the variable (no stack, even with GRAFT_DEBUG)", () => {
@@ -74,7 +80,12 @@ describe("graft CLI", { concurrency: false }, () => {
 
   test("--skip-invalid imports the valid lines and lists each skipped one as file:line: reason", () => {
     const mixed = path.join(dir, "mixed.jsonl");
-    writeFileSync(mixed, [`{"id": null, "title": "a"}`, `{"id": "G1", "title": "Good"}`, `{"id": null, "title": "b"}`, `{"id": null, "title": "c"}`, "", `{"id": "G2"}`].join("\n"));
+    writeFileSync(
+      mixed,
+      [`{"id": null, "title": "a"}`, `{"id": "G1", "title": "Good"}`, `{"id": null, "title": "b"}`, `{"id": null, "title": "c"}`, "", `{"id": "G2"}`].join(
+        "\n",
+      ),
+    );
     const r = graft("import", mixed, "--corpus", "mixed", "--skip-invalid");
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /skipped lines 5/);

@@ -49,7 +49,14 @@ function debug(): boolean {
 }
 
 function exitCodeOf(err: unknown): number {
-  if (err instanceof UsageError || err instanceof ConfigError || err instanceof CorpusFormatError || err instanceof NotFoundError || err instanceof NoGraphBuildError) return 2;
+  if (
+    err instanceof UsageError ||
+    err instanceof ConfigError ||
+    err instanceof CorpusFormatError ||
+    err instanceof NotFoundError ||
+    err instanceof NoGraphBuildError
+  )
+    return 2;
   return 1;
 }
 

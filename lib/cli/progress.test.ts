@@ -14,8 +14,9 @@ test("the CLI draws a bar on a terminal and prints plain lines elsewhere", () =>
     process.env.GRAFT_PROGRESS = "off";
     assert.equal(progressMode({ isTTY: false }), "off");
   } finally {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   }
   const written: string[] = [];
   const stream = { isTTY: false, write: (s: string) => written.push(s) } as unknown as NodeJS.WritableStream;

@@ -77,7 +77,8 @@ const CHEAP: Cheap[] = [
   {
     match: /build --stage genret(?!.*--pretrained)/,
     instead: (cmd) => `${cmd.replace(/\s--(train-minutes|epochs|d-model|layers|heads|ff|batch|lr|variant|device)\s+\S+/g, "")} --pretrained`,
-    reason: "training runs for 20 minutes and needs PyTorch; the shipped trained model goes through the same build stage (--pretrained), so the graft retriever below has a model",
+    reason:
+      "training runs for 20 minutes and needs PyTorch; the shipped trained model goes through the same build stage (--pretrained), so the graft retriever below has a model",
   },
   {
     match: /--file paper\.pdf/,
@@ -98,7 +99,8 @@ const CHEAP: Cheap[] = [
       const opts = parseOptions(evalOptions, raw);
       if (opts.generative) assert.ok(existsSync(path.join(repoRoot, opts.generative)), `--generative ${opts.generative} exists`);
     },
-    reason: "the full evaluation takes hours on 2 cores and even its --smoke form minutes (lib/eval/harness.smoke.test.ts runs it); its flags are parsed and the --generative module must exist",
+    reason:
+      "the full evaluation takes hours on 2 cores and even its --smoke form minutes (lib/eval/harness.smoke.test.ts runs it); its flags are parsed and the --generative module must exist",
   },
 ];
 
@@ -139,7 +141,11 @@ describe("the README's examples run as written", { concurrency: false, skip: has
 
   test("the README has an Examples block, and the exceptions below all apply to it", () => {
     assert.ok(examples.length >= 5, `examples found: ${examples.join("; ")}`);
-    for (const c of CHEAP) assert.ok(examples.some((e) => c.match.test(e)), `${c.match} matches no example any more: drop it`);
+    for (const c of CHEAP)
+      assert.ok(
+        examples.some((e) => c.match.test(e)),
+        `${c.match} matches no example any more: drop it`,
+      );
   });
 
   for (const cmd of examples) {
@@ -153,7 +159,10 @@ describe("the README's examples run as written", { concurrency: false, skip: has
 
   test("the complete commands in the README's prose run too (the first admin among them)", () => {
     const prose = proseCommands(README);
-    assert.ok(prose.some((c) => c.includes("user add")), `the prose says how to create the first admin: ${prose.join("; ")}`);
+    assert.ok(
+      prose.some((c) => c.includes("user add")),
+      `the prose says how to create the first admin: ${prose.join("; ")}`,
+    );
     // A command the examples already ran is not run twice (a second `user add` of one email is refused).
     for (const cmd of prose.filter((c) => !examples.includes(c))) {
       // The same exceptions as the examples: a command checked, not run, is checked here too.

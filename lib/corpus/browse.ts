@@ -184,8 +184,7 @@ export async function getPaperDetail(db: Db, corpus: string, externalId: string)
   });
   if (!row) return null;
   const facets = Object.fromEntries(FACETS.map((f) => [f, [] as FacetItemView[]])) as Record<Facet, FacetItemView[]>;
-  for (const item of row.facetItems)
-    if (item.facet in facets) facets[item.facet as Facet].push({ id: item.id, position: item.position, text: item.text });
+  for (const item of row.facetItems) if (item.facet in facets) facets[item.facet as Facet].push({ id: item.id, position: item.position, text: item.text });
   const byYear = (a: PaperSummary, b: PaperSummary) => (b.year ?? 0) - (a.year ?? 0) || a.title.localeCompare(b.title);
   return {
     ...toSummary(row),
@@ -221,8 +220,6 @@ export async function corpusOverview(db: Db, name: string): Promise<CorpusOvervi
     queries,
     citations,
     years: { min: years._min.year, max: years._max.year },
-    venues: venues
-      .map((v) => ({ venue: v.venue ?? "", papers: v._count._all }))
-      .sort((a, b) => b.papers - a.papers || a.venue.localeCompare(b.venue)),
+    venues: venues.map((v) => ({ venue: v.venue ?? "", papers: v._count._all })).sort((a, b) => b.papers - a.papers || a.venue.localeCompare(b.venue)),
   };
 }

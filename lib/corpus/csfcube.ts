@@ -44,7 +44,13 @@ interface CsfcubeRecord {
   metadata?: { year?: unknown } | null;
 }
 
-const sentencesOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === "string").map((s) => s.trim()).filter(Boolean) : []);
+const sentencesOf = (v: unknown): string[] =>
+  Array.isArray(v)
+    ? v
+        .filter((s): s is string => typeof s === "string")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 
 /**
  * Converts the text of abstracts.jsonl. Malformed lines are thrown as `file:line: message`, all

@@ -17,12 +17,7 @@ const demo = defaultCorpusPath();
 const haveDemo = existsSync(path.join(demo, "papers.jsonl"));
 
 async function storeCounts(t: TestDb) {
-  const [corpora, papers, items, citations] = await Promise.all([
-    t.db.corpus.count(),
-    t.db.paper.count(),
-    t.db.facetItem.count(),
-    t.db.citation.count(),
-  ]);
+  const [corpora, papers, items, citations] = await Promise.all([t.db.corpus.count(), t.db.paper.count(), t.db.facetItem.count(), t.db.citation.count()]);
   return { corpora, papers, items, citations };
 }
 
@@ -34,8 +29,26 @@ function tmpCorpus(files: Record<string, string>): string {
 
 const tiny = {
   "papers.jsonl": [
-    { id: "A", title: "Alpha", abstract: "a", year: 2019, venue: "ACL", authors: ["X"], split: "train", facets: { problems: ["p1"], methods: ["m1", "m2"], results: ["r1"], contributions: ["c1"] } },
-    { id: "B", title: "Beta", abstract: "b", year: 2020, venue: "EMNLP", authors: [], split: "test", facets: { problems: ["p2"], methods: ["m3"], results: ["r2"], contributions: ["c2"] } },
+    {
+      id: "A",
+      title: "Alpha",
+      abstract: "a",
+      year: 2019,
+      venue: "ACL",
+      authors: ["X"],
+      split: "train",
+      facets: { problems: ["p1"], methods: ["m1", "m2"], results: ["r1"], contributions: ["c1"] },
+    },
+    {
+      id: "B",
+      title: "Beta",
+      abstract: "b",
+      year: 2020,
+      venue: "EMNLP",
+      authors: [],
+      split: "test",
+      facets: { problems: ["p2"], methods: ["m3"], results: ["r2"], contributions: ["c2"] },
+    },
   ]
     .map((p) => JSON.stringify(p))
     .join("\n"),
@@ -58,10 +71,7 @@ describe(`import (${testProvider})`, { concurrency: false }, () => {
     assert.equal(summary.queries.created, 212);
     assert.equal(summary.citations.total, 14581);
     assert.equal(summary.queryGold.total, 424);
-    const expectedItems = [...input.papers, ...input.queries].reduce(
-      (n, p) => n + Object.values(p.facets ?? {}).reduce((m, l) => m + (l?.length ?? 0), 0),
-      0,
-    );
+    const expectedItems = [...input.papers, ...input.queries].reduce((n, p) => n + Object.values(p.facets ?? {}).reduce((m, l) => m + (l?.length ?? 0), 0), 0);
     assert.equal(summary.facetItems.total, expectedItems);
     assert.equal(await t.db.paper.count({ where: { role: "corpus", facetStatus: "imported" } }), 3081);
 
@@ -72,11 +82,7 @@ describe(`import (${testProvider})`, { concurrency: false }, () => {
     const detail = await getPaperDetail(t.db, "demo", id);
     assert.ok(detail);
     assert.ok(detail.facets.methods.length > 0);
-    assert.equal(
-      detail.citedBy.length,
-      input.citations.filter((c) => c.cited === id).length,
-      "cited-by list matches the citations file",
-    );
+    assert.equal(detail.citedBy.length, input.citations.filter((c) => c.cited === id).length, "cited-by list matches the citations file");
   });
 
   test("re-importing the same corpus changes nothing", { skip: !haveDemo && "demo corpus not found" }, async () => {
@@ -104,7 +110,10 @@ describe(`import (${testProvider})`, { concurrency: false }, () => {
       assert.equal(s.citations.deleted, 1);
       const b = await getPaperDetail(t.db, "tiny", "B");
       assert.equal(b?.title, "Beta v2");
-      assert.deepEqual(b?.facets.methods.map((i) => i.text), ["m3 revised"]);
+      assert.deepEqual(
+        b?.facets.methods.map((i) => i.text),
+        ["m3 revised"],
+      );
       assert.equal(await t.db.paper.count({ where: { corpus: { name: "tiny" } } }), 2, "no duplicates");
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -134,7 +143,10 @@ describe(`import (${testProvider})`, { concurrency: false }, () => {
       assert.ok(where.includes("papers.jsonl:20"), "missing title");
       assert.ok(where.includes("papers.jsonl:30"), "unknown facet");
       assert.ok(where.includes(`papers.jsonl:${broken.length}`), "duplicate id");
-      assert.ok(err.issues.some((i) => i.file === "citations.tsv" && /NOPE-1/.test(i.message)), "citation to an unknown id");
+      assert.ok(
+        err.issues.some((i) => i.file === "citations.tsv" && /NOPE-1/.test(i.message)),
+        "citation to an unknown id",
+      );
       assert.match(err.message, /papers\.jsonl:30: .*findings/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -170,7 +182,15 @@ describe(`import (${testProvider})`, { concurrency: false }, () => {
       const plainDir = mkdtempSync(path.join(os.tmpdir(), "graft-plain-"));
       mkdirSync(plainDir, { recursive: true });
       const file = path.join(plainDir, "more.jsonl");
-      writeFileSync(file, [{ id: "A", title: "Alpha", abstract: "a", year: 2019, venue: "ACL", authors: ["X"] }, { id: "C", title: "Gamma" }].map((p) => JSON.stringify(p)).join("\n"));
+      writeFileSync(
+        file,
+        [
+          { id: "A", title: "Alpha", abstract: "a", year: 2019, venue: "ACL", authors: ["X"] },
+          { id: "C", title: "Gamma" },
+        ]
+          .map((p) => JSON.stringify(p))
+          .join("\n"),
+      );
       const s = await importCorpus(t.db, await readCorpus(file), { corpus: "plain" });
       assert.equal(s.papers.created, 1);
       assert.equal(s.citations.total, 1, "citations untouched without a citations file");
@@ -193,7 +213,13 @@ describe(`import (${testProvider})`, { concurrency: false }, () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "graft-batches-"));
     const file = path.join(dir, "papers.jsonl");
     try {
-      writeFileSync(file, papers.slice(0, 7).map((p) => JSON.stringify(p)).join("\n"));
+      writeFileSync(
+        file,
+        papers
+          .slice(0, 7)
+          .map((p) => JSON.stringify(p))
+          .join("\n"),
+      );
       const before = Date.now();
       // batchSize 1: new papers go in 4 per statement, so 7 papers take two statements.
       const first = await importCorpus(t.db, await readCorpus(file), { corpus: "batches", batchSize: 1 });

@@ -77,7 +77,20 @@ interface PaperRow {
 }
 
 /** The columns of a new paper row, in PaperRow's names (= the table's). */
-const PAPER_COLUMNS = ["corpusId", "externalId", "role", "title", "titleSearch", "abstract", "fullText", "year", "venue", "authors", "split", "facetStatus"] as const satisfies readonly (keyof PaperRow)[];
+const PAPER_COLUMNS = [
+  "corpusId",
+  "externalId",
+  "role",
+  "title",
+  "titleSearch",
+  "abstract",
+  "fullText",
+  "year",
+  "venue",
+  "authors",
+  "split",
+  "facetStatus",
+] as const satisfies readonly (keyof PaperRow)[];
 
 const DEFAULT_BATCH = 500;
 // Long imports (64k papers) must not hit Prisma's 5 s interactive-transaction default.
@@ -152,7 +165,19 @@ export async function importCorpus(db: Db, input: CorpusInput, options: ImportOp
       const stored = new Map<string, StoredPaper>();
       for (const p of await tx.paper.findMany({
         where: { corpusId: corpus.id },
-        select: { id: true, externalId: true, role: true, title: true, abstract: true, fullText: true, year: true, venue: true, authors: true, split: true, facetStatus: true },
+        select: {
+          id: true,
+          externalId: true,
+          role: true,
+          title: true,
+          abstract: true,
+          fullText: true,
+          year: true,
+          venue: true,
+          authors: true,
+          split: true,
+          facetStatus: true,
+        },
       }))
         stored.set(p.externalId, p);
 
@@ -218,12 +243,10 @@ export async function importCorpus(db: Db, input: CorpusInput, options: ImportOp
         const before = existingItems.get(paperId);
         if (before && facetKey(before) === facetKey(facets)) continue;
         if (before) rewrite.push(paperId);
-        for (const facet of FACETS)
-          (facets[facet] ?? []).forEach((text, position) => newItems.push({ paperId, facet, position, text, source: "import" }));
+        for (const facet of FACETS) (facets[facet] ?? []).forEach((text, position) => newItems.push({ paperId, facet, position, text, source: "import" }));
       }
       let deletedItems = 0;
-      for (const part of chunks(rewrite, batch))
-        deletedItems += (await tx.facetItem.deleteMany({ where: { paperId: { in: part } } })).count;
+      for (const part of chunks(rewrite, batch)) deletedItems += (await tx.facetItem.deleteMany({ where: { paperId: { in: part } } })).count;
       let writtenItems = 0;
       for (const part of chunks(newItems, batch * 10)) {
         const rows = part.map((i) => [i.paperId, i.facet, i.position, i.text, i.source]);
@@ -249,8 +272,7 @@ export async function importCorpus(db: Db, input: CorpusInput, options: ImportOp
           return { citingId, citedId };
         };
         let deleted = 0;
-        for (const part of chunks(drop, batch))
-          deleted += (await tx.citation.deleteMany({ where: { OR: part.map(pair) } })).count;
+        for (const part of chunks(drop, batch)) deleted += (await tx.citation.deleteMany({ where: { OR: part.map(pair) } })).count;
         let created = 0;
         for (const part of chunks(add, batch * 10)) {
           const rows = part.map((k) => {

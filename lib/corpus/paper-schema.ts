@@ -18,10 +18,7 @@ export const MAX_YEAR = 2100;
  * TSV files necessarily hold them as text; the conversion is lossless, so both sides match.
  * Anything else (fractions, huge numbers, booleans) is rejected rather than guessed at.
  */
-const idSchema = z.preprocess(
-  (v) => (typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? String(v) : v),
-  z.string().trim().min(1),
-);
+const idSchema = z.preprocess((v) => (typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? String(v) : v), z.string().trim().min(1));
 
 /** Trim items and drop the empty ones: a blank facet item carries no information. */
 const cleanList = (items: string[]): string[] => items.map((s) => s.trim()).filter((s) => s.length > 0);
@@ -38,10 +35,7 @@ const optionalText = z
   });
 
 const facetsSchema = z.strictObject(
-  Object.fromEntries(FACETS.map((f) => [f, stringList.optional()])) as Record<
-    (typeof FACETS)[number],
-    z.ZodOptional<typeof stringList>
-  >,
+  Object.fromEntries(FACETS.map((f) => [f, stringList.optional()])) as Record<(typeof FACETS)[number], z.ZodOptional<typeof stringList>>,
 );
 
 /**

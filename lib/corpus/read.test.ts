@@ -112,7 +112,10 @@ describe("paper line errors", () => {
   test("facet lists not arrays of strings", async () => {
     await expectPaperError(paperLine("b", { facets: { methods: "one method" } }), '"facets.methods" must be an array of strings, got "one method"');
     await expectPaperError(paperLine("b", { facets: { results: ["ok", null] } }), '"facets.results[1]" must be a string, got null');
-    await expectPaperError(paperLine("b", { facets: ["p"] }), '"facets" must be an object with the lists problems, methods, results, contributions, got an array');
+    await expectPaperError(
+      paperLine("b", { facets: ["p"] }),
+      '"facets" must be an object with the lists problems, methods, results, contributions, got an array',
+    );
   });
 
   test("split not train/dev/test", async () => {
@@ -243,7 +246,10 @@ describe("error reporting", () => {
 
     const capped = await issuesOf(dir, { maxIssues: 5 });
     assert.equal(capped.issues.length, 5);
-    assert.deepEqual(capped.issues.map((i) => i.line), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      capped.issues.map((i) => i.line),
+      [1, 2, 3, 4, 5],
+    );
     assert.match(capped.message, /stopped after 5 issues/);
   });
 });
@@ -255,7 +261,10 @@ describe("skipped lines", () => {
       "citations.tsv": lines("citing\tcited", "a\tb", "", "b\tb", "a\tb", "c\ta"),
     });
     const corpus = await readCorpus(dir);
-    assert.deepEqual(corpus.papers.map((p) => p.externalId), ["a", "b", "c"]);
+    assert.deepEqual(
+      corpus.papers.map((p) => p.externalId),
+      ["a", "b", "c"],
+    );
     assert.deepEqual(corpus.citations, [
       { citing: "a", cited: "b" },
       { citing: "c", cited: "a" },
@@ -280,7 +289,10 @@ describe("skipInvalid", () => {
       "citations.tsv": lines("citing\tcited", "a\tb", "b\tzz"),
     });
     const corpus = await readCorpus(dir, { skipInvalid: true });
-    assert.deepEqual(corpus.papers.map((p) => p.externalId), ["a", "b"]);
+    assert.deepEqual(
+      corpus.papers.map((p) => p.externalId),
+      ["a", "b"],
+    );
     assert.deepEqual(corpus.citations, [{ citing: "a", cited: "b" }]);
     const where = corpus.skipped.map((s) => `${s.file}:${s.line}`);
     assert.deepEqual(where, ["papers.jsonl:2", "papers.jsonl:3", "papers.jsonl:5", "citations.tsv:3"]);
@@ -304,7 +316,10 @@ describe("formats", () => {
 
     const disguised = corpusDir({ "papers.jsonl": gz });
     const b = await readCorpus(disguised);
-    assert.deepEqual(b.papers.map((p) => p.externalId), ["a", "b", "c"]);
+    assert.deepEqual(
+      b.papers.map((p) => p.externalId),
+      ["a", "b", "c"],
+    );
   });
 
   test("a truncated gzip is reported at the line where reading stopped", async () => {
@@ -344,7 +359,10 @@ describe("formats", () => {
       "citations.tsv": "\uFEFFciting\tcited\r\na\tb\r\n",
     });
     const corpus = await readCorpus(dir);
-    assert.deepEqual(corpus.papers.map((p) => p.externalId), ["a", "b"]);
+    assert.deepEqual(
+      corpus.papers.map((p) => p.externalId),
+      ["a", "b"],
+    );
     assert.deepEqual(corpus.citations, [{ citing: "a", cited: "b" }]);
   });
 
@@ -355,7 +373,13 @@ describe("formats", () => {
       "ooc-gold.tsv": lines("query\tcited", "q1\ta", "q2\tb", "q1\ta"),
     });
     const corpus = await readCorpus(dir);
-    assert.deepEqual(corpus.queries.map((q) => [q.externalId, q.split]), [["q1", null], ["q2", null]]);
+    assert.deepEqual(
+      corpus.queries.map((q) => [q.externalId, q.split]),
+      [
+        ["q1", null],
+        ["q2", null],
+      ],
+    );
     assert.deepEqual(corpus.queryGold, [
       { citing: "q1", cited: "a" },
       { citing: "q2", cited: "b" },

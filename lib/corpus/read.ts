@@ -112,9 +112,7 @@ export function resolveCorpusFiles(path: string): CorpusFiles {
     return files;
   }
   if (!stat.isFile() || !PAPER_FILE.test(abs)) {
-    throw new Error(
-      `Not a corpus: ${abs}. Give a corpus directory (with ${LAYOUT.papers}) or a .jsonl / .jsonl.gz / .json-lines file of papers.`,
-    );
+    throw new Error(`Not a corpus: ${abs}. Give a corpus directory (with ${LAYOUT.papers}) or a .jsonl / .jsonl.gz / .json-lines file of papers.`);
   }
   return { papers: abs, citations: null, queries: null, queryGold: null };
 }

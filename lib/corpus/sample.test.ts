@@ -2,13 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import {
-  citationPreservingSample,
-  corpusStatistics,
-  kCore,
-  largestRemainderQuotas,
-  type SampleResult,
-} from "./sample";
+import { citationPreservingSample, corpusStatistics, kCore, largestRemainderQuotas, type SampleResult } from "./sample";
 import type { CitationRecord, PaperRecord } from "./types";
 import { sharedDataDir } from "./paths";
 import { mulberry32 } from "@/lib/random";
@@ -52,7 +46,7 @@ function naiveKCore(nodes: string[], es: CitationRecord[], k: number): Set<strin
     adj.get(citing)!.add(cited);
     adj.get(cited)!.add(citing);
   }
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const n of [...alive]) {
       if ([...adj.get(n)!].filter((m) => alive.has(m)).length < k) {
@@ -158,11 +152,14 @@ test("largestRemainderQuotas: Hamilton apportionment with a known answer", () =>
     ]),
     7,
   );
-  assert.deepEqual([...q], [
-    [2019, 4],
-    [2020, 2],
-    [2021, 1],
-  ]);
+  assert.deepEqual(
+    [...q],
+    [
+      [2019, 4],
+      [2020, 2],
+      [2021, 1],
+    ],
+  );
 });
 
 test("largestRemainderQuotas: equal remainders go to the earlier year, whatever the map order", () => {
@@ -174,11 +171,14 @@ test("largestRemainderQuotas: equal remainders go to the earlier year, whatever 
     ]),
     2,
   );
-  assert.deepEqual([...q], [
-    [2019, 1],
-    [2020, 1],
-    [2021, 0],
-  ]);
+  assert.deepEqual(
+    [...q],
+    [
+      [2019, 1],
+      [2020, 1],
+      [2021, 0],
+    ],
+  );
   // Above the pool size too: shares 2.5, 2.5.
   assert.deepEqual(
     [
@@ -207,7 +207,10 @@ test("largestRemainderQuotas: always sums to the total and stays within one of t
     if (sum === 0) continue;
     const total = Math.floor(random() * sum * 1.2);
     const q = largestRemainderQuotas(counts, total);
-    assert.equal([...q.values()].reduce((a, b) => a + b, 0), total);
+    assert.equal(
+      [...q.values()].reduce((a, b) => a + b, 0),
+      total,
+    );
     for (const [year, c] of counts) {
       const exact = (total * c) / sum;
       assert.ok(q.get(year)! >= Math.floor(exact) && q.get(year)! <= Math.ceil(exact), `year ${year}`);
@@ -279,11 +282,7 @@ test("sample: target at or above the core size, or omitted, keeps the whole core
 });
 
 test("sample: year range drops out-of-range and undated papers, with their edges", () => {
-  const papers: PaperYear[] = [
-    ...fringePapers,
-    { externalId: "old", year: 2010 },
-    { externalId: "nul", year: null },
-  ];
+  const papers: PaperYear[] = [...fringePapers, { externalId: "old", year: 2010 }, { externalId: "nul", year: null }];
   // c2, c4, old and nul form a K4; without the last two, c4 and then c2 peel away.
   const es = [...fringeEdges, ...edges("c2-c4 c2-old c2-nul c4-old c4-nul old-nul")];
   const all = citationPreservingSample(papers, es, { k: 3 });
@@ -352,10 +351,7 @@ test("sample: target 0, empty input and invalid options", () => {
   assert.throws(() => citationPreservingSample(fringePapers, fringeEdges, { target: -1 }), /non-negative/);
   assert.throws(() => citationPreservingSample(fringePapers, fringeEdges, { yearFrom: 2021, yearTo: 2019 }), /after/);
   assert.throws(() => citationPreservingSample(fringePapers, fringeEdges, { recentTo: 2026 }), /recentFrom/);
-  assert.throws(
-    () => citationPreservingSample([...fringePapers, { externalId: "a1", year: 2021 }], fringeEdges),
-    /duplicate/,
-  );
+  assert.throws(() => citationPreservingSample([...fringePapers, { externalId: "a1", year: 2021 }], fringeEdges), /duplicate/);
 });
 
 test("sample: the result does not depend on input order", () => {
@@ -444,7 +440,10 @@ test("real data: the pool's 3-core is the shipped corpus, and a 1,000-paper samp
 
   const r = citationPreservingSample(pool, citations, { target: 1000 });
   assert.equal(r.selected.length, 1000);
-  assert.equal(Object.values(r.quotas).reduce((a, b) => a + b, 0), 1000);
+  assert.equal(
+    Object.values(r.quotas).reduce((a, b) => a + b, 0),
+    1000,
+  );
   assert.deepEqual(r.unfilled, {});
   assert.equal(r.fromCore + r.fromFringe, 1000);
   assert.deepEqual(perYear(r, pool), nonZero(r.quotas));

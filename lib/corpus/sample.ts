@@ -171,9 +171,7 @@ export function largestRemainderQuotas(counts: ReadonlyMap<number, number>, tota
     assigned += floor;
     remainders.push({ year, remainder: product % sum });
   }
-  remainders.sort((a, b) =>
-    a.remainder !== b.remainder ? (a.remainder > b.remainder ? -1 : 1) : compareNumbers(a.year, b.year),
-  );
+  remainders.sort((a, b) => (a.remainder !== b.remainder ? (a.remainder > b.remainder ? -1 : 1) : compareNumbers(a.year, b.year)));
   // The leftover is < number of years, because each floor loses less than one seat.
   for (let i = 0; i < total - assigned; i++) {
     const { year } = remainders[i];
@@ -306,11 +304,7 @@ function validateOptions(options: SampleOptions): void {
  *   that sorts after every year in quota tie-breaks.
  * - Duplicate external ids are an error (their years could disagree).
  */
-export function citationPreservingSample(
-  papers: readonly PaperYear[],
-  citations: readonly CitationRecord[],
-  options: SampleOptions = {},
-): SampleResult {
+export function citationPreservingSample(papers: readonly PaperYear[], citations: readonly CitationRecord[], options: SampleOptions = {}): SampleResult {
   const k = options.k ?? 3;
   assertK(k);
   validateOptions(options);
@@ -373,9 +367,7 @@ export function citationPreservingSample(
     }
     const shortYears: number[] = [];
     for (const [year, quota] of quotas) {
-      const pool = (coreByYear.get(year) ?? []).sort(
-        (a, b) => coreDegree[b] - coreDegree[a] || compareIds(poolIds[a], poolIds[b]),
-      );
+      const pool = (coreByYear.get(year) ?? []).sort((a, b) => coreDegree[b] - coreDegree[a] || compareIds(poolIds[a], poolIds[b]));
       const take = Math.min(quota, pool.length);
       for (let j = 0; j < take; j++) selectedMask[pool[j]] = 1;
       fromCore += take;
@@ -453,11 +445,7 @@ export interface CorpusStatistics {
  * Size, year spread and citation density of a paper set, the figures the paper reports for
  * its corpus. Throws if an id is not among `papers`, since its year would be unknown.
  */
-export function corpusStatistics(
-  paperIds: Iterable<string>,
-  papers: readonly PaperYear[],
-  citations: readonly CitationRecord[],
-): CorpusStatistics {
+export function corpusStatistics(paperIds: Iterable<string>, papers: readonly PaperYear[], citations: readonly CitationRecord[]): CorpusStatistics {
   const yearOf = new Map<string, number | null>();
   for (const p of papers) if (!yearOf.has(p.externalId)) yearOf.set(p.externalId, p.year);
   const ids = new Set(paperIds);

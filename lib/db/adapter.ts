@@ -26,8 +26,7 @@ class CatalogFriendlyClient extends pg.Client {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   query(...args: any[]): any {
     const last = args[args.length - 1];
-    if (typeof last === "function")
-      args[args.length - 1] = (err: unknown, res: unknown) => last(err, err ? res : charAsText(res));
+    if (typeof last === "function") args[args.length - 1] = (err: unknown, res: unknown) => last(err, err ? res : charAsText(res));
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const out = (super.query as (...a: any[]) => any)(...args);
     return out && typeof out.then === "function" ? out.then(charAsText) : out;

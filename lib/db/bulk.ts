@@ -18,7 +18,13 @@ function placeholder(provider: string, n: number): string {
  * Inserts rows into `table` (trusted identifiers from our own schema, never user input).
  * Run it inside a transaction when the rows must land together.
  */
-export async function bulkInsert(db: Pick<Db, "$executeRawUnsafe">, provider: DbProvider, table: string, columns: readonly string[], rows: readonly Value[][]): Promise<number> {
+export async function bulkInsert(
+  db: Pick<Db, "$executeRawUnsafe">,
+  provider: DbProvider,
+  table: string,
+  columns: readonly string[],
+  rows: readonly Value[][],
+): Promise<number> {
   if (rows.length === 0) return 0;
   const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
   const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES `;
@@ -37,4 +43,3 @@ export async function bulkInsert(db: Pick<Db, "$executeRawUnsafe">, provider: Db
   }
   return inserted;
 }
-

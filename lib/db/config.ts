@@ -24,9 +24,7 @@ export function dbConfig(url = config().DATABASE_URL): DbConfig {
     return { provider: "sqlite", url: `file:${file}`, file };
   }
   if (/^postgres(ql)?:\/\//.test(value)) return { provider: "postgresql", url: value };
-  throw new Error(
-    `DATABASE_URL must start with "file:" (SQLite) or "postgresql://" (PostgreSQL); got "${value.replace(/\/\/[^@]*@/, "//…@")}"`,
-  );
+  throw new Error(`DATABASE_URL must start with "file:" (SQLite) or "postgresql://" (PostgreSQL); got "${value.replace(/\/\/[^@]*@/, "//…@")}"`);
 }
 
 /** pg pool fields from a URL. Discrete fields, not a connection string: with a string the
@@ -43,13 +41,9 @@ export function pgPoolConfig(url: string) {
 }
 
 export function migrationsDir(provider: DbProvider): string {
-  return provider === "sqlite"
-    ? path.join(repoRoot, "prisma/migrations")
-    : path.join(repoRoot, "prisma/postgres/migrations");
+  return provider === "sqlite" ? path.join(repoRoot, "prisma/migrations") : path.join(repoRoot, "prisma/postgres/migrations");
 }
 
 export function schemaPath(provider: DbProvider): string {
-  return provider === "sqlite"
-    ? path.join(repoRoot, "prisma/schema.prisma")
-    : path.join(repoRoot, "prisma/postgres/schema.prisma");
+  return provider === "sqlite" ? path.join(repoRoot, "prisma/schema.prisma") : path.join(repoRoot, "prisma/postgres/schema.prisma");
 }

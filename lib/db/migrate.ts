@@ -81,9 +81,7 @@ export async function migrationStatus(config: DbConfig = dbConfig()): Promise<Mi
     try {
       const out = await engine.diagnoseMigrationHistory({ migrationsList: list, optInToShadowDatabase: false, filters: NO_FILTER });
       const pending =
-        out.history?.diagnostic === "databaseIsBehind" || out.history?.diagnostic === "historiesDiverge"
-          ? out.history.unappliedMigrationNames
-          : [];
+        out.history?.diagnostic === "databaseIsBehind" || out.history?.diagnostic === "historiesDiverge" ? out.history.unappliedMigrationNames : [];
       return { applied: out.hasMigrationsTable && pending.length === 0, pending, failed: out.failedMigrationNames, edited: out.editedMigrationNames };
     } catch (err) {
       // P1014: an empty database has no _prisma_migrations table yet.

@@ -9,7 +9,9 @@ const list = (...ids: string[]) => ids.map((externalId) => ({ externalId }));
 
 function result(perFacet: Record<Facet, string[]>, fused: [string, Facet[], number?][], empty: Facet[] = []): AttributedResult {
   return {
-    query: { facets: { problems: empty.includes("problems") ? [] : ["p"], methods: empty.includes("methods") ? [] : ["m"], results: ["r"], contributions: ["c"] } },
+    query: {
+      facets: { problems: empty.includes("problems") ? [] : ["p"], methods: empty.includes("methods") ? [] : ["m"], results: ["r"], contributions: ["c"] },
+    },
     results: fused.map(([externalId, facets, sim = 0.5]) => ({ externalId, facets: facets.map((facet) => ({ facet, evidence: ev(sim) })) })),
     perFacet: {
       problems: list(...perFacet.problems),
@@ -56,7 +58,10 @@ describe("facet disagreement", () => {
   });
 
   test("title words drop stopwords and short words", () => {
-    assert.deepEqual([...titleWords("CEval: A Benchmark for Evaluating Counterfactual Text Generation")], ["ceval", "benchmark", "evaluating", "counterfactual", "text", "generation"]);
+    assert.deepEqual(
+      [...titleWords("CEval: A Benchmark for Evaluating Counterfactual Text Generation")],
+      ["ceval", "benchmark", "evaluating", "counterfactual", "text", "generation"],
+    );
   });
 
   test("choosing examples: eligibility, ranking and no shared papers", () => {

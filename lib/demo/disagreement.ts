@@ -57,7 +57,33 @@ export function disagreement(r: AttributedResult, topN = 10): Disagreement {
 
 /** Content words of a title, for checking that a sole find is not just a title match. */
 export function titleWords(title: string): Set<string> {
-  const stop = new Set(["a", "an", "the", "of", "for", "in", "on", "and", "to", "with", "from", "by", "using", "via", "is", "are", "its", "towards", "toward", "based", "approach", "study", "learning", "model", "models"]);
+  const stop = new Set([
+    "a",
+    "an",
+    "the",
+    "of",
+    "for",
+    "in",
+    "on",
+    "and",
+    "to",
+    "with",
+    "from",
+    "by",
+    "using",
+    "via",
+    "is",
+    "are",
+    "its",
+    "towards",
+    "toward",
+    "based",
+    "approach",
+    "study",
+    "learning",
+    "model",
+    "models",
+  ]);
   return new Set(
     title
       .toLowerCase()

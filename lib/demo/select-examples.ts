@@ -90,8 +90,13 @@ async function main() {
   };
   const file = path.join(import.meta.dirname, "examples.json");
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  console.log(`scanned ${papers.length} papers in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${eligible} eligible; wrote ${chosen.length} examples to ${file}`);
-  for (const c of chosen) console.log(`  ${c.externalId}  ${c.d.soleFacets.join(",")}  unexpected=${c.unexpected}  corr=${c.d.corroborated}  weakest=${weakestSoleEvidence(c.d).toFixed(2)}  spread=${c.d.spread.toFixed(2)}  ${c.title}`);
+  console.log(
+    `scanned ${papers.length} papers in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${eligible} eligible; wrote ${chosen.length} examples to ${file}`,
+  );
+  for (const c of chosen)
+    console.log(
+      `  ${c.externalId}  ${c.d.soleFacets.join(",")}  unexpected=${c.unexpected}  corr=${c.d.corroborated}  weakest=${weakestSoleEvidence(c.d).toFixed(2)}  spread=${c.d.spread.toFixed(2)}  ${c.title}`,
+    );
   await db.$disconnect();
 }
 

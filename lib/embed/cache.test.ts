@@ -46,11 +46,7 @@ describe("embedWithCache", () => {
     const input = [...texts("b", 4), ...texts("c", 5)];
     const progress: [number, number][] = [];
     const v = await embedWithCache(e, input, { dir, chunkSize: 2, onProgress: (d, t) => progress.push([d, t]) });
-    assert.deepEqual(e.calls.slice(1), [
-      ["c item 0", "c item 1"],
-      ["c item 2", "c item 3"],
-      ["c item 4"],
-    ]);
+    assert.deepEqual(e.calls.slice(1), [["c item 0", "c item 1"], ["c item 2", "c item 3"], ["c item 4"]]);
     assert.deepEqual(progress, [
       [0, 5],
       [2, 5],

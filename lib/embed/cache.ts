@@ -15,19 +15,7 @@
  * Loading is two reads and typed-array views (20k x 512 in tens of ms), no per-row parsing.
  */
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  fdatasyncSync,
-  fstatSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "@/lib/atomic-write";
@@ -62,7 +50,11 @@ export function textKey(text: string): Buffer {
  * exact id is appended.
  */
 export function cacheDirFor(corpus: string, embedderId: string, root: string = dataRoot()): string {
-  const safe = (s: string) => s.replace(/[^\w.@-]+/g, "_").replace(/^_+|_+$/g, "").slice(-80) || "x";
+  const safe = (s: string) =>
+    s
+      .replace(/[^\w.@-]+/g, "_")
+      .replace(/^_+|_+$/g, "")
+      .slice(-80) || "x";
   const hash = createHash("sha256").update(embedderId).digest("hex").slice(0, 8);
   return path.join(root, "vectors", safe(corpus), `${safe(embedderId)}-${hash}`);
 }
@@ -92,9 +84,7 @@ function readPrefix(file: string, length: number, what: string, dir: string): Ar
   if (length === 0) return new ArrayBuffer(0);
   const buf = existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
   if (buf.length < length) {
-    throw new Error(
-      `Vector cache ${dir} is damaged: ${what} has ${buf.length} bytes, the manifest commits ${length}. Delete ${dir} to rebuild it.`,
-    );
+    throw new Error(`Vector cache ${dir} is damaged: ${what} has ${buf.length} bytes, the manifest commits ${length}. Delete ${dir} to rebuild it.`);
   }
   // Large reads get their own ArrayBuffer at offset 0; copy only when that is not the case
   // (small files come from Node's shared pool at arbitrary offsets, unusable for Float32Array).

@@ -4,14 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import {
-  MINILM_DEFAULT_MODEL,
-  createMiniLmEmbedder,
-  hfOfflineFromEnv,
-  inspectModelFolder,
-  isLocalModelPath,
-  resolveMiniLmSource,
-} from "./minilm";
+import { MINILM_DEFAULT_MODEL, createMiniLmEmbedder, hfOfflineFromEnv, inspectModelFolder, isLocalModelPath, resolveMiniLmSource } from "./minilm";
 import { dot } from "./types";
 
 // A random one-layer BERT in the transformers.js folder layout (scripts/fixtures/tiny-bert.ts).

@@ -104,8 +104,7 @@ export function inspectModelFolder(dir: string, dtype?: OnnxDtype): { dtype: Onn
 
 /** Where a model will be loaded from, decided before any loading. */
 export type MiniLmSource =
-  | { kind: "folder"; dir: string; dtype: OnnxDtype; id: string }
-  | { kind: "hub"; hubId: string; modelsDir: string; dtype: OnnxDtype; id: string };
+  { kind: "folder"; dir: string; dtype: OnnxDtype; id: string } | { kind: "hub"; hubId: string; modelsDir: string; dtype: OnnxDtype; id: string };
 
 export function resolveMiniLmSource(options: MiniLmOptions = {}): MiniLmSource {
   const model = options.model?.trim() || MINILM_DEFAULT_MODEL;

@@ -27,7 +27,10 @@ describe("parallel embedding", () => {
     // Chunks are multiples of USE-lite's batch of 32, so each text sees the same batch as in
     // the serial run and the floats are identical, not just close.
     assert.deepEqual(parallel, serial);
-    assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
+    assert.deepEqual(
+      progress,
+      [...progress].sort((a, b) => a - b),
+    );
     assert.equal(progress.length, 4);
     assert.equal(progress.at(-1), 1);
   });

@@ -19,9 +19,7 @@ export const EMBEDDER_NAMES = ["use-lite", "minilm"] as const;
 export type EmbedderName = (typeof EMBEDDER_NAMES)[number];
 export const DEFAULT_EMBEDDER_SPEC = defaultOf("GRAFT_EMBEDDER");
 
-export type EmbedderSpec =
-  | { name: "use-lite"; version?: string }
-  | { name: "minilm"; model?: string; dtype?: "fp32" | "q8"; maxTokens?: number };
+export type EmbedderSpec = { name: "use-lite"; version?: string } | { name: "minilm"; model?: string; dtype?: "fp32" | "q8"; maxTokens?: number };
 
 const USAGE = `Valid embedders: "use-lite" (default, offline), "minilm", "minilm:<hub id or local folder>".`;
 

@@ -25,11 +25,7 @@ describe("USE-lite embedder (bundled weights, offline)", () => {
 
   test("related sentences score higher than unrelated ones", async () => {
     const e = await createUseLiteEmbedder();
-    const [nmt, paraphrase, protein] = await e.embed([
-      "neural machine translation",
-      "translating text with neural networks",
-      "protein folding",
-    ]);
+    const [nmt, paraphrase, protein] = await e.embed(["neural machine translation", "translating text with neural networks", "protein folding"]);
     const related = dot(nmt, paraphrase);
     const unrelated = dot(nmt, protein);
     assert.ok(related > unrelated + 0.2, `related ${related.toFixed(3)} vs unrelated ${unrelated.toFixed(3)}`);

@@ -1,9 +1,7 @@
 /** Messages between lib/embed/parallel.ts and its workers (lib/embed/worker.ts). */
 export type ToWorker =
   /** Load the embedder: `factoryModule` exports createEmbedder(spec) (normally registry.ts). */
-  | { type: "init"; spec: string; factoryModule: string }
-  | { type: "embed"; job: number; texts: string[] }
-  | { type: "close" };
+  { type: "init"; spec: string; factoryModule: string } | { type: "embed"; job: number; texts: string[] } | { type: "close" };
 
 export type FromWorker =
   | { type: "ready"; id: string; dim: number; pid: number }

@@ -59,5 +59,4 @@ else if (process.send) {
   process.on("message", (m) => onMessage(m as ToWorker));
   // The parent is gone (killed, crashed): nobody will read our results, so do not linger.
   process.on("disconnect", () => process.exit(0));
-}
-else throw new Error("lib/embed/worker.ts must be started by lib/embed/parallel.ts");
+} else throw new Error("lib/embed/worker.ts must be started by lib/embed/parallel.ts");

@@ -9,7 +9,14 @@ function csrOf(rows: [number, number][][]): FacetCsr {
   rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
   const flat = rows.flat();
   const weights = Float32Array.from(flat, ([, w]) => w);
-  return { numPapers: rows.length, offsets, targets: Int32Array.from(flat, ([t]) => t), weights, facetScores: weights, citationScores: new Float32Array(flat.length) };
+  return {
+    numPapers: rows.length,
+    offsets,
+    targets: Int32Array.from(flat, ([t]) => t),
+    weights,
+    facetScores: weights,
+    citationScores: new Float32Array(flat.length),
+  };
 }
 
 // problems: 0→1, 2→0; methods: 0→2, 3→0; results: 1→0.
@@ -56,8 +63,11 @@ test("graph-RRF's in-corpus credit is always within the reference; plain RRF's i
 
 test("edge-list reference from per-facet targets", () => {
   const ref = edgeListPairFacets({ problems: { targets: [4, 5] }, results: { targets: Int32Array.from([5]) } });
-  assert.deepEqual([...ref], [
-    [4, ["problems"]],
-    [5, ["problems", "results"]],
-  ]);
+  assert.deepEqual(
+    [...ref],
+    [
+      [4, ["problems"]],
+      [5, ["problems", "results"]],
+    ],
+  );
 });

@@ -71,6 +71,9 @@ export function edgeListPairFacets(edges: Partial<Record<Facet, { targets: Array
  * Attribution of fused results against a reference, over every returned (query, paper) pair
  * within the top `k` (default 50: every pair the fusion returns).
  */
-export function attributionOf(perQuery: readonly { results: readonly FusedResult[]; reference: ReadonlyMap<number, readonly Facet[]> }[], k = 50): AttributionReport {
+export function attributionOf(
+  perQuery: readonly { results: readonly FusedResult[]; reference: ReadonlyMap<number, readonly Facet[]> }[],
+  k = 50,
+): AttributionReport {
   return attributionPrecision(perQuery.flatMap(({ results, reference }) => attributionPairs(results.slice(0, k), (d) => reference.get(d))));
 }

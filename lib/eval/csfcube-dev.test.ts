@@ -3,7 +3,19 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { sharedDataDir } from "@/lib/paths";
-import { aggregate, averagePrecision, CSFCUBE_DEV_FACETS, dcg, ndcgPercent, pairedMapDelta, readCsfcubePapers, readCsfcubeQueries, readSpecterRankings, scoreRanking, tfidfRankings } from "./csfcube-dev";
+import {
+  aggregate,
+  averagePrecision,
+  CSFCUBE_DEV_FACETS,
+  dcg,
+  ndcgPercent,
+  pairedMapDelta,
+  readCsfcubePapers,
+  readCsfcubeQueries,
+  readSpecterRankings,
+  scoreRanking,
+  tfidfRankings,
+} from "./csfcube-dev";
 
 const dir = path.join(sharedDataDir(), "csfcube-dev");
 const haveData = existsSync(path.join(dir, "dev-pid2anns-method.json"));
@@ -25,22 +37,30 @@ describe("CSFCube dev scorer", () => {
     assert.ok(Math.abs(d.delta - 5) < 1e-9, "paired by query, in MAP points");
   });
 
-  test("reproduces SPECTER's 35.43 MAP / 53.02 NDCG%20 on the 24 dev queries from specter-ranked-*", { skip: !haveData && "../shared/data/csfcube-dev is absent" }, () => {
-    const queries = readCsfcubeQueries(dir);
-    assert.equal(queries.length, 24);
-    for (const f of CSFCUBE_DEV_FACETS) assert.equal(queries.filter((q) => q.facet === f).length, 8);
-    const specter = readSpecterRankings(dir);
-    const all = aggregate(queries.map((q) => scoreRanking(q, specter[q.facet][q.pid])));
-    assert.equal(all.map.toFixed(2), "35.43");
-    assert.equal(all.ndcg20.toFixed(2), "53.02");
-    assert.ok(all.mapCi[0] < all.map && all.map < all.mapCi[1]);
-  });
+  test(
+    "reproduces SPECTER's 35.43 MAP / 53.02 NDCG%20 on the 24 dev queries from specter-ranked-*",
+    { skip: !haveData && "../shared/data/csfcube-dev is absent" },
+    () => {
+      const queries = readCsfcubeQueries(dir);
+      assert.equal(queries.length, 24);
+      for (const f of CSFCUBE_DEV_FACETS) assert.equal(queries.filter((q) => q.facet === f).length, 8);
+      const specter = readSpecterRankings(dir);
+      const all = aggregate(queries.map((q) => scoreRanking(q, specter[q.facet][q.pid])));
+      assert.equal(all.map.toFixed(2), "35.43");
+      assert.equal(all.ndcg20.toFixed(2), "53.02");
+      assert.ok(all.mapCi[0] < all.map && all.map < all.mapCi[1]);
+    },
+  );
 
-  test("the TF-IDF reference (sublinear tf) lands within a point of CSFCube's 38.27 / 54.66", { skip: !haveData && "../shared/data/csfcube-dev is absent" }, () => {
-    const queries = readCsfcubeQueries(dir);
-    const rankings = tfidfRankings(readCsfcubePapers(dir), queries);
-    const all = aggregate(queries.map((q) => scoreRanking(q, rankings.get(q) as string[])));
-    assert.ok(Math.abs(all.map - 38.27) < 1, `${all.map}`);
-    assert.ok(Math.abs(all.ndcg20 - 54.66) < 1, `${all.ndcg20}`);
-  });
+  test(
+    "the TF-IDF reference (sublinear tf) lands within a point of CSFCube's 38.27 / 54.66",
+    { skip: !haveData && "../shared/data/csfcube-dev is absent" },
+    () => {
+      const queries = readCsfcubeQueries(dir);
+      const rankings = tfidfRankings(readCsfcubePapers(dir), queries);
+      const all = aggregate(queries.map((q) => scoreRanking(q, rankings.get(q) as string[])));
+      assert.ok(Math.abs(all.map - 38.27) < 1, `${all.map}`);
+      assert.ok(Math.abs(all.ndcg20 - 54.66) < 1, `${all.ndcg20}`);
+    },
+  );
 });

@@ -27,7 +27,7 @@ export const CSFCUBE_DEV_FACETS = ["background", "method", "result"] as const;
 export type CsfcubeDevFacet = (typeof CSFCUBE_DEV_FACETS)[number];
 
 export const CSFCUBE_ATTRIBUTION =
-  "CSFCube dev fold (24 of the 50 queries): Mysore, Jasim, McCallum and Zamani, \"CSFCube - A Test Collection of Computer Science Research Articles for Faceted Query by Example\", NeurIPS 2021 Datasets and Benchmarks; github.com/iesl/CSFCube; licensed CC BY-NC 4.0. Scores by the official protocol (MAP with grade ≥ 2 relevant; NDCG%20 = NDCG over the top 20% of each pool).";
+  'CSFCube dev fold (24 of the 50 queries): Mysore, Jasim, McCallum and Zamani, "CSFCube - A Test Collection of Computer Science Research Articles for Faceted Query by Example", NeurIPS 2021 Datasets and Benchmarks; github.com/iesl/CSFCube; licensed CC BY-NC 4.0. Scores by the official protocol (MAP with grade ≥ 2 relevant; NDCG%20 = NDCG over the top 20% of each pool).';
 
 /** Published figures, for the report (the first two on these 24 queries, the rest on all 50). */
 export const CSFCUBE_REFERENCES = [
@@ -58,9 +58,13 @@ export interface CsfcubePaper {
 export function readCsfcubeQueries(dir: string): CsfcubeQuery[] {
   const out: CsfcubeQuery[] = [];
   for (const facet of CSFCUBE_DEV_FACETS) {
-    const anns = JSON.parse(readFileSync(path.join(dir, `dev-pid2anns-${facet}.json`), "utf8")) as Record<string, { cands: string[]; relevance_adju: number[] }>;
+    const anns = JSON.parse(readFileSync(path.join(dir, `dev-pid2anns-${facet}.json`), "utf8")) as Record<
+      string,
+      { cands: string[]; relevance_adju: number[] }
+    >;
     for (const [pid, a] of Object.entries(anns)) {
-      if (a.cands.length !== a.relevance_adju.length) throw new Error(`dev-pid2anns-${facet}.json: ${pid}: ${a.cands.length} candidates, ${a.relevance_adju.length} grades`);
+      if (a.cands.length !== a.relevance_adju.length)
+        throw new Error(`dev-pid2anns-${facet}.json: ${pid}: ${a.cands.length} candidates, ${a.relevance_adju.length} grades`);
       out.push({ pid, facet, cands: a.cands.map(String), grades: a.relevance_adju });
     }
   }
@@ -109,7 +113,10 @@ export function dcg(gains: readonly number[], k: number): number {
 /** NDCG over the top int(pct × n) of a ranked list of n grades (0 when the ideal is 0). */
 export function ndcgPercent(grades: readonly number[], pct = 0.2): number {
   const k = Math.floor(pct * grades.length);
-  const ideal = dcg([...grades].sort((a, b) => b - a), k);
+  const ideal = dcg(
+    [...grades].sort((a, b) => b - a),
+    k,
+  );
   return ideal === 0 ? 0 : dcg(grades, k) / ideal;
 }
 
@@ -195,12 +202,21 @@ export async function runCsfcube(
   const t0 = performance.now();
   for (const q of queries) {
     const facet: Facet = CSFCUBE_FACET[q.facet];
-    const parsed = relatedOptions.parse({ ...(options.fusion ? { fusion: options.fusion } : {}), candidates: q.cands, ...(setting === "restricted" ? { facets: [facet] } : {}) });
+    const parsed = relatedOptions.parse({
+      ...(options.fusion ? { fusion: options.fusion } : {}),
+      candidates: q.cands,
+      ...(setting === "restricted" ? { facets: [facet] } : {}),
+    });
     const opts = { ...parsed, ...(options.retriever ? { retriever: options.retriever } : {}) } as RelatedOptions;
     try {
       const r = await relatedPapers(db, { corpus, paperId: q.pid }, opts);
       unreached += r.results.filter((x) => x.unreached).length;
-      scores.push(scoreRanking(q, r.results.map((x) => x.externalId)));
+      scores.push(
+        scoreRanking(
+          q,
+          r.results.map((x) => x.externalId),
+        ),
+      );
     } catch (err) {
       // What a user would get: no ranking at all; scored as the pool's own order.
       if ((err as { code?: unknown }).code !== "no_facets") throw err;
@@ -252,7 +268,10 @@ export function tfidfRankings(papers: ReadonlyMap<string, CsfcubePaper>, queries
         return { c, s, i };
       });
     scored.sort((a, b) => b.s - a.s || a.i - b.i);
-    out.set(q, scored.map((x) => x.c));
+    out.set(
+      q,
+      scored.map((x) => x.c),
+    );
   }
   return out;
 }

@@ -14,7 +14,14 @@ test("the CSFCube file: read, pivoted to one line per method and facet setting, 
   assert.equal(state.status, "ok");
   if (state.status !== "ok") return;
   const lines = csfcubeLines(state.report);
-  assert.deepEqual(lines.map((l) => [l.method, l.facets]), [["hybrid", "restricted"], ["hybrid", "all"], ["bm25", "all"]]);
+  assert.deepEqual(
+    lines.map((l) => [l.method, l.facets]),
+    [
+      ["hybrid", "restricted"],
+      ["hybrid", "all"],
+      ["bm25", "all"],
+    ],
+  );
   assert.deepEqual(Object.keys(lines[0].cells), ["background", "method", "result", "all"]);
   // background: 8 queries in every row; all: 24.
   assert.deepEqual(csfcubeColumns(state.report), [
@@ -25,7 +32,10 @@ test("the CSFCube file: read, pivoted to one line per method and facet setting, 
   ]);
   const md = csfcubeMarkdown(state);
   assert.match(md, /^## Facet-aware relevance: CSFCube \(dev fold\)/);
-  assert.match(md, /\| Default \(hybrid\) \| query's facet only \| 41\.50 \[33\.10, 50\.20\] \/ 52\.25 \| 30\.10 \/ 40\.00 \| 35\.00 \/ 45\.50 \| 35\.53 \[30\.00, 41\.00\] \/ 45\.92 \|/);
+  assert.match(
+    md,
+    /\| Default \(hybrid\) \| query's facet only \| 41\.50 \[33\.10, 50\.20\] \/ 52\.25 \| 30\.10 \/ 40\.00 \| 35\.00 \/ 45\.50 \| 35\.53 \[30\.00, 41\.00\] \/ 45\.92 \|/,
+  );
   assert.match(md, /\| Default \(hybrid\) \| all facets \| – \| – \| – \| 33\.00 \/ 44\.00 \|/);
   assert.match(md, /\| BM25 \\\| served \| all facets \| 28\.00 \/ 38\.00 \|/, "a | in a label is escaped");
   assert.match(md, /\| TF-IDF \(all 50\) \| 38\.27 \| 51\.00 \|/);
@@ -39,7 +49,13 @@ test("a missing file leaves the section out; a malformed one says what is wrong"
     assert.equal(missing.status, "missing");
     assert.equal(csfcubeMarkdown(missing), "");
     const bad = path.join(dir, "bad.json");
-    writeFileSync(bad, JSON.stringify({ ...JSON.parse(readFileSync(FIXTURE, "utf8")), rows: [{ method: "x", label: "x", facets: "some", facet: "all", queries: 1, map: 1, ndcg20: 1 }] }));
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(FIXTURE, "utf8")),
+        rows: [{ method: "x", label: "x", facets: "some", facet: "all", queries: 1, map: 1, ndcg20: 1 }],
+      }),
+    );
     const invalid = readCsfcubeReport(bad);
     assert.equal(invalid.status, "invalid");
     assert.match(csfcubeMarkdown(invalid), /could not be read: rows\.0\.facets/);
@@ -67,9 +83,33 @@ test("eval-latest.md renders CSFCube after the user-paper tables and before the 
         default: "hybrid",
         ablation: "hybrid-with-generative",
         settings: {},
-        tables: [{ id: "ooc", title: "Papers users bring — set 1 (2 out-of-corpus papers)", gold: "g", queries: 2, goldPairs: 3, sources: { llm: [{ method: "bm25", label: "BM25", retriever: "bm25", fusion: "rrf", status: "ok", "R@20": 0.5 }] } }],
+        tables: [
+          {
+            id: "ooc",
+            title: "Papers users bring — set 1 (2 out-of-corpus papers)",
+            gold: "g",
+            queries: 2,
+            goldPairs: 3,
+            sources: { llm: [{ method: "bm25", label: "BM25", retriever: "bm25", fusion: "rrf", status: "ok", "R@20": 0.5 }] },
+          },
+        ],
       },
-      manifest: { command: "graft eval", date: "2026-11-25T00:00:00.000Z", wallSeconds: 1, git: { commit: null, dirty: null }, node: "v20", platform: "linux", cpus: 2, corpus: {}, embedder: "e", graph: {}, retrieval: {}, bootstrap: { resamples: 1, seed: 0, level: 0.95 }, generative: {}, sectionSeconds: {} },
+      manifest: {
+        command: "graft eval",
+        date: "2026-11-25T00:00:00.000Z",
+        wallSeconds: 1,
+        git: { commit: null, dirty: null },
+        node: "v20",
+        platform: "linux",
+        cpus: 2,
+        corpus: {},
+        embedder: "e",
+        graph: {},
+        retrieval: {},
+        bootstrap: { resamples: 1, seed: 0, level: 0.95 },
+        generative: {},
+        sectionSeconds: {},
+      },
     };
     writeFileSync(path.join(dir, "eval-latest.json"), JSON.stringify(report));
     const before = readFileSync(renderLatest(dir), "utf8");

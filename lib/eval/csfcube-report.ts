@@ -44,7 +44,8 @@ export const csfcubeSchema = z
 export type CsfcubeReport = z.infer<typeof csfcubeSchema>;
 export type CsfcubeRow = CsfcubeReport["rows"][number];
 
-export type CsfcubeState = { status: "ok"; path: string; report: CsfcubeReport } | { status: "missing"; path: string } | { status: "invalid"; path: string; message: string };
+export type CsfcubeState =
+  { status: "ok"; path: string; report: CsfcubeReport } | { status: "missing"; path: string } | { status: "invalid"; path: string; message: string };
 
 export function parseCsfcube(text: string): CsfcubeReport {
   let raw: unknown;
@@ -137,7 +138,15 @@ export function csfcubeMarkdown(state: CsfcubeState): string {
     ),
   ];
   if (r.references.length > 0) {
-    out.push("", "Published references:", "", table(["Reference", "MAP", "NDCG%20"], r.references.map((x) => [x.label, f2(x.map), f2(x.ndcg20)])));
+    out.push(
+      "",
+      "Published references:",
+      "",
+      table(
+        ["Reference", "MAP", "NDCG%20"],
+        r.references.map((x) => [x.label, f2(x.map), f2(x.ndcg20)]),
+      ),
+    );
   }
   out.push("", r.attribution);
   return out.join("\n");

@@ -21,7 +21,14 @@ function csrOf(rows: [number, number][][]): FacetCsr {
   rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
   const flat = rows.flat();
   const weights = Float32Array.from(flat, ([, w]) => w);
-  return { numPapers: rows.length, offsets, targets: Int32Array.from(flat, ([t]) => t), weights, facetScores: weights, citationScores: new Float32Array(flat.length) };
+  return {
+    numPapers: rows.length,
+    offsets,
+    targets: Int32Array.from(flat, ([t]) => t),
+    weights,
+    facetScores: weights,
+    citationScores: new Float32Array(flat.length),
+  };
 }
 
 // Five papers, two facets. problems: 0→1 (.9), 1→2 (.8), 3→0 (.5); methods: 0→4 (.7), 4→3 (.6).
@@ -43,7 +50,10 @@ describe("gold construction", () => {
     // 0: own rows 1, 4; 3's row holds 0.
     assert.deepEqual([...both[0]].sort(), [1, 3, 4]);
     assert.deepEqual([...both[2]], [1]);
-    assert.ok(both.every((g, p) => !g.has(p)), "a paper is never its own gold");
+    assert.ok(
+      both.every((g, p) => !g.has(p)),
+      "a paper is never its own gold",
+    );
   });
 
   it("citation gold is symmetric and drops self-citations", () => {
@@ -60,7 +70,12 @@ describe("evaluation driver", () => {
     // Query 0 (2 hops): problems 1 (.9), 2 (.72); methods 4 (.7), 3 (.42). RRF: 1 and 4 tie on
     // 1/61 and 1 is ranked first by paper index, then 2, 3 at 1/62.
     assert.deepEqual(Array.from(denseGraphInCorpus(graph, 0)), [1, 4, 2, 3]);
-    const report = await evaluateRetriever([0, 2], (q) => denseGraphInCorpus(graph, q), (q) => gold[q], { ks: [1, 2, 5], resamples: 50 });
+    const report = await evaluateRetriever(
+      [0, 2],
+      (q) => denseGraphInCorpus(graph, q),
+      (q) => gold[q],
+      { ks: [1, 2, 5], resamples: 50 },
+    );
     // Gold: 0 → {1, 3, 4}, 2 → {1}; query 2 has no out-edges, so it retrieves nothing.
     // Pooled gold 4; hits@1 = 1, @2 = 2, @5 = 3.
     assert.equal(report.queries, 2);
@@ -73,7 +88,12 @@ describe("evaluation driver", () => {
 
   it("walk depth changes what is reachable", async () => {
     const gold = neighbourGold(graph);
-    const r1 = await evaluateRetriever([0], (q) => denseGraphInCorpus(graph, q, { hops: 1 }), (q) => gold[q], { ks: [5], resamples: 10 });
+    const r1 = await evaluateRetriever(
+      [0],
+      (q) => denseGraphInCorpus(graph, q, { hops: 1 }),
+      (q) => gold[q],
+      { ks: [5], resamples: 10 },
+    );
     // One hop reaches only 1 and 4; 3 (an in-neighbour) needs the second hop via 4.
     assert.equal(r1.recall[5].estimate, 2 / 3);
   });

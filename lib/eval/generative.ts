@@ -33,7 +33,10 @@ export const GENERATIVE_VARIANTS = {
   "hard-neg-50": { label: "Hard negatives, top-50", recipe: "uniform + unlikelihood term, negatives from the top-50 pool" },
   "hard-neg-100": { label: "Hard negatives, top-100", recipe: "uniform + unlikelihood term, negatives from the top-100 pool" },
   minder: { label: "MINDER", recipe: "title, substring and pseudo-query identifiers (untyped views), LM-score fusion" },
-  shipped: { label: "Graft, shipped model", recipe: "the demo corpus's pretrained model: uniform sampling, d = 256 × 4 layers, trained for hours (lib/genret/pretrained)" },
+  shipped: {
+    label: "Graft, shipped model",
+    recipe: "the demo corpus's pretrained model: uniform sampling, d = 256 × 4 layers, trained for hours (lib/genret/pretrained)",
+  },
 } as const;
 export type GenerativeVariant = keyof typeof GENERATIVE_VARIANTS;
 export const GENERATIVE_VARIANT_IDS = Object.keys(GENERATIVE_VARIANTS) as GenerativeVariant[];
@@ -109,7 +112,12 @@ const resultSchema = z
 export class GenerativeOutputError extends Error {}
 
 /** Validates a provider's output at the edge: counts, shapes and corpus indices. */
-export function validateGenerativeResults(variant: GenerativeVariant, queries: readonly GenerativeQuery[], results: unknown, numPapers: number): GenerativeResult[] {
+export function validateGenerativeResults(
+  variant: GenerativeVariant,
+  queries: readonly GenerativeQuery[],
+  results: unknown,
+  numPapers: number,
+): GenerativeResult[] {
   if (!Array.isArray(results)) throw new GenerativeOutputError(`generative ${variant}: expected an array of results, got ${typeof results}`);
   if (results.length !== queries.length) throw new GenerativeOutputError(`generative ${variant}: ${results.length} results for ${queries.length} queries`);
   return results.map((raw, i) => {
@@ -121,7 +129,8 @@ export function validateGenerativeResults(variant: GenerativeVariant, queries: r
     const lists = parsed.data.lists ?? parsed.data.views ?? {};
     for (const [key, list] of Object.entries(lists)) {
       const bad = list?.find((c) => c.paper >= numPapers);
-      if (bad) throw new GenerativeOutputError(`generative ${variant}, query ${queries[i].id}, ${key}: paper ${bad.paper} is not a corpus index (< ${numPapers})`);
+      if (bad)
+        throw new GenerativeOutputError(`generative ${variant}, query ${queries[i].id}, ${key}: paper ${bad.paper} is not a corpus index (< ${numPapers})`);
     }
     return parsed.data as GenerativeResult;
   });
@@ -143,7 +152,8 @@ export function viewLmScore(views: Readonly<Record<string, readonly Candidate[]>
   const total = new Map<number, number>();
   for (const list of Object.values(views)) {
     // lmScore fuses facet-keyed lists; one view at a time under any one key is the same sum.
-    for (const r of lmScore({ problems: list }, { topN: Number.POSITIVE_INFINITY, exclude: options.exclude })) total.set(r.paper, (total.get(r.paper) ?? 0) + r.score);
+    for (const r of lmScore({ problems: list }, { topN: Number.POSITIVE_INFINITY, exclude: options.exclude }))
+      total.set(r.paper, (total.get(r.paper) ?? 0) + r.score);
   }
   return rankFused(
     [...total].map(([paper, score]) => ({ paper, score, provenance: [] })),
@@ -182,8 +192,10 @@ export async function loadGenerativeProvider(specifier: string, context: Generat
   } catch (err) {
     throw new Error(`--generative ${specifier}: cannot load the module: ${(err as Error).message}`);
   }
-  if (typeof mod.createGenerativeProvider !== "function") throw new Error(`--generative ${specifier}: the module does not export a createGenerativeProvider function`);
+  if (typeof mod.createGenerativeProvider !== "function")
+    throw new Error(`--generative ${specifier}: the module does not export a createGenerativeProvider function`);
   const provider = (await (mod.createGenerativeProvider as GenerativeProviderFactory)(context)) as Partial<GenerativeProvider> | null;
-  if (!provider || typeof provider.run !== "function") throw new Error(`--generative ${specifier}: createGenerativeProvider did not return an object with a run() function`);
+  if (!provider || typeof provider.run !== "function")
+    throw new Error(`--generative ${specifier}: createGenerativeProvider did not return an object with a run() function`);
   return provider as GenerativeProvider;
 }

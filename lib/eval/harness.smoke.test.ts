@@ -28,11 +28,16 @@ const EMBEDDER = `minilm:${TINY_BERT}`;
 /** A slice of the demo corpus: 12 out-of-corpus queries with their gold, plus sampled papers of every split. */
 function writeSlice(dir: string): void {
   const src = defaultCorpusPath();
-  const lines = (f: string): string[] => readFileSync(path.join(src, f), "utf8").split("\n").filter((l) => l.trim());
+  const lines = (f: string): string[] =>
+    readFileSync(path.join(src, f), "utf8")
+      .split("\n")
+      .filter((l) => l.trim());
   const papers = lines("papers.jsonl").map((l) => ({ line: l, row: JSON.parse(l) as { id: string; split: string } }));
   const queries = lines("ooc-queries.jsonl").slice(0, 12);
   const queryIds = new Set(queries.map((l) => (JSON.parse(l) as { id: string }).id));
-  const goldRows = lines("ooc-gold.tsv").slice(1).map((l) => l.split("\t"));
+  const goldRows = lines("ooc-gold.tsv")
+    .slice(1)
+    .map((l) => l.split("\t"));
   const keep = new Set(goldRows.filter(([q]) => queryIds.has(q)).map(([, d]) => d));
   const rand = mulberry32(7);
   const quota: Record<string, number> = { train: 80, dev: 30, test: 50 };
@@ -43,11 +48,25 @@ function writeSlice(dir: string): void {
     }
   }
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, "papers.jsonl"), `${papers.filter((p) => keep.has(p.row.id)).map((p) => p.line).join("\n")}\n`);
-  const cites = lines("citations.tsv").slice(1).filter((l) => l.split("\t").every((id) => keep.has(id)));
+  writeFileSync(
+    path.join(dir, "papers.jsonl"),
+    `${papers
+      .filter((p) => keep.has(p.row.id))
+      .map((p) => p.line)
+      .join("\n")}\n`,
+  );
+  const cites = lines("citations.tsv")
+    .slice(1)
+    .filter((l) => l.split("\t").every((id) => keep.has(id)));
   writeFileSync(path.join(dir, "citations.tsv"), `citing\tcited\n${cites.join("\n")}\n`);
   writeFileSync(path.join(dir, "ooc-queries.jsonl"), `${queries.join("\n")}\n`);
-  writeFileSync(path.join(dir, "ooc-gold.tsv"), `query\tcited\n${goldRows.filter(([q, d]) => queryIds.has(q) && keep.has(d)).map((r) => r.join("\t")).join("\n")}\n`);
+  writeFileSync(
+    path.join(dir, "ooc-gold.tsv"),
+    `query\tcited\n${goldRows
+      .filter(([q, d]) => queryIds.has(q) && keep.has(d))
+      .map((r) => r.join("\t"))
+      .join("\n")}\n`,
+  );
 }
 
 /**
@@ -67,10 +86,15 @@ async function itemListProvider(corpusDir: string, cacheRoot: string): Promise<G
       assert.deepEqual(options.corpusIds, data.ids);
       return queries.map((q): GenerativeResult => {
         // The harness hands over the query's item vectors: the same as the corpus's own for an indexed paper.
-        const own = q.corpusIndex !== null ? paperItems(data.items, q.corpusIndex) : Object.fromEntries(FACETS.map((f) => [f, data.queries.items[f][byId.get(q.id) as number]]));
+        const own =
+          q.corpusIndex !== null
+            ? paperItems(data.items, q.corpusIndex)
+            : Object.fromEntries(FACETS.map((f) => [f, data.queries.items[f][byId.get(q.id) as number]]));
         for (const f of FACETS) assert.deepEqual(q.items[f], own[f]);
         const lists = denseItemLists(index, q.items, { perItem: 10, exclude: q.corpusIndex ?? -1 });
-        const logp = Object.fromEntries(Object.entries(lists).map(([f, l]) => [f, l?.map((c) => ({ ...c, score: Math.log((1 + (c.score ?? 0)) / 2 + 1e-9) }))]));
+        const logp = Object.fromEntries(
+          Object.entries(lists).map(([f, l]) => [f, l?.map((c) => ({ ...c, score: Math.log((1 + (c.score ?? 0)) / 2 + 1e-9) }))]),
+        );
         if (variant === "minder") return { views: { title: logp.problems ?? [], substring: logp.methods ?? [] } };
         return { lists: logp };
       });
@@ -110,7 +134,8 @@ describe("evaluation harness, end to end (smoke)", () => {
       assert.ok(rows && rows.length > 0, `table ${t} is empty`);
       for (const r of rows) {
         if (r.status === "ok") {
-          for (const c of ["R@5", "R@10", "R@20", "R@50"] as const) if (r[c] !== undefined) assert.ok((r[c] as number) >= 0 && (r[c] as number) <= 1, `${t}/${r.method} ${c}`);
+          for (const c of ["R@5", "R@10", "R@20", "R@50"] as const)
+            if (r[c] !== undefined) assert.ok((r[c] as number) >= 0 && (r[c] as number) <= 1, `${t}/${r.method} ${c}`);
         } else {
           assert.ok(r.reason && r.reason.length > 0, `${t}/${r.method} has no reason`);
           assert.equal(r["R@20"], undefined, `${t}/${r.method} is ${r.status} but has numbers`);
@@ -118,7 +143,8 @@ describe("evaluation harness, end to end (smoke)", () => {
       }
     }
     const main = Object.fromEntries((report.tables.main ?? []).map((r) => [r.method, r]));
-    for (const m of ["dense-graph", "doc-dense", "dense-only", "bm25", "minder", "graft-uniform", "graft-oversample", "graft-floor", "graft"]) assert.equal(main[m]?.status, "ok", m);
+    for (const m of ["dense-graph", "doc-dense", "dense-only", "bm25", "minder", "graft-uniform", "graft-oversample", "graft-floor", "graft"])
+      assert.equal(main[m]?.status, "ok", m);
     assert.equal(main.specter2.status, "not reproduced");
     assert.equal(main.specter2.paper?.["R@20"], 0.22);
     assert.equal(main["dense-graph"].queries, 24);
@@ -133,7 +159,8 @@ describe("evaluation harness, end to end (smoke)", () => {
   it("computes fusion rows from both the dense item lists and the provider's lists", () => {
     const fusion = report.tables.fusion ?? [];
     for (const lists of ["dense-items", "generative:+floor"]) {
-      for (const m of ["best-single-facet", "rrf", "lm-score", "graph-rrf"]) assert.equal(fusion.find((r) => r.lists === lists && r.method === m)?.status, "ok", `${lists}/${m}`);
+      for (const m of ["best-single-facet", "rrf", "lm-score", "graph-rrf"])
+        assert.equal(fusion.find((r) => r.lists === lists && r.method === m)?.status, "ok", `${lists}/${m}`);
     }
     const loo = (report.tables.leaveOneOut ?? []).filter((r) => r.lists === "dense-items");
     assert.equal(loo.length, 5);
@@ -156,7 +183,10 @@ describe("evaluation harness, end to end (smoke)", () => {
   it("reports coverage by K and per distillation recipe", () => {
     const c = report.coverage;
     assert.ok(c);
-    assert.deepEqual(c.byK.map((r) => r.k), [10, 20, 50]);
+    assert.deepEqual(
+      c.byK.map((r) => r.k),
+      [10, 20, 50],
+    );
     assert.ok(c.byK[0].share <= c.byK[1].share && c.byK[1].share <= c.byK[2].share);
     const v = Object.fromEntries(c.variants.map((r) => [r.variant, r]));
     assert.ok((v.uniform.targetCoverage as number) <= (v["+fallback"].targetCoverage as number));
@@ -182,7 +212,8 @@ describe("evaluation harness, end to end (smoke)", () => {
     const parsed = parseReport(readFileSync(path.join(out, `eval-smoke-${day}.json`), "utf8"));
     assert.equal(parsed.kind, "smoke");
     assert.equal(parsed.manifest.embedder, `minilm:${TINY_BERT}`);
-    for (const svg of ["eval-smoke-recall-main.svg", "eval-smoke-recall-ooc.svg", "eval-smoke-coverage.svg"]) assert.match(readFileSync(path.join(out, svg), "utf8"), /^<svg /);
+    for (const svg of ["eval-smoke-recall-main.svg", "eval-smoke-recall-ooc.svg", "eval-smoke-coverage.svg"])
+      assert.match(readFileSync(path.join(out, svg), "utf8"), /^<svg /);
     assert.equal(existsSync(path.join(out, "eval-latest.json")), false);
   });
 });

@@ -24,7 +24,17 @@ import os from "node:os";
 import path from "node:path";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { repoRoot } from "@/lib/paths";
-import { bestSingleFacet, createFusion, csrFacetRow, csrWeightOf, leaveOneFacetOut, lmScore, restrictFacets, type FacetLists, type FusedResult } from "@/lib/fusion";
+import {
+  bestSingleFacet,
+  createFusion,
+  csrFacetRow,
+  csrWeightOf,
+  leaveOneFacetOut,
+  lmScore,
+  restrictFacets,
+  type FacetLists,
+  type FusedResult,
+} from "@/lib/fusion";
 import { DISTILL_VARIANTS, distill, distillationStatistics, trainMask, type DistillOptions } from "@/lib/genret/distill";
 import { buildDocIdIndex } from "@/lib/genret/docid";
 import { citationRows } from "@/lib/graph/citation-score";
@@ -55,7 +65,16 @@ import {
   type GenerativeVariant,
 } from "./generative";
 import type { QueryRun } from "./metrics";
-import { combineFacetScores, citationCounts, mostCitedNonObvious, nonObviousBaseRate, nonObviousRow, nonObviousStats, rankByCitations, type QueryObviousness } from "./nonobvious";
+import {
+  combineFacetScores,
+  citationCounts,
+  mostCitedNonObvious,
+  nonObviousBaseRate,
+  nonObviousRow,
+  nonObviousStats,
+  rankByCitations,
+  type QueryObviousness,
+} from "./nonobvious";
 import {
   PAPER_ALPHA,
   PAPER_ATTRIBUTION,
@@ -162,7 +181,11 @@ export function sampleQueries(items: readonly number[], n: number | undefined, s
 function gitState(): { commit: string | null; dirty: boolean | null } {
   try {
     const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     return { commit, dirty: status.trim().length > 0 };
   } catch {
     return { commit: null, dirty: null };
@@ -203,7 +226,9 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
   };
 
   const only = options.only ? new Set<Part>(options.only) : null;
-  const want = (part: Part): boolean => (Object.entries(SUITE_PARTS) as [Suite, readonly Part[]][]).some(([suite, parts]) => suites.has(suite) && parts.includes(part)) && (!only || only.has(part));
+  const want = (part: Part): boolean =>
+    (Object.entries(SUITE_PARTS) as [Suite, readonly Part[]][]).some(([suite, parts]) => suites.has(suite) && parts.includes(part)) &&
+    (!only || only.has(part));
   const needDocs = want("main") || want("ooc");
 
   // ── papers users bring: relatedPapers on the store, independent of the tables below ──
@@ -241,7 +266,13 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
       node: process.version,
       platform: `${os.platform()} ${os.arch()}`,
       cpus: os.availableParallelism?.() ?? os.cpus().length,
-      corpus: { dir: options.corpusDir, name: storeCorpus, userPapers: Object.fromEntries((userPapers?.tables ?? []).map((t) => [t.id, { queries: t.queries, goldPairs: t.goldPairs, ...(t.tuning ? { tuning: t.tuning } : {}) }])) },
+      corpus: {
+        dir: options.corpusDir,
+        name: storeCorpus,
+        userPapers: Object.fromEntries(
+          (userPapers?.tables ?? []).map((t) => [t.id, { queries: t.queries, goldPairs: t.goldPairs, ...(t.tuning ? { tuning: t.tuning } : {}) }]),
+        ),
+      },
       embedder: String((userPapers?.settings.build as { embedder?: string } | undefined)?.embedder ?? "the graph build's"),
       graph: { ...((userPapers?.settings.build as Record<string, unknown> | undefined) ?? {}) },
       retrieval: { relatedPapers: { k: userPapers?.k ?? 50 } },
@@ -251,15 +282,19 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
     };
     return { version: 1, kind: options.kind ?? "full", suites: [...options.suites], date, tables: {}, userPapers, manifest };
   }
-  const data: CorpusData = await timed("load", () => loadCorpusData(options.corpusDir, {
+  const data: CorpusData = await timed("load", () =>
+    loadCorpusData(options.corpusDir, {
       embedder: options.embedder,
       cacheRoot: options.cacheRoot,
       documents: needDocs,
       // USE-lite is single-threaded: two processes use both cores; MiniLM already does in one.
       workers: options.embedWorkers ?? ((options.embedder ?? "use-lite").startsWith("use-lite") ? 2 : 1),
       onProgress: (done, total) => total > 0 && log(`embedding texts missing from the cache: ${done}/${total}`),
-    }));
-  log(`${data.ids.length} papers, ${data.queries.ids.length} out-of-corpus queries, ${data.embedderId}; ${data.newlyEmbedded} texts embedded (${data.embedSeconds.toFixed(1)} s)`);
+    }),
+  );
+  log(
+    `${data.ids.length} papers, ${data.queries.ids.length} out-of-corpus queries, ${data.embedderId}; ${data.newlyEmbedded} texts embedded (${data.embedSeconds.toFixed(1)} s)`,
+  );
   const n = data.ids.length;
   const citations = citationRows(data.refs);
   const { alpha: mainAlpha } = DEFAULT_EDGE_WEIGHT;
@@ -300,7 +335,14 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
       lists.map((retrieved, pos): QueryRun => ({ retrieved, gold: goldFor(pos) })),
       boot,
     );
-  const rowFrom = async (method: string, label: string, queries: readonly number[], retrieve: (q: number, pos: number) => ArrayLike<number> | Promise<ArrayLike<number>>, goldFor: (pos: number) => ReadonlySet<number>, extra: Partial<RecallRow> = {}) => {
+  const rowFrom = async (
+    method: string,
+    label: string,
+    queries: readonly number[],
+    retrieve: (q: number, pos: number) => ArrayLike<number> | Promise<ArrayLike<number>>,
+    goldFor: (pos: number) => ReadonlySet<number>,
+    extra: Partial<RecallRow> = {},
+  ) => {
     const t0 = performance.now();
     const lists: ArrayLike<number>[] = [];
     for (let pos = 0; pos < queries.length; pos++) lists.push(await retrieve(queries[pos], pos));
@@ -323,7 +365,11 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         const queries = setting === "test" ? testQueries : oocQueries;
         const t0 = performance.now();
         try {
-          const raw = await provider.run(variant, queries, { corpusIds: data.ids, embedder: data.embedderId, onProgress: (d, t) => d === t && log(`generative ${variant} (${setting}): ${t} queries decoded`) });
+          const raw = await provider.run(variant, queries, {
+            corpusIds: data.ids,
+            embedder: data.embedderId,
+            onProgress: (d, t) => d === t && log(`generative ${variant} (${setting}): ${t} queries decoded`),
+          });
           const results = validateGenerativeResults(variant, queries, raw, n);
           generativeManifest[variant] = { ...(provider.describe?.(variant) ?? {}), [`${setting}DecodeSeconds`]: (performance.now() - t0) / 1000 };
           return results;
@@ -345,8 +391,18 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
   const generativeRow = async (variant: GenerativeVariant, method: string, label: string, extra: Partial<RecallRow> = {}): Promise<RecallRow> => {
     const results = await decode(variant, "test");
     if (!Array.isArray(results)) return notRunRow(method, label, results.reason, extra);
-    const fuse = (r: GenerativeResult, q: number): FusedResult[] => (r.views ? viewLmScore(r.views, { exclude: q, topN: TOP_N }) : graphRrf.fuse(r.lists ?? {}, { query: q }));
-    return (await rowFrom(method, label, test, (q, pos) => papersOf(fuse(results[pos], q)), (pos) => goldOf(test[pos]), extra)).row;
+    const fuse = (r: GenerativeResult, q: number): FusedResult[] =>
+      r.views ? viewLmScore(r.views, { exclude: q, topN: TOP_N }) : graphRrf.fuse(r.lists ?? {}, { query: q });
+    return (
+      await rowFrom(
+        method,
+        label,
+        test,
+        (q, pos) => papersOf(fuse(results[pos], q)),
+        (pos) => goldOf(test[pos]),
+        extra,
+      )
+    ).row;
   };
 
   const denseListsTest = new Map<number, FacetLists>();
@@ -363,14 +419,54 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         const bm25 = bm25Retriever(data.texts);
         const docs = packVectors(data.documents?.papers ?? []);
         const rows: RecallRow[] = [];
-        rows.push((await rowFrom("dense-graph", "Dense-graph", test, (q) => denseGraphInCorpus(graph, q), (p) => goldOf(test[p]), { paper: PAPER_MAIN["dense-graph"] })).row);
         rows.push(
-          (await rowFrom("doc-dense", `Document dense (title + abstract, ${data.embedderId})`, test, (q) => denseDocumentRetrieve(docs, data.documents?.papers[q] as Float32Array, TOP_N, q), (p) => goldOf(test[p]), { paper: PAPER_MAIN["doc-dense"] })).row,
+          (
+            await rowFrom(
+              "dense-graph",
+              "Dense-graph",
+              test,
+              (q) => denseGraphInCorpus(graph, q),
+              (p) => goldOf(test[p]),
+              { paper: PAPER_MAIN["dense-graph"] },
+            )
+          ).row,
         );
         rows.push(
-          (await rowFrom("dense-only", "Dense-only (facet max-sim, RRF)", test, async (q) => papersOf(await denseOnlyRetrieve(engine, facetIndex, paperItems(data.items, q), { exclude: q })), (p) => goldOf(test[p]), { paper: PAPER_MAIN["dense-only"] })).row,
+          (
+            await rowFrom(
+              "doc-dense",
+              `Document dense (title + abstract, ${data.embedderId})`,
+              test,
+              (q) => denseDocumentRetrieve(docs, data.documents?.papers[q] as Float32Array, TOP_N, q),
+              (p) => goldOf(test[p]),
+              { paper: PAPER_MAIN["doc-dense"] },
+            )
+          ).row,
         );
-        rows.push((await rowFrom("bm25", "BM25 (title + facets)", test, (q) => bm25.retrieve(data.texts[q], TOP_N, q), (p) => goldOf(test[p]), { paper: PAPER_MAIN.bm25 })).row);
+        rows.push(
+          (
+            await rowFrom(
+              "dense-only",
+              "Dense-only (facet max-sim, RRF)",
+              test,
+              async (q) => papersOf(await denseOnlyRetrieve(engine, facetIndex, paperItems(data.items, q), { exclude: q })),
+              (p) => goldOf(test[p]),
+              { paper: PAPER_MAIN["dense-only"] },
+            )
+          ).row,
+        );
+        rows.push(
+          (
+            await rowFrom(
+              "bm25",
+              "BM25 (title + facets)",
+              test,
+              (q) => bm25.retrieve(data.texts[q], TOP_N, q),
+              (p) => goldOf(test[p]),
+              { paper: PAPER_MAIN.bm25 },
+            )
+          ).row,
+        );
         rows.push(notReproducedRow("specter2", "SPECTER2 (title + abstract)", SPECTER2_REASON, PAPER_MAIN.specter2));
         rows.push(notReproducedRow("s2-recommendations", "S2 Recommendations API", S2_REASON, PAPER_MAIN["s2-recommendations"]));
         rows.push(await generativeRow("minder", "minder", GENERATIVE_VARIANTS.minder.label, { paper: PAPER_MAIN.minder }));
@@ -393,7 +489,8 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         const gen = await decode(FUSION_VARIANT, "test");
         const genKey = `generative:${FUSION_VARIANT}`;
         if (Array.isArray(gen)) {
-          if (gen.some((r) => !r.lists)) sources.push({ key: genKey, label: `generative ${FUSION_VARIANT}`, reason: "the provider returned views, not facet lists" });
+          if (gen.some((r) => !r.lists))
+            sources.push({ key: genKey, label: `generative ${FUSION_VARIANT}`, reason: "the provider returned views, not facet lists" });
           else sources.push({ key: genKey, label: `generative ${FUSION_VARIANT}`, perQuery: (pos) => gen[pos].lists as FacetLists, scoresAreLogProbs: true });
         } else sources.push({ key: genKey, label: `generative ${FUSION_VARIANT}`, reason: gen.reason });
 
@@ -403,10 +500,19 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         for (const src of sources) {
           const tag = ` [${src.key}]`;
           if (!("perQuery" in src)) {
-            for (const m of ["best-single-facet", "rrf", "lm-score", "graph-rrf"]) fusionRows.push(notRunRow(m, `${m}${tag}`, src.reason, { lists: src.key, paper: PAPER_FUSION[m] }));
+            for (const m of ["best-single-facet", "rrf", "lm-score", "graph-rrf"])
+              fusionRows.push(notRunRow(m, `${m}${tag}`, src.reason, { lists: src.key, paper: PAPER_FUSION[m] }));
             looRows.push(notRunRow("graph-rrf", `Graph-RRF (all four facets)${tag}`, src.reason, { lists: src.key }));
             for (const f of ["graph-rrf", "rrf", "lm-score"]) {
-              attributionRows.push({ id: `${f}:${src.key}`, label: `${f} over ${src.label}`, setting: "in-corpus", lists: src.key, fusion: f, status: "not run", reason: src.reason });
+              attributionRows.push({
+                id: `${f}:${src.key}`,
+                label: `${f} over ${src.label}`,
+                setting: "in-corpus",
+                lists: src.key,
+                fusion: f,
+                status: "not run",
+                reason: src.reason,
+              });
             }
             continue;
           }
@@ -414,10 +520,10 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
             src.scoresAreLogProbs
               ? lmScore(lists, { exclude: q })
               : // Cosines are not probabilities: rescaled to [0, 1] as the graph's s_f is, then summed like probabilities.
-                lmScore(
-                  Object.fromEntries(Object.entries(lists).map(([f, l]) => [f, l?.map((c) => ({ ...c, score: rescaleCosine(c.score ?? -1) }))])),
-                  { exclude: q, logProb: false },
-                );
+                lmScore(Object.fromEntries(Object.entries(lists).map(([f, l]) => [f, l?.map((c) => ({ ...c, score: rescaleCosine(c.score ?? -1) }))])), {
+                  exclude: q,
+                  logProb: false,
+                });
           const lmUsable = src.scoresAreLogProbs ? test.every((_, pos) => hasModelScores(src.perQuery(pos))) : true;
           const fused = (rule: "graph-rrf" | "rrf" | "lm-score", facets: readonly Facet[] = FACETS): FusedResult[][] =>
             test.map((q, pos) => {
@@ -428,21 +534,49 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
           const r20 = (results: FusedResult[][]): number => recallOf(results).recall[20].estimate;
 
           const best = bestSingleFacet((fs) => r20(fused("graph-rrf", fs)));
-          fusionRows.push(recallRow("best-single-facet", `Best single facet (${best.facet}), graph-RRF${tag}`, recallOf(fused("graph-rrf", [best.facet])), { lists: src.key, paper: PAPER_FUSION["best-single-facet"] }));
+          fusionRows.push(
+            recallRow("best-single-facet", `Best single facet (${best.facet}), graph-RRF${tag}`, recallOf(fused("graph-rrf", [best.facet])), {
+              lists: src.key,
+              paper: PAPER_FUSION["best-single-facet"],
+            }),
+          );
           const results = { rrf: fused("rrf"), "lm-score": lmUsable ? fused("lm-score") : null, "graph-rrf": fused("graph-rrf") };
           fusionRows.push(recallRow("rrf", `Uniform RRF (no graph)${tag}`, recallOf(results.rrf), { lists: src.key, paper: PAPER_FUSION.rrf }));
           fusionRows.push(
             results["lm-score"]
-              ? recallRow("lm-score", `MINDER combination (LM-score sum)${tag}`, recallOf(results["lm-score"]), { lists: src.key, paper: PAPER_FUSION["lm-score"] })
+              ? recallRow("lm-score", `MINDER combination (LM-score sum)${tag}`, recallOf(results["lm-score"]), {
+                  lists: src.key,
+                  paper: PAPER_FUSION["lm-score"],
+                })
               : notRunRow("lm-score", `MINDER combination (LM-score sum)${tag}`, "the provider's candidates carry no model scores", { lists: src.key }),
           );
-          fusionRows.push(recallRow("graph-rrf", `Graph-RRF (all four facets)${tag}`, recallOf(results["graph-rrf"]), { lists: src.key, paper: PAPER_FUSION["graph-rrf"] }));
+          fusionRows.push(
+            recallRow("graph-rrf", `Graph-RRF (all four facets)${tag}`, recallOf(results["graph-rrf"]), { lists: src.key, paper: PAPER_FUSION["graph-rrf"] }),
+          );
           log(`fusion over ${src.key}: done`);
 
           const loo = leaveOneFacetOut((fs) => r20(fused("graph-rrf", fs)));
-          looRows.push({ ...recallRow("graph-rrf", `Graph-RRF (all four facets)${tag}`, recallOf(results["graph-rrf"]), { lists: src.key }), "R@20": loo.full, paper: { "R@20": PAPER_LEAVE_ONE_OUT.all } });
+          looRows.push({
+            ...recallRow("graph-rrf", `Graph-RRF (all four facets)${tag}`, recallOf(results["graph-rrf"]), { lists: src.key }),
+            "R@20": loo.full,
+            paper: { "R@20": PAPER_LEAVE_ONE_OUT.all },
+          });
           for (const r of loo.rows) {
-            looRows.push({ ...recallRow(`without-${r.removed}`, `− ${r.removed}${tag}`, recallOf(fused("graph-rrf", FACETS.filter((f) => f !== r.removed))), { lists: src.key }), delta: r.delta, paper: { "R@20": PAPER_LEAVE_ONE_OUT[r.removed] } });
+            looRows.push({
+              ...recallRow(
+                `without-${r.removed}`,
+                `− ${r.removed}${tag}`,
+                recallOf(
+                  fused(
+                    "graph-rrf",
+                    FACETS.filter((f) => f !== r.removed),
+                  ),
+                ),
+                { lists: src.key },
+              ),
+              delta: r.delta,
+              paper: { "R@20": PAPER_LEAVE_ONE_OUT[r.removed] },
+            });
           }
 
           for (const [fusion, res] of Object.entries(results) as [string, FusedResult[][] | null][]) {
@@ -453,7 +587,18 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
               continue;
             }
             const a = attributionOf(test.map((q, pos) => ({ results: res[pos], reference: pairFacets(q) })));
-            attributionRows.push({ id, label, setting: "in-corpus", lists: src.key, fusion, status: "ok", precision: a.precision, subsetShare: a.subsetShare, pairs: a.pairs, perFacet: Object.fromEntries(FACETS.map((f) => [f, a.perFacet[f].precision])) });
+            attributionRows.push({
+              id,
+              label,
+              setting: "in-corpus",
+              lists: src.key,
+              fusion,
+              status: "ok",
+              precision: a.precision,
+              subsetShare: a.subsetShare,
+              pairs: a.pairs,
+              perFacet: Object.fromEntries(FACETS.map((f) => [f, a.perFacet[f].precision])),
+            });
           }
         }
         tables.fusion = fusionRows;
@@ -474,7 +619,11 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         const docIds = buildDocIdIndex(data.ids.map((externalId, i) => ({ externalId, facets: data.texts[i].facets })));
         const input = { graph, items: docIds.facets, sourceMask: trainMask(data.splits) };
         const recipes: [string, string, DistillOptions][] = [
-          ...(Object.keys(DISTILL_VARIANTS) as (keyof typeof DISTILL_VARIANTS)[]).map((v): [string, string, DistillOptions] => [v, GENERATIVE_VARIANTS[v].label, DISTILL_VARIANTS[v]]),
+          ...(Object.keys(DISTILL_VARIANTS) as (keyof typeof DISTILL_VARIANTS)[]).map((v): [string, string, DistillOptions] => [
+            v,
+            GENERATIVE_VARIANTS[v].label,
+            DISTILL_VARIANTS[v],
+          ]),
           ["kmin-1", GENERATIVE_VARIANTS["kmin-1"].label, { oversample: true, floor: true, kMin: 1 }],
           ["kmin-2", GENERATIVE_VARIANTS["kmin-2"].label, { oversample: true, floor: true, kMin: 2 }],
           ["kmin-4", GENERATIVE_VARIANTS["kmin-4"].label, { oversample: true, floor: true, kMin: 4 }],
@@ -520,21 +669,40 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
           }
           nearest.push(per);
         }
-        const ephemeralReference = nearest.map((per) => edgeListPairFacets(Object.fromEntries(Object.entries(per).map(([f, l]) => [f, { targets: l.targets.subarray(0, EVAL_K) }]))));
+        const ephemeralReference = nearest.map((per) =>
+          edgeListPairFacets(Object.fromEntries(Object.entries(per).map(([f, l]) => [f, { targets: l.targets.subarray(0, EVAL_K) }]))),
+        );
         const obvious = nearest.map((per) => combineFacetScores(Object.values(per), NEAREST));
 
         const rows: RecallRow[] = [];
         const runs = new Map<string, { label: string; lists: ArrayLike<number>[] }>();
-        const add = async (method: string, label: string, retrieve: (i: number, pos: number) => ArrayLike<number> | Promise<ArrayLike<number>>, paper?: Partial<Record<"R@5" | "R@10" | "R@20" | "R@50", number>>) => {
+        const add = async (
+          method: string,
+          label: string,
+          retrieve: (i: number, pos: number) => ArrayLike<number> | Promise<ArrayLike<number>>,
+          paper?: Partial<Record<"R@5" | "R@10" | "R@20" | "R@50", number>>,
+        ) => {
           const r = await rowFrom(method, label, ooc, retrieve, (pos) => oocGold[pos], { paper });
           rows.push(r.row);
           runs.set(method, { label, lists: r.lists });
         };
-        await add("dense-graph", "Dense-graph (ephemeral insertion)", async (i) => papersOf(await denseGraphOutOfCorpus(engine, facetIndex, graph, oocItems(i), { exclude: oocSelf(i) })), PAPER_OOC["dense-graph"]);
+        await add(
+          "dense-graph",
+          "Dense-graph (ephemeral insertion)",
+          async (i) => papersOf(await denseGraphOutOfCorpus(engine, facetIndex, graph, oocItems(i), { exclude: oocSelf(i) })),
+          PAPER_OOC["dense-graph"],
+        );
         await add("bm25", "BM25 (title + facets)", (i) => bm25.retrieve(data.queries.texts[i], TOP_N, oocSelf(i)), PAPER_OOC.bm25);
-        await add("doc-dense", `Document dense (title + abstract, ${data.embedderId})`, (i) => denseDocumentRetrieve(docs, data.documents?.queries[i] as Float32Array, TOP_N, oocSelf(i)), PAPER_OOC["doc-dense"]);
+        await add(
+          "doc-dense",
+          `Document dense (title + abstract, ${data.embedderId})`,
+          (i) => denseDocumentRetrieve(docs, data.documents?.queries[i] as Float32Array, TOP_N, oocSelf(i)),
+          PAPER_OOC["doc-dense"],
+        );
         rows.push(notReproducedRow("specter2", "SPECTER2 (title + abstract)", SPECTER2_REASON, PAPER_OOC.specter2));
-        await add("dense-only", "Dense-only (facet max-sim, RRF)", async (i) => papersOf(await denseOnlyRetrieve(engine, facetIndex, oocItems(i), { exclude: oocSelf(i) })));
+        await add("dense-only", "Dense-only (facet max-sim, RRF)", async (i) =>
+          papersOf(await denseOnlyRetrieve(engine, facetIndex, oocItems(i), { exclude: oocSelf(i) })),
+        );
         const denseItemsOoc = ooc.map((i) => denseItemLists(itemIndex, oocItems(i), { perItem: PER_ITEM, exclude: oocSelf(i) }));
         const denseCorr = ooc.map((i, pos) => corroboration.fuse(denseItemsOoc[pos], { query: oocSelf(i) >= 0 ? oocSelf(i) : undefined }));
         await add("dense-items-corroboration", "Dense item lists + corroboration RRF (no model)", (_i, pos) => papersOf(denseCorr[pos]));
@@ -552,7 +720,12 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         const ephemeralGraphRrf = (lists: FacetLists, pos: number): FusedResult[] =>
           createFusion("graph-rrf", { weightOf: (f, _q, d) => ephemeralWeights[pos].get(f)?.get(d) ?? 0 }).fuse(lists, { query: -1 });
         /** Out-of-corpus rows of one generative model: corroboration RRF (the paper's) and ephemeral graph-RRF. */
-        const oocGenerative = async (variant: GenerativeVariant, method: string, label: string, paper?: RecallRow["paper"]): Promise<FusedResult[][] | null> => {
+        const oocGenerative = async (
+          variant: GenerativeVariant,
+          method: string,
+          label: string,
+          paper?: RecallRow["paper"],
+        ): Promise<FusedResult[][] | null> => {
           const gen = await decode(variant, "ooc");
           if (!Array.isArray(gen) || !gen.every((r) => r.lists)) {
             const reason = Array.isArray(gen) ? "the provider returned views, not facet lists" : gen.reason;
@@ -562,7 +735,9 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
           }
           const corr = ooc.map((i, pos) => corroboration.fuse(gen[pos].lists as FacetLists, { query: oocSelf(i) >= 0 ? oocSelf(i) : undefined }));
           await add(method, `${label} (corroboration RRF)`, (_i, pos) => papersOf(corr[pos]), paper);
-          await add(`${method}-ephemeral`, `${label} (graph-RRF over ephemeral edges)`, (_i, pos) => papersOf(ephemeralGraphRrf(gen[pos].lists as FacetLists, pos)));
+          await add(`${method}-ephemeral`, `${label} (graph-RRF over ephemeral edges)`, (_i, pos) =>
+            papersOf(ephemeralGraphRrf(gen[pos].lists as FacetLists, pos)),
+          );
           return corr;
         };
         const genCorr = await oocGenerative(GRAFT_VARIANT, "graft", "Graft", PAPER_OOC.graft);
@@ -572,7 +747,8 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         // ── non-obvious retrievals ──
         const citedBy = citationCounts(data.refs);
         const byCount = rankByCitations(citedBy);
-        const base = (lists: readonly ArrayLike<number>[]): QueryObviousness[] => lists.map((retrieved, pos) => ({ retrieved, obvious: obvious[pos], gold: oocGold[pos] }));
+        const base = (lists: readonly ArrayLike<number>[]): QueryObviousness[] =>
+          lists.map((retrieved, pos) => ({ retrieved, obvious: obvious[pos], gold: oocGold[pos] }));
         const baseRate = nonObviousBaseRate(base(ooc.map(() => [])), n);
         const control = nonObviousStats(base(obvious.map((o) => mostCitedNonObvious(citedBy, o, NON_OBVIOUS_K, byCount))), NON_OBVIOUS_K);
         const noRows: NonObviousMethodRow[] = [];
@@ -580,21 +756,54 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
           const run = runs.get(method);
           const paper = (PAPER_NON_OBVIOUS as unknown as Record<string, NonObviousMethodRow["paper"]>)[method];
           if (!run) {
-            noRows.push({ method, label: "Graft (corroboration RRF)", status: "not run", reason: rows.find((r) => r.method === method)?.reason ?? "not run", paper });
+            noRows.push({
+              method,
+              label: "Graft (corroboration RRF)",
+              status: "not run",
+              reason: rows.find((r) => r.method === method)?.reason ?? "not run",
+              paper,
+            });
             continue;
           }
           noRows.push({ method, label: run.label, status: "ok", ...nonObviousRow(nonObviousStats(base(run.lists), NON_OBVIOUS_K), baseRate, control), paper });
         }
-        nonObvious = { k: NON_OBVIOUS_K, nearest: NEAREST, queries: ooc.length, baseRate, control, rows: noRows, paper: { baseRate: PAPER_NON_OBVIOUS.baseRate } };
+        nonObvious = {
+          k: NON_OBVIOUS_K,
+          nearest: NEAREST,
+          queries: ooc.length,
+          baseRate,
+          control,
+          rows: noRows,
+          paper: { baseRate: PAPER_NON_OBVIOUS.baseRate },
+        };
 
         // ── out-of-corpus attribution: corroboration RRF against the ephemeral edges ──
         const oocAttribution = (id: string, label: string, lists: string, res: FusedResult[][] | null, reason?: string): AttributionRow => {
           if (!res) return { id, label, setting: "out-of-corpus", lists, fusion: "corroboration", status: "not run", reason };
           const a = attributionOf(res.map((results, pos) => ({ results, reference: ephemeralReference[pos] })));
-          return { id, label, setting: "out-of-corpus", lists, fusion: "corroboration", status: "ok", precision: a.precision, subsetShare: a.subsetShare, pairs: a.pairs, perFacet: Object.fromEntries(FACETS.map((f) => [f, a.perFacet[f].precision])) };
+          return {
+            id,
+            label,
+            setting: "out-of-corpus",
+            lists,
+            fusion: "corroboration",
+            status: "ok",
+            precision: a.precision,
+            subsetShare: a.subsetShare,
+            pairs: a.pairs,
+            perFacet: Object.fromEntries(FACETS.map((f) => [f, a.perFacet[f].precision])),
+          };
         };
         attributionRows.push(oocAttribution("corroboration:dense-items", "corroboration RRF over dense item lists", "dense-items", denseCorr));
-        attributionRows.push(oocAttribution(`corroboration:generative:${GRAFT_VARIANT}`, `corroboration RRF over generative ${GRAFT_VARIANT}`, `generative:${GRAFT_VARIANT}`, genCorr, rows.find((r) => r.method === "graft")?.reason));
+        attributionRows.push(
+          oocAttribution(
+            `corroboration:generative:${GRAFT_VARIANT}`,
+            `corroboration RRF over generative ${GRAFT_VARIANT}`,
+            `generative:${GRAFT_VARIANT}`,
+            genCorr,
+            rows.find((r) => r.method === "graft")?.reason,
+          ),
+        );
       });
     }
 
@@ -602,7 +811,19 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
     if (want("walkDepth")) {
       await timed("walkDepth", async () => {
         const walk: RecallRow[] = [];
-        for (const h of HOPS) walk.push((await rowFrom(`${h}-hop`, `${h}-hop`, test, (q) => denseGraphInCorpus(graph, q, { hops: h }), (p) => goldOf(test[p]), { param: h, paper: PAPER_HOPS[String(h)] })).row);
+        for (const h of HOPS)
+          walk.push(
+            (
+              await rowFrom(
+                `${h}-hop`,
+                `${h}-hop`,
+                test,
+                (q) => denseGraphInCorpus(graph, q, { hops: h }),
+                (p) => goldOf(test[p]),
+                { param: h, paper: PAPER_HOPS[String(h)] },
+              )
+            ).row,
+          );
         tables.walkDepth = walk;
       });
     }
@@ -611,7 +832,18 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         const sweep: RecallRow[] = [];
         for (const a of ALPHAS) {
           const g = a === mainAlpha ? graph : await buildGraph(a);
-          sweep.push((await rowFrom(`alpha-${a}`, `α = ${a.toFixed(2)}, β = ${(1 - a).toFixed(2)}`, dev, (q) => denseGraphInCorpus(g, q), (p) => goldOf(dev[p]), { param: a, paper: PAPER_ALPHA[String(a)] })).row);
+          sweep.push(
+            (
+              await rowFrom(
+                `alpha-${a}`,
+                `α = ${a.toFixed(2)}, β = ${(1 - a).toFixed(2)}`,
+                dev,
+                (q) => denseGraphInCorpus(g, q),
+                (p) => goldOf(dev[p]),
+                { param: a, paper: PAPER_ALPHA[String(a)] },
+              )
+            ).row,
+          );
         }
         tables.alpha = sweep;
       });
@@ -639,7 +871,14 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
       await timed("supervision", async () => {
         const supervision: RecallRow[] = [];
         for (const v of ["uniform", "ce-reweight", "+oversample", "exhaustive", "hard-neg-50", "hard-neg-100"] as const) {
-          supervision.push(await generativeRow(v, v, v === "+oversample" ? "Graph-weighted sampling (ours)" : v === "uniform" ? "Uniform sampling (base)" : GENERATIVE_VARIANTS[v].label, { paper: PAPER_SUPERVISION[v] }));
+          supervision.push(
+            await generativeRow(
+              v,
+              v,
+              v === "+oversample" ? "Graph-weighted sampling (ours)" : v === "uniform" ? "Uniform sampling (base)" : GENERATIVE_VARIANTS[v].label,
+              { paper: PAPER_SUPERVISION[v] },
+            ),
+          );
         }
         tables.supervision = supervision;
       });
@@ -693,16 +932,39 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
       oocQueries: data.queries.ids.length,
       oocGoldPairs: oocPairs,
       queriesUsed: { test: test.length, dev: dev.length, ooc: ooc.length },
-      sha256: { papers: sha256(data.files.papers), citations: sha256(data.files.citations), queries: sha256(data.files.queries), queryGold: sha256(data.files.queryGold) },
+      sha256: {
+        papers: sha256(data.files.papers),
+        citations: sha256(data.files.citations),
+        queries: sha256(data.files.queries),
+        queryGold: sha256(data.files.queryGold),
+      },
     },
     embedder: data.embedderId,
     graph: { k: EVAL_K, alpha: mainAlpha, beta: 1 - mainAlpha, gold: "the query's own out-neighbours (its rows, all facets)" },
-    retrieval: { topN: TOP_N, walk: { hops: 2, cap: 500, combine: "max" }, rrfK: 60, denseItemsPerItem: PER_ITEM, nonObvious: { nearest: NEAREST, k: NON_OBVIOUS_K } },
+    retrieval: {
+      topN: TOP_N,
+      walk: { hops: 2, cap: 500, combine: "max" },
+      rrfK: 60,
+      denseItemsPerItem: PER_ITEM,
+      nonObvious: { nearest: NEAREST, k: NON_OBVIOUS_K },
+    },
     bootstrap: { resamples, seed, level: 0.95 },
     generative: generativeManifest,
     sectionSeconds,
     newlyEmbedded: data.newlyEmbedded,
   };
   const tableGold = Object.fromEntries((Object.keys(tables) as TableName[]).filter((t) => IN_CORPUS_TABLES.includes(t)).map((t) => [t, "out-neighbours"]));
-  return { version: 1, kind: options.kind ?? "full", suites: [...options.suites], date, tables, tableGold, attribution, coverage: coverageSection, nonObvious, userPapers, manifest };
+  return {
+    version: 1,
+    kind: options.kind ?? "full",
+    suites: [...options.suites],
+    date,
+    tables,
+    tableGold,
+    attribution,
+    coverage: coverageSection,
+    nonObvious,
+    userPapers,
+    manifest,
+  };
 }

@@ -17,7 +17,16 @@ test("reading the latest report: ok, missing, or invalid with the reason", () =>
   try {
     const file = path.join(dir, "eval-latest.json");
     assert.deepEqual(readLatestReport(file), { status: "missing", path: file });
-    writeFileSync(file, JSON.stringify({ version: 1, kind: "full", date: "d", tables: { main: [{ method: "bm25", label: "BM25", status: "ok", "R@20": 0.3 }] }, manifest: { command: "c", date: "d" } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        kind: "full",
+        date: "d",
+        tables: { main: [{ method: "bm25", label: "BM25", status: "ok", "R@20": 0.3 }] },
+        manifest: { command: "c", date: "d" },
+      }),
+    );
     const ok = readLatestReport(file);
     assert.equal(ok.status, "ok");
     assert.equal(ok.status === "ok" && ok.report.tables.main?.[0]["R@20"], 0.3);

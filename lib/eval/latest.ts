@@ -15,7 +15,8 @@ export function latestReportPath(env?: Env): string {
   return path.resolve(repoRoot, configFrom(env).GRAFT_EVAL_REPORT);
 }
 
-export type LatestReport = { status: "ok"; path: string; report: EvalReport } | { status: "missing"; path: string } | { status: "invalid"; path: string; message: string };
+export type LatestReport =
+  { status: "ok"; path: string; report: EvalReport } | { status: "missing"; path: string } | { status: "invalid"; path: string; message: string };
 
 export function readLatestReport(file: string = latestReportPath()): LatestReport {
   let text: string;

@@ -91,7 +91,12 @@ export function nonObviousBaseRate(runs: readonly Pick<QueryObviousness, "obviou
  * Popularity control: the k most-cited corpus papers that are not obvious for the query
  * (ties: lower index), best first. `citedBy[d]` is d's citation count inside the corpus.
  */
-export function mostCitedNonObvious(citedBy: ArrayLike<number>, obvious: ReadonlySet<number>, k: number, byCount: Int32Array = rankByCitations(citedBy)): Int32Array {
+export function mostCitedNonObvious(
+  citedBy: ArrayLike<number>,
+  obvious: ReadonlySet<number>,
+  k: number,
+  byCount: Int32Array = rankByCitations(citedBy),
+): Int32Array {
   const out: number[] = [];
   for (let i = 0; i < byCount.length && out.length < k; i++) if (!obvious.has(byCount[i])) out.push(byCount[i]);
   return Int32Array.from(out);

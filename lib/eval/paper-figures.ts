@@ -45,7 +45,11 @@ export const PAPER_LEAVE_ONE_OUT: Record<string, number> = { all: 0.322, problem
 export const PAPER_KMIN: Record<string, PaperRecall> = { "1": { "R@20": 0.299 }, "2": { "R@20": 0.304 }, "3": { "R@20": 0.322 }, "4": { "R@20": 0.294 } };
 
 /** Table "Identifier scheme" (uniform sampling, graph-RRF). */
-export const PAPER_IDENTIFIERS: Record<string, PaperRecall> = { "docid-numeric": { "R@20": 0.121 }, "docid-c2t": { "R@20": 0.26 }, "docid-bullet": { "R@20": 0.296 } };
+export const PAPER_IDENTIFIERS: Record<string, PaperRecall> = {
+  "docid-numeric": { "R@20": 0.121 },
+  "docid-c2t": { "R@20": 0.26 },
+  "docid-bullet": { "R@20": 0.296 },
+};
 
 /** Table "Supervision and objective alternatives". */
 export const PAPER_SUPERVISION: Record<string, PaperRecall> = {
@@ -58,7 +62,11 @@ export const PAPER_SUPERVISION: Record<string, PaperRecall> = {
 };
 
 /** Table "Walk depth for dense-graph retrieval". */
-export const PAPER_HOPS: Record<string, PaperRecall> = { "1": { "R@20": 0.318, "R@50": 0.465 }, "2": { "R@20": 0.357, "R@50": 0.56 }, "3": { "R@20": 0.357, "R@50": 0.565 } };
+export const PAPER_HOPS: Record<string, PaperRecall> = {
+  "1": { "R@20": 0.318, "R@50": 0.465 },
+  "2": { "R@20": 0.357, "R@50": 0.56 },
+  "3": { "R@20": 0.357, "R@50": 0.565 },
+};
 
 /** Table "Edge-weight sweep" (development split). */
 export const PAPER_ALPHA: Record<string, PaperRecall> = {

@@ -4,7 +4,22 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { scoreRuns } from "./dense-graph";
-import { formatChange, formatDelta, formatRatio, mergeLatest, notReproducedRow, notRunRow, parseReport, recallRow, recallTableMarkdown, reportMarkdown, tableGoldOf, tableNote, writeReport, type EvalReport } from "./report";
+import {
+  formatChange,
+  formatDelta,
+  formatRatio,
+  mergeLatest,
+  notReproducedRow,
+  notRunRow,
+  parseReport,
+  recallRow,
+  recallTableMarkdown,
+  reportMarkdown,
+  tableGoldOf,
+  tableNote,
+  writeReport,
+  type EvalReport,
+} from "./report";
 import { coverageLadderSvg, escapeXml, recallCurvesSvg } from "./svg";
 
 // Two queries: q0 gold {1, 2}, retrieved [1, 9, 2, ...]; q1 gold {3}, retrieved [8, 3].
@@ -23,7 +38,13 @@ function sampleReport(date: string, over: Partial<EvalReport> = {}): EvalReport 
     kind: "full",
     suites: ["main"],
     date,
-    tables: { main: [recallRow("bm25", "BM25", report), notRunRow("graft", "Graft", "no provider"), notReproducedRow("specter2", "SPECTER2", "offline", { "R@20": 0.22 })] },
+    tables: {
+      main: [
+        recallRow("bm25", "BM25", report),
+        notRunRow("graft", "Graft", "no provider"),
+        notReproducedRow("specter2", "SPECTER2", "offline", { "R@20": 0.22 }),
+      ],
+    },
     manifest: {
       command: "graft eval",
       date,
@@ -76,7 +97,10 @@ test("parseReport validates the stable shape", () => {
   assert.equal(parseReport(JSON.stringify(r)).tables.main?.[0].method, "bm25");
   assert.throws(() => parseReport("{"), /not JSON/);
   assert.throws(() => parseReport(JSON.stringify({ ...r, version: 2 })), /version/);
-  assert.throws(() => parseReport(JSON.stringify({ ...r, tables: { main: [{ method: "x", label: "x", status: "ok", "R@20": "high" }] } })), /tables\.main\.0\.R@20/);
+  assert.throws(
+    () => parseReport(JSON.stringify({ ...r, tables: { main: [{ method: "x", label: "x", status: "ok", "R@20": "high" }] } })),
+    /tables\.main\.0\.R@20/,
+  );
 });
 
 test("eval-latest merges suites: newer parts replace, others are kept", () => {
@@ -99,7 +123,10 @@ test("writeReport writes dated files, plots and eval-latest.json; smoke runs lea
     writeFileSync(path.join(dir, "eval-latest.json"), "not json"); // an unreadable latest is replaced
     const w = writeReport(sampleReport("2026-03-04T05:06:07.000Z"), dir);
     assert.equal(path.basename(w.markdown), "eval-2026-03-04.md");
-    assert.deepEqual(w.svgs.map((f) => path.basename(f)), ["eval-recall-main.svg"]);
+    assert.deepEqual(
+      w.svgs.map((f) => path.basename(f)),
+      ["eval-recall-main.svg"],
+    );
     const latest = parseReport(readFileSync(path.join(dir, "eval-latest.json"), "utf8"));
     assert.equal(latest.report, "eval-2026-03-04.md");
     assert.equal(readFileSync(path.join(dir, "eval-latest.md"), "utf8"), reportMarkdown(latest));
@@ -139,7 +166,10 @@ test("in-corpus notes say which gold a table was scored against; the main table 
   assert.match(tableNote(legacy, "main"), /undirected neighbour set.*mean 1\.5 gold papers per query; these figures predate the switch/);
   const current = { ...legacy, tableGold: { main: "out-neighbours", walkDepth: "out-neighbours" } } as EvalReport;
   const main = tableNote(current, "main");
-  assert.match(main, /^A replication of the paper's in-corpus protocol, not a quality claim\. Gold: the query's own out-neighbours in the full top-20 typed graph.*mean 1\.5 gold papers per query \(the paper: 39\)/);
+  assert.match(
+    main,
+    /^A replication of the paper's in-corpus protocol, not a quality claim\. Gold: the query's own out-neighbours in the full top-20 typed graph.*mean 1\.5 gold papers per query \(the paper: 39\)/,
+  );
   assert.match(main, /Graph-RRF reads that same adjacency.*attribution precision is 1\.000 by construction/);
   assert.equal(tableNote(current, "ooc"), tableNote(legacy, "ooc"));
   assert.match(reportMarkdown(current), /## Main results \(in-corpus, test split\)\n\nA replication/);

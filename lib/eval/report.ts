@@ -305,8 +305,14 @@ export const reportSchema = z
     date: z.string(),
     tables: z.partialRecord(z.enum(TABLE_NAMES as [TableName, ...TableName[]]), z.array(recallRowSchema)),
     attribution: z.object({ precision: num }).loose().optional(),
-    coverage: z.object({ byK: z.array(z.object({ k: num, share: num }).loose()), variants: z.array(z.object({ variant: z.string() }).loose()) }).loose().optional(),
-    nonObvious: z.object({ rows: z.array(z.object({ method: z.string() }).loose()) }).loose().optional(),
+    coverage: z
+      .object({ byK: z.array(z.object({ k: num, share: num }).loose()), variants: z.array(z.object({ variant: z.string() }).loose()) })
+      .loose()
+      .optional(),
+    nonObvious: z
+      .object({ rows: z.array(z.object({ method: z.string() }).loose()) })
+      .loose()
+      .optional(),
     userPapers: z
       .object({
         tables: z.array(
@@ -558,9 +564,11 @@ const sign = (x: number, digits: number): string => {
   return Number(t) === 0 ? (0).toFixed(digits) : x > 0 ? `+${t}` : t.replace("-", "−");
 };
 /** "2.02× [1.85, 2.20]". */
-export const formatRatio = (r: PairedEstimate | undefined): string => (r ? `${r.value.toFixed(2)}×${r.ci ? ` [${r.ci[0].toFixed(2)}, ${r.ci[1].toFixed(2)}]` : ""}` : "");
+export const formatRatio = (r: PairedEstimate | undefined): string =>
+  r ? `${r.value.toFixed(2)}×${r.ci ? ` [${r.ci[0].toFixed(2)}, ${r.ci[1].toFixed(2)}]` : ""}` : "";
 /** "−4.1% [−7.0%, −1.2%]". */
-export const formatChange = (c: PairedEstimate | undefined): string => (c ? `${sign(100 * c.value, 1)}%${c.ci ? ` [${sign(100 * c.ci[0], 1)}%, ${sign(100 * c.ci[1], 1)}%]` : ""}` : "");
+export const formatChange = (c: PairedEstimate | undefined): string =>
+  c ? `${sign(100 * c.value, 1)}%${c.ci ? ` [${sign(100 * c.ci[0], 1)}%, ${sign(100 * c.ci[1], 1)}%]` : ""}` : "";
 export const formatLatency = (l: UserPaperRow["latency"]): string => (l ? `${l.meanMs.toFixed(0)} / ${l.p95Ms.toFixed(0)}` : "");
 
 export const USER_PAPERS_HEADING = "Related papers for papers you bring";
@@ -619,7 +627,15 @@ export function userPaperTableMarkdown(t: UserPaperTable): string {
   for (const source of USER_PAPER_SOURCES) {
     const rows = t.sources[source];
     if (!rows) continue;
-    out.push(`#### ${USER_PAPER_SOURCE_LABELS[source]}`, "", mdTable(header, rows.map((r) => userPaperRowCells(r, withTuning))), "");
+    out.push(
+      `#### ${USER_PAPER_SOURCE_LABELS[source]}`,
+      "",
+      mdTable(
+        header,
+        rows.map((r) => userPaperRowCells(r, withTuning)),
+      ),
+      "",
+    );
   }
   return out.join("\n").trimEnd();
 }

@@ -92,8 +92,16 @@ export function recallCurvesSvg(rows: readonly RecallRow[], options: { title: st
   series.forEach((r, i) => {
     const colour = PALETTE[i % PALETTE.length];
     const pts = CUTS.filter((c) => r[c] !== undefined).map((c) => [xOf(Number(c.slice(2))), yOf(r[c] as number)] as const);
-    parts.push(`<g><title>${escapeXml(`${r.label}: ${CUTS.filter((c) => r[c] !== undefined).map((c) => `${c} ${(r[c] as number).toFixed(3)}`).join(", ")}`)}</title>`);
-    parts.push(`<polyline points="${pts.map(([x, y]) => `${fx(x)},${fx(y)}`).join(" ")}" fill="none" stroke="${colour}" stroke-width="2"${i >= PALETTE.length ? ' stroke-dasharray="5 3"' : ""}/>`);
+    parts.push(
+      `<g><title>${escapeXml(
+        `${r.label}: ${CUTS.filter((c) => r[c] !== undefined)
+          .map((c) => `${c} ${(r[c] as number).toFixed(3)}`)
+          .join(", ")}`,
+      )}</title>`,
+    );
+    parts.push(
+      `<polyline points="${pts.map(([x, y]) => `${fx(x)},${fx(y)}`).join(" ")}" fill="none" stroke="${colour}" stroke-width="2"${i >= PALETTE.length ? ' stroke-dasharray="5 3"' : ""}/>`,
+    );
     for (const [x, y] of pts) parts.push(marker(i, x, y, colour));
     parts.push("</g>");
     const ly = m.top + plotH + m.bottom + 4 + 18 * i;
@@ -133,7 +141,9 @@ export function coverageLadderSvg(coverage: CoverageSection, options: { width?: 
     if (b.share === undefined) {
       parts.push(`<text x="${labelW + 6}" y="${y + 13}" fill="#4b5563">not run</text>`);
     } else {
-      parts.push(`<rect x="${labelW}" y="${y}" width="${fx(plotW * Math.max(0, Math.min(1, b.share)))}" height="${barH}" fill="${colour}"><title>${escapeXml(`${b.label}: ${(100 * b.share).toFixed(1)}%`)}</title></rect>`);
+      parts.push(
+        `<rect x="${labelW}" y="${y}" width="${fx(plotW * Math.max(0, Math.min(1, b.share)))}" height="${barH}" fill="${colour}"><title>${escapeXml(`${b.label}: ${(100 * b.share).toFixed(1)}%`)}</title></rect>`,
+      );
       parts.push(`<text x="${labelW + plotW + 6}" y="${y + 13}" fill="#111827">${(100 * b.share).toFixed(1)}%</text>`);
     }
   });
@@ -148,7 +158,10 @@ export interface CurveSeries {
 }
 
 /** Line chart of y against x (e.g. recall against training examples seen); `reference` draws a dashed horizontal line. */
-export function learningCurveSvg(series: readonly CurveSeries[], options: { title: string; xLabel: string; yLabel: string; reference?: { label: string; y: number }; width?: number }): string {
+export function learningCurveSvg(
+  series: readonly CurveSeries[],
+  options: { title: string; xLabel: string; yLabel: string; reference?: { label: string; y: number }; width?: number },
+): string {
   const width = options.width ?? 640;
   const plotH = 260;
   const m = { left: 52, right: 16, top: 36, bottom: 40 };

@@ -26,16 +26,45 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
     await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });
     dir = mkdtempSync(path.join(os.tmpdir(), "graft-user-papers-suite-"));
     // Abstracts long enough for the pipeline's 100-character minimum (the store's are shorter).
-    const lines = miniPapers.map((p) => JSON.stringify({ id: p.externalId, title: p.title, abstract: `${p.abstract} ${Object.values(p.facets ?? {}).flat().join(". ")}. ${p.abstract}`, split: "test", facets: p.facets }));
+    const lines = miniPapers.map((p) =>
+      JSON.stringify({
+        id: p.externalId,
+        title: p.title,
+        abstract: `${p.abstract} ${Object.values(p.facets ?? {})
+          .flat()
+          .join(". ")}. ${p.abstract}`,
+        split: "test",
+        facets: p.facets,
+      }),
+    );
     writeFileSync(path.join(dir, "papers.jsonl"), lines.join("\n") + "\n");
     writeFileSync(path.join(dir, "citations.tsv"), "citing\tcited\nP0\tP5\nP1\tP5\nP2\tP4\nP3\tP4\nP3\tP2\n");
     const ooc = [
-      { id: "Q1", title: "Machine translation with back-translation", abstract: "We translate with back-translation of monolingual data, a method for low-resource translation.", facets: { methods: ["back-translation of monolingual data"] } },
-      { id: "Q2", title: "Parsing", abstract: "Dependency parsing with transition systems and neural scoring of parser actions, trained on treebanks of many languages.", facets: { methods: ["transition-based dependency parsing"] } },
+      {
+        id: "Q1",
+        title: "Machine translation with back-translation",
+        abstract: "We translate with back-translation of monolingual data, a method for low-resource translation.",
+        facets: { methods: ["back-translation of monolingual data"] },
+      },
+      {
+        id: "Q2",
+        title: "Parsing",
+        abstract: "Dependency parsing with transition systems and neural scoring of parser actions, trained on treebanks of many languages.",
+        facets: { methods: ["transition-based dependency parsing"] },
+      },
     ];
     writeFileSync(path.join(dir, "ooc-queries.jsonl"), ooc.map((q) => JSON.stringify(q)).join("\n") + "\n");
     writeFileSync(path.join(dir, "ooc-gold.tsv"), "query\tcited\nQ1\tP1\nQ1\tP5\nQ2\tP2\n");
-    report = await runEvaluation({ corpusDir: dir, suites: ["user-papers"], db: t.db, storeCorpus: "mini", resamples: 20, kind: "smoke", limits: { userPapers: 3 }, command: "user-papers-suite.test.ts" });
+    report = await runEvaluation({
+      corpusDir: dir,
+      suites: ["user-papers"],
+      db: t.db,
+      storeCorpus: "mini",
+      resamples: 20,
+      kind: "smoke",
+      limits: { userPapers: 3 },
+      command: "user-papers-suite.test.ts",
+    });
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -43,7 +72,10 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
     const u = report.userPapers;
     assert.ok(u);
     assert.deepEqual(report.tables, {});
-    assert.deepEqual(u.tables.map((x) => x.id), ["ooc", "unseen"]);
+    assert.deepEqual(
+      u.tables.map((x) => x.id),
+      ["ooc", "unseen"],
+    );
     const [ooc, unseen] = u.tables;
     assert.equal(ooc.queries, 2);
     assert.equal(ooc.goldPairs, 3);
@@ -52,7 +84,11 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
     for (const tbl of u.tables) {
       for (const source of ["llm", "offline"] as const) {
         const rows = tbl.sources[source] ?? [];
-        assert.deepEqual(rows.map((r) => r.method), USER_PAPER_ROWS.map((r) => r.method), `${tbl.id} ${source}`);
+        assert.deepEqual(
+          rows.map((r) => r.method),
+          USER_PAPER_ROWS.map((r) => r.method),
+          `${tbl.id} ${source}`,
+        );
       }
     }
     for (const name of [WITH_GENERATIVE, WHOLE_PAPER_BM25]) assert.ok(!registeredRetrievers().includes(name), name);
@@ -64,7 +100,10 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
         const by = Object.fromEntries((rows ?? []).map((r) => [r.method, r]));
         assert.equal(by.graft.status, "not run");
         assert.match(by.graft.reason ?? "", /needs a trained model/);
-        assert.deepEqual((rows ?? []).filter((r) => r.status !== "ok").map((r) => [r.method, r.reason]), [["graft", by.graft.reason]]);
+        assert.deepEqual(
+          (rows ?? []).filter((r) => r.status !== "ok").map((r) => [r.method, r.reason]),
+          [["graft", by.graft.reason]],
+        );
         for (const m of ["hybrid", WITH_GENERATIVE, "dense-graph", "bm25", WHOLE_PAPER_BM25]) {
           const r = by[m];
           assert.equal(r.status, "ok", `${tbl.id} ${m}`);
@@ -107,7 +146,12 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
       assert.match(md, /\| Graft alone \(the generative retriever: [^|]*; graph-RRF\) \| auto \| – \| – \| – \| – \| – \|/);
       // Merged after an older report that has only the paper's tables: both kept, user papers first.
       const older = JSON.parse(readFileSync(path.join(out, `eval-smoke-${day}.json`), "utf8")) as EvalReport;
-      const previous: EvalReport = { ...older, suites: ["main"], userPapers: undefined, tables: { main: [{ method: "bm25", label: "BM25", status: "ok", "R@20": 0.1 }] } };
+      const previous: EvalReport = {
+        ...older,
+        suites: ["main"],
+        userPapers: undefined,
+        tables: { main: [{ method: "bm25", label: "BM25", status: "ok", "R@20": 0.1 }] },
+      };
       const merged = mergeLatest(previous, { ...report, kind: "full" }, "x.md");
       assert.deepEqual(merged.suites, ["main", "user-papers"]);
       assert.ok(merged.tables.main && merged.userPapers);

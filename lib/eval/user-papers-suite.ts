@@ -31,7 +31,17 @@ import { registerRetriever, registeredRetrievers, unregisterRetriever, type Retr
 import { mulberry32 } from "@/lib/random";
 import type { BootstrapOptions } from "./metrics";
 import type { UserPaperRow, UserPapersSection, UserPaperTable } from "./report";
-import { FACET_SOURCES, recallRatio, runUserPapers, userPaperQueries, userPaperRecall, type FacetSource, type UserPaperQuery, type UserPaperRun, type UserPaperSet } from "./user-papers";
+import {
+  FACET_SOURCES,
+  recallRatio,
+  runUserPapers,
+  userPaperQueries,
+  userPaperRecall,
+  type FacetSource,
+  type UserPaperQuery,
+  type UserPaperRun,
+  type UserPaperSet,
+} from "./user-papers";
 
 /** Evaluation-only retrievers (registered under these names for the suite's run). */
 export const WITH_GENERATIVE = "hybrid-with-generative";
@@ -47,10 +57,20 @@ export interface UserPaperRowSpec {
 export const USER_PAPER_ROWS: readonly UserPaperRowSpec[] = [
   { method: "hybrid", label: "Default pipeline (hybrid, fusion auto)", retriever: "hybrid", fusion: "auto" },
   { method: WITH_GENERATIVE, label: "Default plus the generative lists (hybrid, generative weight 1)", retriever: WITH_GENERATIVE, fusion: "auto" },
-  { method: "graft", label: "Graft alone (the generative retriever: its generated papers and the query's ephemeral edges walk the typed graph; graph-RRF)", retriever: "graft", fusion: "auto" },
+  {
+    method: "graft",
+    label: "Graft alone (the generative retriever: its generated papers and the query's ephemeral edges walk the typed graph; graph-RRF)",
+    retriever: "graft",
+    fusion: "auto",
+  },
   { method: "dense-graph", label: "Dense-graph teacher (fusion auto)", retriever: "dense-graph", fusion: "auto" },
   { method: "bm25", label: "BM25 (the served bm25 retriever, fusion rrf)", retriever: "bm25", fusion: "rrf" },
-  { method: WHOLE_PAPER_BM25, label: "BM25 over the whole paper (title + abstract; evaluation baseline, not served)", retriever: WHOLE_PAPER_BM25, fusion: "rrf" },
+  {
+    method: WHOLE_PAPER_BM25,
+    label: "BM25 over the whole paper (title + abstract; evaluation baseline, not served)",
+    retriever: WHOLE_PAPER_BM25,
+    fusion: "rrf",
+  },
 ];
 /** The row every ratio divides by, and the row the ablation is compared with. */
 export const BASELINE_ROW = "bm25";
@@ -67,18 +87,31 @@ export const wholePaperBm25Retriever: Retriever = {
   preferredFusion: "rrf",
   async retrieve(ctx) {
     const text = await paperText(ctx.db, ctx.graph);
-    const { index, tokenize } = ctx.graph.memo("eval:bm25-whole-paper", () => Bm25Index.fromTexts(ctx.graph.papers.map((p, i) => `${p.title}\n${text.abstracts[i]}`), { stopwords: true }));
+    const { index, tokenize } = ctx.graph.memo("eval:bm25-whole-paper", () =>
+      Bm25Index.fromTexts(
+        ctx.graph.papers.map((p, i) => `${p.title}\n${text.abstracts[i]}`),
+        { stopwords: true },
+      ),
+    );
     const abstract = ctx.query.index !== null ? text.abstracts[ctx.query.index] : ctx.query.abstract;
     const never = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
     const hits = index.search(tokenize(`${ctx.query.title}\n${abstract}`), ctx.pool + never.size);
-    ctx.wholePaper = { list: hits.filter((h) => !never.has(h.doc)).slice(0, ctx.pool).map((h) => ({ paper: h.doc, score: h.score })), weight: 1 };
+    ctx.wholePaper = {
+      list: hits
+        .filter((h) => !never.has(h.doc))
+        .slice(0, ctx.pool)
+        .map((h) => ({ paper: h.doc, score: h.score })),
+      weight: 1,
+    };
     return {};
   },
 };
 
 /** Registers the evaluation-only retrievers; returns a function that removes them again. */
 export function registerEvaluationRetrievers(): () => void {
-  const added = [hybridRetriever({ ...HYBRID, generativeWeight: 1 }, WITH_GENERATIVE), wholePaperBm25Retriever].filter((r) => !registeredRetrievers().includes(r.name));
+  const added = [hybridRetriever({ ...HYBRID, generativeWeight: 1 }, WITH_GENERATIVE), wholePaperBm25Retriever].filter(
+    (r) => !registeredRetrievers().includes(r.name),
+  );
   for (const r of added) registerRetriever(r);
   return () => added.forEach((r) => unregisterRetriever(r.name));
 }
@@ -140,7 +173,11 @@ function writeCache(file: string, cache: Record<string, CachedRuns>): void {
   writeFileAtomic(file, JSON.stringify(cache));
 }
 
-const idsDigest = (qs: readonly UserPaperQuery[]): string => createHash("sha256").update(qs.map((q) => `${q.id}:${q.gold.join(",")}`).join("\n")).digest("hex").slice(0, 16);
+const idsDigest = (qs: readonly UserPaperQuery[]): string =>
+  createHash("sha256")
+    .update(qs.map((q) => `${q.id}:${q.gold.join(",")}`).join("\n"))
+    .digest("hex")
+    .slice(0, 16);
 
 const pair = (lo: number, hi: number): [number, number] | undefined => (Number.isFinite(lo) && Number.isFinite(hi) ? [lo, hi] : undefined);
 
@@ -171,7 +208,8 @@ export function userPaperRows(specs: readonly UserPaperRowSpec[], outcomes: Read
     const head = { method: spec.method, label: spec.label, retriever: spec.retriever, fusion: spec.fusion };
     if (!o || !("runs" in o)) return { ...head, status: "not run", reason: o && "reason" in o ? o.reason : "not run" };
     const firstError = o.runs.find((x) => x.error)?.error;
-    if (o.runs.length > 0 && o.runs.every((x) => x.error)) return { ...head, status: "not run", reason: `every query was answered with an error, e.g. ${firstError}` };
+    if (o.runs.length > 0 && o.runs.every((x) => x.error))
+      return { ...head, status: "not run", reason: `every query was answered with an error, e.g. ${firstError}` };
     const r = userPaperRecall(o.runs, boot);
     const row: UserPaperRow = {
       ...head,
@@ -225,7 +263,9 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
   };
   const g = await loadGraph(options.db, options.corpus);
   const build = { graphBuild: g.build, embedder: g.embedder, papers: g.externalIds.length, alpha: g.alpha, k: g.graph.k };
-  log(`user papers: corpus ${options.corpus} (graph build ${g.build}, ${build.papers} papers); queries: set 1 ${sets.ooc.length}, set 2 report ${sets["unseen-report"].length}, tuning ${sets["unseen-tune"].length}`);
+  log(
+    `user papers: corpus ${options.corpus} (graph build ${g.build}, ${build.papers} papers); queries: set 1 ${sets.ooc.length}, set 2 report ${sets["unseen-report"].length}, tuning ${sets["unseen-tune"].length}`,
+  );
   const offline = options.offlineExtractor ?? createOfflineExtractor();
   const unregister = registerEvaluationRetrievers();
   const cache = readCache(options.runsCache);
@@ -246,17 +286,27 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
             continue;
           }
           try {
-            const runs = await runUserPapers(options.db, options.corpus, queries, { retriever: spec.retriever, fusion: spec.fusion }, source, source === "offline" ? offline : undefined, {
-              warmUp: true,
-              onProgress: (done, total) => done % 100 === 0 && done < total && log(`${set} ${source} ${spec.method}: ${done}/${total}`),
-            });
+            const runs = await runUserPapers(
+              options.db,
+              options.corpus,
+              queries,
+              { retriever: spec.retriever, fusion: spec.fusion },
+              source,
+              source === "offline" ? offline : undefined,
+              {
+                warmUp: true,
+                onProgress: (done, total) => done % 100 === 0 && done < total && log(`${set} ${source} ${spec.method}: ${done}/${total}`),
+              },
+            );
             outcomes.set(spec.method, { runs, seconds: (performance.now() - s0) / 1000 });
             if (options.runsCache) {
               cache[key] = { build: g.build, queries: digest, runs };
               writeCache(options.runsCache, cache);
             }
             const r = userPaperRecall(runs, { resamples: 1 });
-            log(`${set} ${source} ${spec.method}: R@20 ${r.recall[20].toFixed(3)} over ${runs.length} queries (${((performance.now() - s0) / 1000).toFixed(0)} s)`);
+            log(
+              `${set} ${source} ${spec.method}: R@20 ${r.recall[20].toFixed(3)} over ${runs.length} queries (${((performance.now() - s0) / 1000).toFixed(0)} s)`,
+            );
           } catch (err) {
             const reason = err instanceof Error ? err.message : String(err);
             outcomes.set(spec.method, { reason });
@@ -278,7 +328,16 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
     unseenSources[source] = (rows["unseen-report"][source] ?? []).map((r) => {
       const t = tune.get(r.method);
       if (!t || t.status !== "ok" || t["R@20"] === undefined) return r;
-      return { ...r, tuning: { "R@20": t["R@20"], ...(t.ci?.["R@20"] ? { ci: t.ci["R@20"] } : {}), queries: t.queries ?? 0, ...(t.ratio ? { ratio: t.ratio } : {}), ...(t.change ? { change: t.change } : {}) } };
+      return {
+        ...r,
+        tuning: {
+          "R@20": t["R@20"],
+          ...(t.ci?.["R@20"] ? { ci: t.ci["R@20"] } : {}),
+          queries: t.queries ?? 0,
+          ...(t.ratio ? { ratio: t.ratio } : {}),
+          ...(t.change ? { change: t.change } : {}),
+        },
+      };
     });
   }
   const tables: UserPaperTable[] = [

@@ -18,7 +18,12 @@ describe(`papers users bring, through the served pipeline (${testProvider})`, { 
     const lines = miniPapers.map((p) => JSON.stringify({ id: p.externalId, title: p.title, abstract: p.abstract, split: "test", facets: p.facets }));
     writeFileSync(path.join(dir, "papers.jsonl"), lines.join("\n") + "\n");
     writeFileSync(path.join(dir, "citations.tsv"), "citing\tcited\nP0\tP5\nP1\tP5\nP2\tP4\nP3\tP4\nP3\tP2\n");
-    const ooc = { id: "Q1", title: "Machine translation with back-translation", abstract: "We translate with back-translation of monolingual data.", facets: { methods: ["back-translation of monolingual data"] } };
+    const ooc = {
+      id: "Q1",
+      title: "Machine translation with back-translation",
+      abstract: "We translate with back-translation of monolingual data.",
+      facets: { methods: ["back-translation of monolingual data"] },
+    };
     writeFileSync(path.join(dir, "ooc-queries.jsonl"), JSON.stringify(ooc) + "\n");
     writeFileSync(path.join(dir, "ooc-gold.tsv"), "query\tcited\nQ1\tP1\nQ1\tP5\n");
   });
@@ -33,7 +38,10 @@ describe(`papers users bring, through the served pipeline (${testProvider})`, { 
     const p3 = [...tune, ...report].find((q) => q.id === "P3");
     assert.deepEqual(p3?.gold, ["P4", "P2"]);
     const ooc = userPaperQueries(dir, "ooc");
-    assert.deepEqual(ooc.map((q) => [q.id, q.gold]), [["Q1", ["P1", "P5"]]]);
+    assert.deepEqual(
+      ooc.map((q) => [q.id, q.gold]),
+      [["Q1", ["P1", "P5"]]],
+    );
   });
 
   test("a row is what relatedPapers serves for the same paper (the default and BM25)", async () => {
@@ -41,8 +49,16 @@ describe(`papers users bring, through the served pipeline (${testProvider})`, { 
     for (const retriever of ["hybrid", "bm25"] as const) {
       const runs = await runUserPapers(t.db, "mini", queries, { retriever }, "llm");
       for (const [i, q] of queries.entries()) {
-        const served = await relatedPapers(t.db, { corpus: "mini", paper: { id: q.id, title: q.title, abstract: q.abstract, facets: q.facets } }, relatedOptions.parse({ retriever, k: 50 }));
-        assert.deepEqual(runs[i].retrieved, served.results.map((r) => r.externalId), `${retriever} ${q.id}`);
+        const served = await relatedPapers(
+          t.db,
+          { corpus: "mini", paper: { id: q.id, title: q.title, abstract: q.abstract, facets: q.facets } },
+          relatedOptions.parse({ retriever, k: 50 }),
+        );
+        assert.deepEqual(
+          runs[i].retrieved,
+          served.results.map((r) => r.externalId),
+          `${retriever} ${q.id}`,
+        );
         assert.ok(!runs[i].retrieved.includes(q.id), "the query is never its own result");
       }
     }

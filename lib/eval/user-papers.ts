@@ -122,7 +122,10 @@ export async function runUserPapers(
   hooks: RunHooks = {},
 ): Promise<UserPaperRun[]> {
   // Any registered retriever may run (evaluation variants too), so its name is set after parsing.
-  const opts = { ...relatedOptions.parse({ ...options, retriever: undefined, k: 50 }), ...(options.retriever ? { retriever: options.retriever } : {}) } as RelatedOptions;
+  const opts = {
+    ...relatedOptions.parse({ ...options, retriever: undefined, k: 50 }),
+    ...(options.retriever ? { retriever: options.retriever } : {}),
+  } as RelatedOptions;
   const ask = (q: UserPaperQuery) => {
     const paper = { id: q.id, title: q.title, abstract: q.abstract, ...(source === "llm" ? { facets: q.facets } : {}) };
     return relatedPapers(db, { corpus, paper }, opts, extractor ? { extractor } : {});
@@ -172,7 +175,12 @@ export function userPaperRecall(runs: readonly UserPaperRun[], boot: BootstrapOp
  * over queries: both recalls are recomputed on each resample. NaN where the baseline finds
  * nothing (on the full set, or on a resample: then the interval is NaN too).
  */
-export function recallRatio(runs: readonly UserPaperRun[], baseline: readonly UserPaperRun[], k = 20, boot: BootstrapOptions = DEFAULT_BOOT): { ratio: number; low: number; high: number } {
+export function recallRatio(
+  runs: readonly UserPaperRun[],
+  baseline: readonly UserPaperRun[],
+  k = 20,
+  boot: BootstrapOptions = DEFAULT_BOOT,
+): { ratio: number; low: number; high: number } {
   const base = new Map(baseline.map((r) => [r.id, r]));
   const pairs = runs.filter((r) => base.has(r.id)).map((r) => [r, base.get(r.id) as UserPaperRun] as const);
   const at = (rs: readonly UserPaperRun[]) => aggregateRecall(asQueryRuns(rs).map((q) => recallCounts(q, k)));
@@ -181,11 +189,15 @@ export function recallRatio(runs: readonly UserPaperRun[], baseline: readonly Us
     return d > 0 ? at(s.map((p) => p[0])) / d : NaN;
   };
   let nan = false;
-  const ci = bootstrapCi(pairs, (s) => {
-    const r = ratioOf(s);
-    if (Number.isNaN(r)) nan = true;
-    return r;
-  }, boot);
+  const ci = bootstrapCi(
+    pairs,
+    (s) => {
+      const r = ratioOf(s);
+      if (Number.isNaN(r)) nan = true;
+      return r;
+    },
+    boot,
+  );
   return nan ? { ratio: ci.estimate, low: NaN, high: NaN } : { ratio: ci.estimate, low: ci.lower, high: ci.upper };
 }
 

@@ -187,7 +187,10 @@ describe("CSV", () => {
     const rows = text.split("\r\n");
     assert.equal(rows.at(-1), "");
     assert.equal(rows[0], "rank,score,corpus,id,title,authors,year,venue,url,facets");
-    assert.equal(rows[1], `,,acl-citegraph,2005.mtsummit-papers.11,Europarl: A Parallel Corpus for Statistical Machine Translation,Philipp Koehn,2005,Proceedings of Machine Translation Summit X: Papers,https://aclanthology.org/2005.mtsummit-papers.11,`);
+    assert.equal(
+      rows[1],
+      `,,acl-citegraph,2005.mtsummit-papers.11,Europarl: A Parallel Corpus for Statistical Machine Translation,Philipp Koehn,2005,Proceedings of Machine Translation Summit X: Papers,https://aclanthology.org/2005.mtsummit-papers.11,`,
+    );
     assert.equal(
       rows[2],
       `2,0.0312346,acl-citegraph,${MALT.externalId},MaltParser: A Data-Driven Parser-Generator for Dependency Parsing,Joakim Nivre; Johan Hall; Jens Nilsson,2006,Proceedings of the Fifth International Conference on Language Resources and Evaluation (LREC'06),${MALT.externalId},results#4 methods#1`,

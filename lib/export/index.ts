@@ -11,8 +11,7 @@ export * from "./types";
 export function paperUrl(externalId: string): string | null {
   if (/^https?:\/\//i.test(externalId)) return externalId;
   // Old-style (P19-1542, W04-3250) and new-style (2020.acl-main.1, 2005.mtsummit-papers.11) ids.
-  if (/^[A-Z]\d{2}-\d{4}$/.test(externalId) || /^\d{4}\.[a-z0-9]+-[a-z0-9-]+\.\d+$/i.test(externalId))
-    return `https://aclanthology.org/${externalId}`;
+  if (/^[A-Z]\d{2}-\d{4}$/.test(externalId) || /^\d{4}\.[a-z0-9]+-[a-z0-9-]+\.\d+$/i.test(externalId)) return `https://aclanthology.org/${externalId}`;
   return null;
 }
 
@@ -36,7 +35,10 @@ const BIBTEX_SPECIALS: Record<string, string> = {
  * characters stay as they are: biber and BibTeX with inputenc/utf8 read them.
  */
 export function escapeBibtex(s: string): string {
-  return s.replace(/\s+/g, " ").trim().replace(/[\\{}&%$#_~^]/g, (c) => BIBTEX_SPECIALS[c]);
+  return s
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/[\\{}&%$#_~^]/g, (c) => BIBTEX_SPECIALS[c]);
 }
 
 /**
@@ -80,7 +82,11 @@ function familyName(author: string): string {
  */
 export function citationKey(r: Pick<ExportRecord, "authors" | "year" | "title">): string {
   const name = asciiWord(familyName(r.authors[0] ?? "")) || "anon";
-  const word = r.title.split(/[\s:;,.!?()[\]{}"'–—-]+/).map(asciiWord).find((w) => /[a-z]/.test(w) && !STOPWORDS.has(w)) ?? "";
+  const word =
+    r.title
+      .split(/[\s:;,.!?()[\]{}"'–—-]+/)
+      .map(asciiWord)
+      .find((w) => /[a-z]/.test(w) && !STOPWORDS.has(w)) ?? "";
   return `${name}${r.year ?? "nd"}${word}`;
 }
 
@@ -247,7 +253,6 @@ export function fileSlug(s: string, max = 48): string {
 
 export function exportFile(format: ExportFormat, records: ExportRecord[], name: string, context?: Record<string, unknown>): ExportFile {
   const { ext, mime } = EXTENSIONS[format];
-  const content =
-    format === "bibtex" ? toBibtex(records) : format === "ris" ? toRis(records) : format === "csv" ? toCsv(records) : toJson(records, context);
+  const content = format === "bibtex" ? toBibtex(records) : format === "ris" ? toRis(records) : format === "csv" ? toCsv(records) : toJson(records, context);
   return { filename: `graft-${fileSlug(name)}.${ext}`, mime: `${mime};charset=utf-8`, content };
 }

@@ -68,7 +68,8 @@ function scripted(id = "offline"): FacetExtractor & { calls: string[] } {
     async extract(paper: PaperInput): Promise<ExtractionResult> {
       calls.push(paper.title);
       const model = `${id}-model`;
-      if (paper.title.endsWith("-bad")) return { ok: false, kind: "invalid", reason: "answer violates the facet schema", model, usage: { promptTokens: 7, completionTokens: 2 } };
+      if (paper.title.endsWith("-bad"))
+        return { ok: false, kind: "invalid", reason: "answer violates the facet schema", model, usage: { promptTokens: 7, completionTokens: 2 } };
       if (paper.title.endsWith("-err")) return { ok: false, kind: "error", reason: "could not reach the server", model };
       return { ok: true, facets: facetAnswer(paper.title), truncated: false, model, usage: { promptTokens: 100, completionTokens: 20 } };
     },
@@ -92,10 +93,19 @@ describe("extractCorpus", { concurrency: false }, () => {
     corpusId = (await db.corpus.create({ data: { name: "c" } })).id;
     for (const title of titles) {
       const p = await db.paper.create({
-        data: { corpusId, externalId: title, title, titleSearch: title, abstract: `About ${title}.`, facetStatus: imported.includes(title) ? "imported" : "none" },
+        data: {
+          corpusId,
+          externalId: title,
+          title,
+          titleSearch: title,
+          abstract: `About ${title}.`,
+          facetStatus: imported.includes(title) ? "imported" : "none",
+        },
       });
       if (imported.includes(title)) {
-        await db.facetItem.createMany({ data: FACETS.map((facet) => ({ paperId: p.id, facet, position: 0, text: `imported ${facet} of ${title}`, source: "import" })) });
+        await db.facetItem.createMany({
+          data: FACETS.map((facet) => ({ paperId: p.id, facet, position: 0, text: `imported ${facet} of ${title}`, source: "import" })),
+        });
       }
     }
   }
@@ -140,11 +150,17 @@ describe("extractCorpus", { concurrency: false }, () => {
     assert.equal(bad.facetStatus, "failed");
     assert.match(bad.facetError ?? "", /^invalid: answer violates the facet schema/);
     assert.equal(bad.facetItems.length, 0);
-    assert.deepEqual(bad.extractions.map((e) => [e.status, e.promptTokens]), [["invalid", 7]]);
+    assert.deepEqual(
+      bad.extractions.map((e) => [e.status, e.promptTokens]),
+      [["invalid", 7]],
+    );
 
     const err = await paper("c-err");
     assert.equal(err.facetStatus, "failed");
-    assert.deepEqual(err.extractions.map((e) => [e.status, e.promptTokens]), [["error", null]]);
+    assert.deepEqual(
+      err.extractions.map((e) => [e.status, e.promptTokens]),
+      [["error", null]],
+    );
 
     const d = await paper("d");
     assert.equal(d.facetStatus, "imported");
@@ -193,8 +209,14 @@ describe("extractCorpus", { concurrency: false }, () => {
     assert.equal(s.keptPrevious, 2);
     const x = await paper("x");
     assert.equal(x.facetStatus, "extracted");
-    assert.deepEqual(x.facetItems.map((i) => i.text), before);
-    assert.deepEqual(x.extractions.map((e) => e.status), ["ok", "invalid"]);
+    assert.deepEqual(
+      x.facetItems.map((i) => i.text),
+      before,
+    );
+    assert.deepEqual(
+      x.extractions.map((e) => e.status),
+      ["ok", "invalid"],
+    );
 
     const study = await db.study.create({ data: { corpusId, name: "s", seed: 1 } });
     await db.studyItem.create({ data: { studyId: study.id, facetItemId: x.facetItems[0].id, paperId: x.id, position: 0 } });
@@ -291,7 +313,11 @@ describe("extractCorpus", { concurrency: false }, () => {
         const n = (seen.get(title) ?? 0) + 1;
         seen.set(title, n);
         const usage = { prompt_tokens: 50 + title.length, completion_tokens: 9 };
-        if (title === "six-items") return { ...completion(JSON.stringify({ ...facetAnswer(title), methods: ["1", "2", "3", "4", "5", "6"] }), { usage, model: "stub-2025" }), delayMs: 20 };
+        if (title === "six-items")
+          return {
+            ...completion(JSON.stringify({ ...facetAnswer(title), methods: ["1", "2", "3", "4", "5", "6"] }), { usage, model: "stub-2025" }),
+            delayMs: 20,
+          };
         if (title === "flaky" && n === 1) return { status: 429, headers: { "retry-after-ms": "10" }, json: { error: { message: "slow down" } } };
         if (title === "flaky" && n === 2) return { status: 503, text: "busy" };
         return { ...completion(JSON.stringify(facetAnswer(title)), { usage, model: "stub-2025" }), delayMs: 20 };
@@ -305,10 +331,19 @@ describe("extractCorpus", { concurrency: false }, () => {
       const six = await paper("six-items");
       assert.equal(six.facetStatus, "failed");
       assert.match(six.facetError ?? "", /invalid: answer violates the facet schema: methods: expected 1-5 items, got 6/);
-      assert.deepEqual(six.extractions.map((e) => [e.provider, e.status, e.promptTokens, e.completionTokens]), [["llm", "invalid", 59, 9]]);
+      assert.deepEqual(
+        six.extractions.map((e) => [e.provider, e.status, e.promptTokens, e.completionTokens]),
+        [["llm", "invalid", 59, 9]],
+      );
       const ok = await paper("ok-1");
-      assert.deepEqual(ok.extractions.map((e) => [e.model, e.status, e.promptTokens, e.completionTokens]), [["stub-2025", "ok", 54, 9]]);
-      assert.deepEqual(ok.facetItems.filter((i) => i.facet === "results").map((i) => i.text), facetAnswer("ok-1").results);
+      assert.deepEqual(
+        ok.extractions.map((e) => [e.model, e.status, e.promptTokens, e.completionTokens]),
+        [["stub-2025", "ok", 54, 9]],
+      );
+      assert.deepEqual(
+        ok.facetItems.filter((i) => i.facet === "results").map((i) => i.text),
+        facetAnswer("ok-1").results,
+      );
       assert.ok(ok.facetItems.every((i) => i.source === "llm"));
       assert.deepEqual(s.models, ["stub-2025"]);
     });

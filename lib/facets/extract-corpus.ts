@@ -188,18 +188,14 @@ async function paperStates(db: Db, corpusId: number, role: PaperRole) {
       lastFailure.set(r.paperId, r.status === "invalid" ? "invalid" : "error");
     }
   }
-  const inStudy = new Set(
-    (await db.studyItem.findMany({ where: { paper: where }, select: { paperId: true }, distinct: ["paperId"] })).map((s) => s.paperId),
-  );
-  return papers.map(
-    (p): PaperState => ({
-      id: p.id,
-      facetStatus: p.facetStatus,
-      origin: origins.get(p.id) ?? "none",
-      lastFailure: lastFailure.get(p.id) ?? null,
-      inStudy: inStudy.has(p.id),
-    }),
-  );
+  const inStudy = new Set((await db.studyItem.findMany({ where: { paper: where }, select: { paperId: true }, distinct: ["paperId"] })).map((s) => s.paperId));
+  return papers.map((p): PaperState => ({
+    id: p.id,
+    facetStatus: p.facetStatus,
+    origin: origins.get(p.id) ?? "none",
+    lastFailure: lastFailure.get(p.id) ?? null,
+    inStudy: inStudy.has(p.id),
+  }));
 }
 
 export async function extractCorpus(db: Db, options: ExtractCorpusOptions): Promise<ExtractCorpusSummary> {

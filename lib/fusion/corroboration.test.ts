@@ -21,11 +21,25 @@ test("corr_f sums pairwise maxima over the other retrieved candidates", () => {
   // problems: corr(1) = max(.375,.625) + max(.25,0) + 0 = 0.875; corr(2) = .625 + 0 + 0 = 0.625;
   //           corr(3) = .25; corr(4) = 0.
   const p = corroboration("problems", [1, 2, 3, 4], [1, 2, 3, 4], { facetScore });
-  assert.deepEqual([...p], [[1, 0.875], [2, 0.625], [3, 0.25], [4, 0]]);
+  assert.deepEqual(
+    [...p],
+    [
+      [1, 0.875],
+      [2, 0.625],
+      [3, 0.25],
+      [4, 0],
+    ],
+  );
   // methods: corr(2) = max(s(2,1), s(1,2)) + max(s(2,3), s(3,2)) = .25 + .5 = 0.75 — paper 1 corroborates
   // although methods did not retrieve it; corr(3) = 0.5.
   const m = corroboration("methods", [3, 2], [1, 2, 3, 4], { facetScore });
-  assert.deepEqual([...m], [[3, 0.5], [2, 0.75]]);
+  assert.deepEqual(
+    [...m],
+    [
+      [3, 0.5],
+      [2, 0.75],
+    ],
+  );
 });
 
 test("corroboration RRF: corr_f replaces w_f; uncorroborated candidates drop out", () => {
@@ -34,7 +48,10 @@ test("corroboration RRF: corr_f replaces w_f; uncorroborated candidates drop out
   // 3: .25/63 (problems r3) + .5/61 (methods r1)  ≈ 0.012165
   // 4: corr = 0 → excluded
   const out = corroborationRrf(lists, { facetScore });
-  assert.deepEqual(out.map((r) => r.paper), [2, 1, 3]);
+  assert.deepEqual(
+    out.map((r) => r.paper),
+    [2, 1, 3],
+  );
   close(out[0].score, 0.625 / 62 + 0.75 / 62);
   close(out[1].score, 0.875 / 61);
   close(out[2].score, 0.25 / 63 + 0.5 / 61);
@@ -68,7 +85,15 @@ test("csrFacetRow reads s_f rows from the stored graph", () => {
     citationScores: new Float32Array(3),
   };
   const corr = corroboration("problems", [1, 2, 3, 4], [1, 2, 3, 4], { facetRow: csrFacetRow({ problems: g }) });
-  assert.deepEqual([...corr], [[1, 0.875], [2, 0.625], [3, 0.25], [4, 0]]);
+  assert.deepEqual(
+    [...corr],
+    [
+      [1, 0.875],
+      [2, 0.625],
+      [3, 0.25],
+      [4, 0],
+    ],
+  );
   // With w_f instead: pairs {1,2} and {1,3} weigh .5 each → corr(1) = 1.
   assert.equal(corroboration("problems", [1], [1, 2, 3], { facetRow: csrFacetRow({ problems: g }, "weights") }).get(1), 1);
 });

@@ -88,7 +88,9 @@ export function corroborationRrf(lists: FacetLists, options: CorroborationOption
   for (const facet of FACETS) {
     const list = lists[facet];
     if (!list) continue;
-    const papers = collapseList(list).map((c) => c.paper).filter((p) => p !== options.exclude);
+    const papers = collapseList(list)
+      .map((c) => c.paper)
+      .filter((p) => p !== options.exclude);
     collapsed[facet] = papers;
     for (const p of papers) union.add(p);
   }

@@ -23,19 +23,28 @@ test("graph-RRF: edge-weighted reciprocal ranks, unsupported candidates and face
   //   3: 0.5/63 + 0.625/61 ≈ 0.0177726      1: 0.75/61 ≈ 0.0122951 (methods not credited)
   //   2: 0 everywhere → excluded
   const out = graphRrf(lists, { query: 0, weightOf });
-  assert.deepEqual(out.map((r) => r.paper), [3, 1]);
+  assert.deepEqual(
+    out.map((r) => r.paper),
+    [3, 1],
+  );
   close(out[0].score, 0.5 / 63 + 0.625 / 61);
   close(out[1].score, 0.75 / 61);
   assert.deepEqual(out[0].provenance, [
     { facet: "problems", rank: 3, weight: 0.5 },
     { facet: "methods", rank: 1, weight: 0.625 },
   ]);
-  assert.deepEqual(out[1].provenance.map((p) => p.facet), ["problems"]);
+  assert.deepEqual(
+    out[1].provenance.map((p) => p.facet),
+    ["problems"],
+  );
 });
 
 test("graph-RRF never returns the query, whatever weightOf says", () => {
   const out = graphRrf(listsFromPapers({ problems: [0, 4] }), { query: 0, weightOf: () => 1 });
-  assert.deepEqual(out.map((r) => r.paper), [4]);
+  assert.deepEqual(
+    out.map((r) => r.paper),
+    [4],
+  );
   // 4 keeps its rank 2 (the query occupies rank 1 of the decoded list): 1/62.
   close(out[0].score, 1 / 62);
 });
@@ -43,6 +52,9 @@ test("graph-RRF never returns the query, whatever weightOf says", () => {
 test("graph-RRF with unit weights is plain RRF", () => {
   const lists = listsFromPapers({ problems: [1, 2], results: [2, 3] });
   const out = graphRrf(lists, { query: 9, weightOf: () => 1 });
-  assert.deepEqual(out.map((r) => r.paper), [2, 1, 3]);
+  assert.deepEqual(
+    out.map((r) => r.paper),
+    [2, 1, 3],
+  );
   close(out[0].score, 1 / 62 + 1 / 61);
 });

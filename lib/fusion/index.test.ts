@@ -3,8 +3,15 @@ import assert from "node:assert/strict";
 import { createFusion, corroborationRrf, graphRrf, lmScore, rrf, listsFromPapers, type FacetLists } from "./index";
 
 const lists: FacetLists = {
-  problems: [{ paper: 0, score: -1 }, { paper: 1, score: -0.5 }, { paper: 2, score: -2 }],
-  methods: [{ paper: 2, score: -0.1 }, { paper: 1, score: -3 }],
+  problems: [
+    { paper: 0, score: -1 },
+    { paper: 1, score: -0.5 },
+    { paper: 2, score: -2 },
+  ],
+  methods: [
+    { paper: 2, score: -0.1 },
+    { paper: 1, score: -3 },
+  ],
 };
 
 test("createFusion dispatches to each rule and excludes an in-corpus query", () => {

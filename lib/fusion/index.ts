@@ -29,7 +29,10 @@ export interface FusionConfigs {
   "lm-score": LmScoreOptions;
 }
 
-export function createFusion<N extends FusionName>(name: N, ...args: N extends "graph-rrf" | "corroboration" ? [FusionConfigs[N]] : [FusionConfigs[N]?]): Fusion {
+export function createFusion<N extends FusionName>(
+  name: N,
+  ...args: N extends "graph-rrf" | "corroboration" ? [FusionConfigs[N]] : [FusionConfigs[N]?]
+): Fusion {
   const options = (args[0] ?? {}) as FusionConfigs[FusionName];
   // An in-corpus query is excluded from its own results unless the caller set `exclude`.
   const exclude = (o: { exclude?: number }, ctx?: FuseContext): number | undefined => o.exclude ?? ctx?.query;

@@ -8,10 +8,24 @@ const close = (a: number, b: number): void => assert.ok(Math.abs(a - b) < 1e-12,
 test("collapseList keeps the first occurrence; ranks count unique papers or raw positions", () => {
   const list = [{ paper: 2, queryItem: 0 }, { paper: 4 }, { paper: 2, queryItem: 1 }, { paper: 1 }];
   const collapsed = collapseList(list);
-  assert.deepEqual(collapsed.map((c) => [c.paper, c.rank]), [[2, 1], [4, 2], [1, 3]]);
+  assert.deepEqual(
+    collapsed.map((c) => [c.paper, c.rank]),
+    [
+      [2, 1],
+      [4, 2],
+      [1, 3],
+    ],
+  );
   assert.equal(collapsed[0].first.queryItem, 0);
   assert.equal(collapsed[0].occurrences.length, 2);
-  assert.deepEqual(collapseList(list, "position").map((c) => [c.paper, c.rank]), [[2, 1], [4, 2], [1, 4]]);
+  assert.deepEqual(
+    collapseList(list, "position").map((c) => [c.paper, c.rank]),
+    [
+      [2, 1],
+      [4, 2],
+      [1, 4],
+    ],
+  );
 });
 
 test("rrf: Σ 1/(k + rank) with duplicates collapsed", () => {
@@ -20,7 +34,10 @@ test("rrf: Σ 1/(k + rank) with duplicates collapsed", () => {
   //   2: 1/61 (methods r1) + 1/62 (problems r2)   1: 1/61 (problems r1) + 1/63 (methods r3)
   //   4: 1/62 (methods r2)                        3: 1/63 (problems r3)
   const out = rrf(lists);
-  assert.deepEqual(out.map((r) => r.paper), [2, 1, 4, 3]);
+  assert.deepEqual(
+    out.map((r) => r.paper),
+    [2, 1, 4, 3],
+  );
   close(out[0].score, 1 / 62 + 1 / 61);
   close(out[1].score, 1 / 61 + 1 / 63);
   close(out[2].score, 1 / 62);
@@ -38,14 +55,25 @@ test("rrf ties: more facets, then best rank, then lower paper index", () => {
   // 10 and 13 score 1/1; 12 and 14 score 1/3.
   const lists = listsFromPapers({ problems: [10, 11, 12, 20], methods: [13, 21, 14, 20] });
   const out = rrf(lists, { k: 0 });
-  assert.deepEqual(out.map((r) => r.paper), [10, 13, 20, 11, 21, 12, 14]);
+  assert.deepEqual(
+    out.map((r) => r.paper),
+    [10, 13, 20, 11, 21, 12, 14],
+  );
   assert.equal(out[2].score, 0.5);
-  assert.deepEqual(rrf(lists, { k: 0, topN: 3 }).map((r) => r.paper), [10, 13, 20]);
+  assert.deepEqual(
+    rrf(lists, { k: 0, topN: 3 }).map((r) => r.paper),
+    [10, 13, 20],
+  );
   assert.ok(!rrf(lists, { k: 0, exclude: 20 }).some((r) => r.paper === 20));
 });
 
 test("rrf carries query item and DocID of the first occurrence", () => {
-  const out = rrf({ results: [{ paper: 7, queryItem: 2, docId: 40 }, { paper: 7, queryItem: 3, docId: 41 }] });
+  const out = rrf({
+    results: [
+      { paper: 7, queryItem: 2, docId: 40 },
+      { paper: 7, queryItem: 3, docId: 41 },
+    ],
+  });
   assert.deepEqual(out[0].provenance, [{ facet: "results", rank: 1, weight: 1, queryItem: 2, docId: 40 }]);
 });
 

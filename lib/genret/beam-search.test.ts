@@ -62,7 +62,10 @@ describe("constrainedBeamSearch", () => {
       assert.ok(Math.abs(h.score - (expected.get(ids[h.identifier].join(",")) as number)) < 1e-9);
     }
     const scores = hyps.map((h) => h.score);
-    assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+    assert.deepEqual(
+      scores,
+      [...scores].sort((a, b) => b - a),
+    );
   });
 
   it("lengthPenalty α ranks by log-probability / length^α (0: the identifier's probability)", async () => {
@@ -73,14 +76,20 @@ describe("constrainedBeamSearch", () => {
       assert.equal(hyps.length, ids.length);
       for (const h of hyps) assert.ok(Math.abs(h.score - (expected.get(ids[h.identifier].join(",")) as number)) < 1e-9, `α ${alpha}`);
       const scores = hyps.map((h) => h.score);
-      assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+      assert.deepEqual(
+        scores,
+        [...scores].sort((a, b) => b - a),
+      );
     }
     // A forced 4-token chain (log p = log ½ at its one decision) against a 1-token identifier
     // (also ½): equal probabilities, so α = 0 ties them while the mean prefers the long one.
     const tie = buildTrie([[8, 9, 10, 11], [12]]);
     const [mean] = await constrainedBeamSearch(new TableSession(() => 0), [request(tie)], { beams: 2 });
     const [prob] = await constrainedBeamSearch(new TableSession(() => 0), [request(tie)], { beams: 2, lengthPenalty: 0 });
-    assert.deepEqual(mean.map((h) => h.identifier), [0, 1]);
+    assert.deepEqual(
+      mean.map((h) => h.identifier),
+      [0, 1],
+    );
     assert.ok(mean[0].score > mean[1].score);
     assert.ok(Math.abs(prob[0].score - Math.log(0.5)) < 1e-12 && Math.abs(prob[1].score - Math.log(0.5)) < 1e-12);
   });
@@ -122,13 +131,20 @@ describe("constrainedBeamSearch", () => {
   it("discards hypotheses still open at the length limit", async () => {
     const trie = buildTrie([[2, 3, 4], [5]]);
     const [hyps] = await constrainedBeamSearch(new TableSession(table), [request(trie)], { beams: 5, maxTokens: 2 });
-    assert.deepEqual(hyps.map((h) => h.tokens), [[5]]);
+    assert.deepEqual(
+      hyps.map((h) => h.tokens),
+      [[5]],
+    );
   });
 });
 
 describe("forcedCompletion", () => {
   it("follows single-child chains to a leaf and stops at a branch or an internal identifier", () => {
-    const trie = buildTrie([[2, 3, 4], [2, 3], [5, 6, 7]]);
+    const trie = buildTrie([
+      [2, 3, 4],
+      [2, 3],
+      [5, 6, 7],
+    ]);
     const n5 = trie.step(0, 5);
     assert.deepEqual(forcedCompletion(trie, n5, 1), { identifier: 2, length: 3 });
     // After [2], [2,3] ends inside the chain to [2,3,4]: a real choice (EOS or 4) remains.
@@ -144,7 +160,13 @@ describe("expandToPapers", () => {
       { identifier: 0, score: -0.1, tokens: [2] },
       { identifier: 1, score: -0.5, tokens: [3] },
     ];
-    assert.deepEqual(expandToPapers(hyps, trie).map((x) => x.paper), [1, 4, 9, 6]);
-    assert.deepEqual(expandToPapers(hyps, trie, 4).map((x) => x.paper), [1, 9, 6]);
+    assert.deepEqual(
+      expandToPapers(hyps, trie).map((x) => x.paper),
+      [1, 4, 9, 6],
+    );
+    assert.deepEqual(
+      expandToPapers(hyps, trie, 4).map((x) => x.paper),
+      [1, 9, 6],
+    );
   });
 });

@@ -166,18 +166,30 @@ async function itemVectors(corpus: string, c: StoreCorpus) {
 function trainerArgs(pack: string, out: string, t: Required<Omit<TrainerOptions, "device">> & { device?: string }, seed: number): string[] {
   const args = [
     path.join(repoRoot, "workers", "trainer", "train.py"),
-    "--pack", pack,
-    "--out", out,
-    "--d-model", String(t.dModel),
-    "--layers", String(t.layers),
-    "--heads", String(t.heads),
-    "--ff", String(t.ff),
-    "--epochs", String(t.epochs),
-    "--time-budget", String(t.timeBudget),
-    "--batch", String(t.batch),
-    "--lr", String(t.lr),
-    "--seed", String(seed),
-    "--progress-every", "5",
+    "--pack",
+    pack,
+    "--out",
+    out,
+    "--d-model",
+    String(t.dModel),
+    "--layers",
+    String(t.layers),
+    "--heads",
+    String(t.heads),
+    "--ff",
+    String(t.ff),
+    "--epochs",
+    String(t.epochs),
+    "--time-budget",
+    String(t.timeBudget),
+    "--batch",
+    String(t.batch),
+    "--lr",
+    String(t.lr),
+    "--seed",
+    String(seed),
+    "--progress-every",
+    "5",
   ];
   if (t.tokenPrior) args.push("--init-tokens", path.join(pack, TOKEN_PRIOR_FILE));
   if (t.device) args.push("--device", t.device);
@@ -185,9 +197,17 @@ function trainerArgs(pack: string, out: string, t: Required<Omit<TrainerOptions,
 }
 
 /** Runs the Python trainer, forwarding its JSON-lines progress; resolves with its final record. */
-export function runTrainer(python: string, args: string[], onEvent: (e: Record<string, unknown>) => void, onLog: (line: string) => void = () => {}): Promise<Record<string, unknown>> {
+export function runTrainer(
+  python: string,
+  args: string[],
+  onEvent: (e: Record<string, unknown>) => void,
+  onLog: (line: string) => void = () => {},
+): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(python, args, { env: { ...process.env, OPENBLAS_NUM_THREADS: process.env.OPENBLAS_NUM_THREADS ?? "2" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(python, args, {
+      env: { ...process.env, OPENBLAS_NUM_THREADS: process.env.OPENBLAS_NUM_THREADS ?? "2" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let done: Record<string, unknown> | null = null;
     let buf = "";
     const stderr: string[] = [];
@@ -215,7 +235,11 @@ export function runTrainer(python: string, args: string[], onEvent: (e: Record<s
       }
     });
     child.on("error", (err) =>
-      reject(new Error(`could not start the trainer with ${python} (${err.message}); install PyTorch: apt-get install python3-torch python3-onnx libopenblas0-pthread, or set GRAFT_PYTHON`)),
+      reject(
+        new Error(
+          `could not start the trainer with ${python} (${err.message}); install PyTorch: apt-get install python3-torch python3-onnx libopenblas0-pthread, or set GRAFT_PYTHON`,
+        ),
+      ),
     );
     child.on("close", (code) => {
       if (code === 0 && done) resolve(done);
@@ -259,7 +283,8 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
     let t = performance.now();
     progress("docids", 0, 1);
     const ids = buildIdentifiers({ ids: store.externalIds, facets: store.facets });
-    for (const f of identifierFiles(ids)) writeArtefact(build, "docids", f.name, f.name, f.data, f.name.startsWith("trie-") ? { nodes: ids.tries[f.name.slice(5, -4) as Facet].nodeCount } : {});
+    for (const f of identifierFiles(ids))
+      writeArtefact(build, "docids", f.name, f.name, f.data, f.name.startsWith("trie-") ? { nodes: ids.tries[f.name.slice(5, -4) as Facet].nodeCount } : {});
     writeArtefact(build, "docids", "papers.json", "papers.json", JSON.stringify({ externalIds: store.externalIds }));
     const idReport = identifierReport(ids);
     seconds.docids = (performance.now() - t) / 1000;
@@ -307,7 +332,12 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
         (e) => {
           if (e.event === "progress") {
             const total = (e.totalSteps as number) ?? 1;
-            progress("train", e.step as number, total, `loss ${(e.loss as number).toFixed(3)} · ${(e.examplesPerSecond as number).toFixed(0)} ex/s · ETA ${Math.round(e.eta as number)} s`);
+            progress(
+              "train",
+              e.step as number,
+              total,
+              `loss ${(e.loss as number).toFixed(3)} · ${(e.examplesPerSecond as number).toFixed(0)} ex/s · ETA ${Math.round(e.eta as number)} s`,
+            );
           }
           if (e.event === "start" || e.event === "checkpoint") options.onLog?.(JSON.stringify(e));
         },

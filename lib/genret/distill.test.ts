@@ -155,7 +155,10 @@ describe("distill: uniform base", () => {
     assert.equal(ex.length, 5);
     assert.deepEqual(Object.fromEntries(pairCounts(ex)), { "0->1": 2, "0->2": 2, "1->0": 1 });
     for (const q of ex.sourcePaper) assert.equal(MASK[q], 1);
-    assert.deepEqual([...ex.origin], [0, 0, 0, 0, 0].map(() => ORIGIN_EDGE));
+    assert.deepEqual(
+      [...ex.origin],
+      [0, 0, 0, 0, 0].map(() => ORIGIN_EDGE),
+    );
     assert.deepEqual([...ex.weight], [1, 1, 1, 1, 1]);
     assert.deepEqual([...ex.negative], [-1, -1, -1, -1, -1]);
   });
@@ -212,7 +215,10 @@ describe("training papers (trainingSources)", () => {
   test("with splits, the train split trains and dev/test are held out, as in the paper", () => {
     const s = trainingSources(["train", "train", "test", "dev"]);
     assert.deepEqual([...s.mask], [...trainMask(["train", "train", "test", "dev"])]);
-    assert.deepEqual({ papers: s.papers, train: s.train, withoutSplit: s.withoutSplit, heldOut: s.heldOut }, { papers: 2, train: 2, withoutSplit: 0, heldOut: 2 });
+    assert.deepEqual(
+      { papers: s.papers, train: s.train, withoutSplit: s.withoutSplit, heldOut: s.heldOut },
+      { papers: 2, train: 2, withoutSplit: 0, heldOut: 2 },
+    );
     assert.equal(s.rule, "the 2 papers of the train split; 2 dev/test papers held out");
   });
 
@@ -270,7 +276,9 @@ describe("distill: +floor (K_min)", () => {
     assert.equal(exp[5], 0);
     // The edge pass is unchanged by the floor (same seed), so the top-ups are exactly the unseen ids.
     const base = distill(small(), { seed: 5 });
-    const unseen = exposuresOf(base, 6).slice(0, 5).filter((c) => c === 0).length;
+    const unseen = exposuresOf(base, 6)
+      .slice(0, 5)
+      .filter((c) => c === 0).length;
     assert.ok(unseen >= 1); // paper 0 has two ids and a single in-edge example
     assert.equal(ex.length, base.length + unseen);
   });
@@ -278,7 +286,9 @@ describe("distill: +floor (K_min)", () => {
   test("with oversampling, floor adds nothing for DocIDs already seen K_min times", () => {
     const over = distill(small(), { seed: 9, oversample: true });
     const both = distill(small(), { seed: 9, oversample: true, floor: true });
-    const under = exposuresOf(over, 6).slice(0, 5).reduce((s, c) => s + Math.max(0, 3 - c), 0);
+    const under = exposuresOf(over, 6)
+      .slice(0, 5)
+      .reduce((s, c) => s + Math.max(0, 3 - c), 0);
     assert.equal(both.length, over.length + under);
     // The floor runs after the edge pass, so the edge rows are the same.
     assert.deepEqual(rowsOf(both).slice(0, over.length), rowsOf(over));
@@ -304,7 +314,10 @@ describe("distill: +fallback (reverse neighbours)", () => {
   test("breadth N limits the flipped edges", () => {
     const ex = distill(small(), { seed: 4, fallback: true, fallbackBreadth: 1 });
     const fb = rowsOf(ex).filter((r) => r[1] === ORIGIN_FALLBACK);
-    assert.deepEqual(fb.map((r) => r[2]), [1]);
+    assert.deepEqual(
+      fb.map((r) => r[2]),
+      [1],
+    );
   });
 
   test("flipped edges are oversampled with their own weight and floored", () => {
@@ -316,7 +329,10 @@ describe("distill: +fallback (reverse neighbours)", () => {
     assert.equal(fb.filter((r) => r[2] === 0).length, 4);
     assert.ok((counts.get("1->3") ?? 0) >= 4);
     const exp = exposuresOf(ex, 6);
-    assert.ok(exp.every((c) => c >= 3), `exposures ${exp}`);
+    assert.ok(
+      exp.every((c) => c >= 3),
+      `exposures ${exp}`,
+    );
   });
 
   test("papers with a train in-edge are not flipped; an orphan without train out-neighbours stays uncovered", () => {
@@ -338,10 +354,7 @@ describe("distill: +fallback (reverse neighbours)", () => {
     const fallbackRows = (ex: DistillationExamples): number => rowsOf(ex).filter((r) => r[1] === ORIGIN_FALLBACK).length;
     // In methods, paper 3 is orphaned per facet, but it has a results in-edge from paper 0.
     assert.ok(fallbackRows(byFacet) > 0);
-    assert.equal(
-      rowsOf(byPaper).filter((r) => r[1] === ORIGIN_FALLBACK && r[0] === 1 /* methods */).length,
-      0,
-    );
+    assert.equal(rowsOf(byPaper).filter((r) => r[1] === ORIGIN_FALLBACK && r[0] === 1 /* methods */).length, 0);
   });
 });
 
@@ -380,7 +393,10 @@ describe("distill: ablations", () => {
     const input = randomInput(21);
     const base = distill(input, { seed: 4 });
     const neg = distill(input, { seed: 4, hardNegatives: { poolSize: 100 } });
-    assert.deepEqual(rowsOf(neg).map((r) => r.slice(0, 7)), rowsOf(base).map((r) => r.slice(0, 7)));
+    assert.deepEqual(
+      rowsOf(neg).map((r) => r.slice(0, 7)),
+      rowsOf(base).map((r) => r.slice(0, 7)),
+    );
     assert.ok(neg.negative.some((x) => x >= 0));
   });
 
@@ -410,9 +426,7 @@ describe("distill: ablations", () => {
 
   test("variants table composes the ladder", () => {
     assert.deepEqual(DISTILL_VARIANTS["+fallback"], { oversample: true, floor: true, fallback: true });
-    const sizes = (["uniform", "+oversample", "+floor", "+fallback"] as const).map(
-      (v) => distill(small(), { seed: 1, ...DISTILL_VARIANTS[v] }).length,
-    );
+    const sizes = (["uniform", "+oversample", "+floor", "+fallback"] as const).map((v) => distill(small(), { seed: 1, ...DISTILL_VARIANTS[v] }).length);
     assert.ok(sizes[0] < sizes[1] && sizes[1] <= sizes[2] && sizes[2] < sizes[3], `${sizes}`);
   });
 });

@@ -298,13 +298,7 @@ function rankedEdges(csr: FacetCsr, p: number): number[] {
  * Hard-negative pool of a source: the best-ranked candidates beyond its kept neighbours,
  * up to rank poolSize overall (so a top-50 pool at K = 20 holds about 30 papers).
  */
-function negativePool(
-  csr: FacetCsr,
-  candidates: FacetCsr | undefined,
-  q: number,
-  poolSize: number,
-  hasItems: (p: number) => boolean,
-): number[] {
+function negativePool(csr: FacetCsr, candidates: FacetCsr | undefined, q: number, poolSize: number, hasItems: (p: number) => boolean): number[] {
   const positives = new Set<number>([q]);
   for (let e = csr.offsets[q]; e < csr.offsets[q + 1]; e++) positives.add(csr.targets[e]);
   const room = poolSize - (positives.size - 1);
@@ -442,8 +436,7 @@ export function distill(input: DistillInput, options: DistillOptions = {}): Dist
     }
 
     if (options.fallback) {
-      const orphan = (a: number): boolean =>
-        scope === "paper" ? !hasInEdgeAnyFacet[a] : inNeighbours[a].length === 0;
+      const orphan = (a: number): boolean => (scope === "paper" ? !hasInEdgeAnyFacet[a] : inNeighbours[a].length === 0);
       for (let a = 0; a < n; a++) {
         if (!orphan(a) || !hasItems(a)) continue;
         let taken = 0;

@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import {
-  DOCID_MAX_TOKENS,
-  buildDocIdIndex,
-  docIdStatistics,
-  docIdTokens,
-  normalizeFacetItem,
-  type DocIdSource,
-} from "./docid";
+import { DOCID_MAX_TOKENS, buildDocIdIndex, docIdStatistics, docIdTokens, normalizeFacetItem, type DocIdSource } from "./docid";
 import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
 
 describe("normalizeFacetItem (paper, Appendix: Document Identifier Construction)", () => {
@@ -81,10 +74,12 @@ describe("docIdTokens", () => {
 
   test("the paper's other example identifiers", () => {
     assert.equal(
-      decodeTokens(docIdTokens(
-        "A comprehensive, practical suite of diagnostic properties for explainability methods " +
-          "together with explicit, automated measures (MAP, AUC-TP, SD+LR MAE, Spearman correlations).",
-      )),
+      decodeTokens(
+        docIdTokens(
+          "A comprehensive, practical suite of diagnostic properties for explainability methods " +
+            "together with explicit, automated measures (MAP, AUC-TP, SD+LR MAE, Spearman correlations).",
+        ),
+      ),
       "a comprehensive, practical suite of diagnostic properties for explainability methods",
     );
     // The paper's Table shows one more word ("datasets", "correlations") for these two: it
@@ -92,15 +87,11 @@ describe("docIdTokens", () => {
     // tokens. Standalone tokenisation (what follows the chat template's "\n\n") splits the
     // first word further, so the 12 tokens end one word earlier.
     assert.equal(
-      decodeTokens(docIdTokens(
-        "Empirically test these diagnostic measures across three text-classification datasets (e-SNLI, TSE, IMDB).",
-      )),
+      decodeTokens(docIdTokens("Empirically test these diagnostic measures across three text-classification datasets (e-SNLI, TSE, IMDB).")),
       "empirically test these diagnostic measures across three text-classification",
     );
     assert.equal(
-      decodeTokens(docIdTokens(
-        "Rationale and dataset consistency measures show low-to-moderate correlations overall.",
-      )),
+      decodeTokens(docIdTokens("Rationale and dataset consistency measures show low-to-moderate correlations overall.")),
       "rationale and dataset consistency measures show low-to-moderate",
     );
   });

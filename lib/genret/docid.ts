@@ -29,11 +29,7 @@ const ASCII_BULLETS = new Set(["-", "*"]);
  * Quotation characters: ASCII double and single quote, the typographic single/double
  * quotes (U+2018-U+201F), and guillemets (U+00AB, U+00BB, U+2039, U+203A).
  */
-const QUOTES = new Set([
-  '"', "'",
-  "\u2018", "\u2019", "\u201A", "\u201B", "\u201C", "\u201D", "\u201E", "\u201F",
-  "\u00AB", "\u00BB", "\u2039", "\u203A",
-]);
+const QUOTES = new Set(['"', "'", "\u2018", "\u2019", "\u201A", "\u201B", "\u201C", "\u201D", "\u201E", "\u201F", "\u00AB", "\u00BB", "\u2039", "\u203A"]);
 
 /** Same whitespace as String.prototype.trim, so marker stripping and trimming agree. */
 const isWhitespace = (ch: string): boolean => ch.trim() === "";
@@ -137,10 +133,7 @@ export interface DocIdIndex {
  * "in-corpus order" in which colliding papers take consecutive ranks at resolution).
  * Throws on a duplicated externalId, since ordinals must identify papers.
  */
-export function buildDocIdIndex(
-  papers: readonly DocIdSource[],
-  maxTokens: number = DOCID_MAX_TOKENS,
-): DocIdIndex {
+export function buildDocIdIndex(papers: readonly DocIdSource[], maxTokens: number = DOCID_MAX_TOKENS): DocIdIndex {
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
   }
@@ -248,7 +241,12 @@ export interface DocIdStatistics {
 }
 
 /** Postings of a facet's identifiers: in all, identifiers shared by more than one paper, the papers behind those, the most behind one. */
-export function postingCounts(papersOf: readonly (readonly number[])[]): { postings: number; collisions: number; papersInCollisions: number; maxPapers: number } {
+export function postingCounts(papersOf: readonly (readonly number[])[]): {
+  postings: number;
+  collisions: number;
+  papersInCollisions: number;
+  maxPapers: number;
+} {
   let postings = 0;
   let collisions = 0;
   let papersInCollisions = 0;

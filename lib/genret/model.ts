@@ -155,10 +155,18 @@ export async function generativeFacetLists(model: GenretModel, query: Generative
   // Each item's identifiers → papers (a paper reached twice from one item keeps its first rank).
   const perRequest = requests.map((r, i) => {
     if (options.identifierTokens) for (const h of hyps[i]) options.identifierTokens.set(`${r.facetName}:${h.identifier}`, h.tokens);
-    return expandToPapers(hyps[i], r.trie, query.exclude ?? -1).map(({ paper, hypothesis }): Candidate => ({ paper, score: hypothesis.score, queryItem: r.item, docId: hypothesis.identifier }));
+    return expandToPapers(hyps[i], r.trie, query.exclude ?? -1).map(({ paper, hypothesis }): Candidate => ({
+      paper,
+      score: hypothesis.score,
+      queryItem: r.item,
+      docId: hypothesis.identifier,
+    }));
   });
   for (const f of facets) {
-    lists[f] = orderItemLists(perRequest.filter((_, i) => requests[i].facetName === f), settings.listOrder);
+    lists[f] = orderItemLists(
+      perRequest.filter((_, i) => requests[i].facetName === f),
+      settings.listOrder,
+    );
   }
   return lists;
 }

@@ -70,7 +70,14 @@ class OnnxStepSession implements DecoderSession {
     this.biasAt = config.vocab * config.d;
   }
 
-  private async run(query: Float32Array, facet: BigInt64Array, tokenEmb: Float32Array, beam: BigInt64Array, past: ort.Tensor, isPrefix: boolean): Promise<void> {
+  private async run(
+    query: Float32Array,
+    facet: BigInt64Array,
+    tokenEmb: Float32Array,
+    beam: BigInt64Array,
+    past: ort.Tensor,
+    isPrefix: boolean,
+  ): Promise<void> {
     const n = facet.length;
     const out = await this.session.run({
       query: new ort.Tensor("float32", query, [n, this.config.dim_in]),

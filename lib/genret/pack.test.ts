@@ -22,7 +22,10 @@ describe("decision masks", () => {
 
   it("per row, with each row's trie, equals the per-facet mask", () => {
     const byFacet = decisionMask(rows, maxLen, offset, ids.tries);
-    assert.deepEqual(decisionMaskByRow(rows, maxLen, (row) => ids.tries[facetOfRow(row)]), byFacet);
+    assert.deepEqual(
+      decisionMaskByRow(rows, maxLen, (row) => ids.tries[facetOfRow(row)]),
+      byFacet,
+    );
     // "parsing noisy …" and "parsing clean …" share a prefix: the first token is a choice, EOS rows end with 0s.
     assert.ok(byFacet.some((d) => d === 1) && byFacet.some((d) => d === 0));
   });
@@ -73,7 +76,17 @@ describe("writePackFiles", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "graft-pack-"));
     after(() => rmSync(dir, { recursive: true, force: true }));
     const out = path.join(dir, "pack");
-    const header = { format: "graft-genret-pack", version: 1, dim: 2, maxLen: 2, vocabSize: 3, facets: ["x"], numQueries: 1, numTargets: 1, numExamples: 1 } as unknown as PackHeader;
+    const header = {
+      format: "graft-genret-pack",
+      version: 1,
+      dim: 2,
+      maxLen: 2,
+      vocabSize: 3,
+      facets: ["x"],
+      numQueries: 1,
+      numTargets: 1,
+      numExamples: 1,
+    } as unknown as PackHeader;
     const arrays = {
       queries: Float32Array.of(0.5, -1),
       targets: Int32Array.of(2, EOS),

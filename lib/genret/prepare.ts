@@ -8,7 +8,15 @@ import path from "node:path";
 import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus/types";
 import type { PaperGraph } from "@/lib/graph/csr";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
-import { DISTILL_VARIANTS, distill, distillationStatistics, trainingSources, type DistillationExamples, type DistillOptions, type DistillVariant } from "./distill";
+import {
+  DISTILL_VARIANTS,
+  distill,
+  distillationStatistics,
+  trainingSources,
+  type DistillationExamples,
+  type DistillOptions,
+  type DistillVariant,
+} from "./distill";
 import { buildDocIdIndex, docIdStatistics, type DocIdIndex } from "./docid";
 import { buildTrie, readTrieFile, serializeTrie, trieStatistics, type PrefixTrie } from "./trie";
 import { buildCompactVocab, compactIndex, readVocabFile, vocabFileJson, type CompactVocab } from "./vocab";

@@ -40,19 +40,31 @@ export async function installPretrainedModel(db: Db, corpus: string, source: str
   const meta = JSON.parse(readFileSync(path.join(source, "genret.json"), "utf8")) as { embedder: string; variant: string };
   const graphEmbedder = (JSON.parse(graph.manifest) as { embedder?: { id?: string } }).embedder?.id;
   if (graphEmbedder !== meta.embedder) {
-    throw new Error(`the shipped model was trained on ${meta.embedder} vectors, the graph build of "${corpus}" uses ${graphEmbedder}: train one with \`graft build --stage genret\``);
+    throw new Error(
+      `the shipped model was trained on ${meta.embedder} vectors, the graph build of "${corpus}" uses ${graphEmbedder}: train one with \`graft build --stage genret\``,
+    );
   }
   const modelIds = (JSON.parse(readFileSync(path.join(source, "papers.json"), "utf8")) as { externalIds: string[] }).externalIds;
   const store = await readStoreCorpus(db, corpus);
   if (store.externalIds.length !== modelIds.length || store.externalIds.some((id, i) => id !== modelIds[i])) {
-    throw new Error(`the shipped model was trained on other papers than corpus "${corpus}" holds (${modelIds.length} vs ${store.externalIds.length} papers): train one with \`graft build --stage genret\``);
+    throw new Error(
+      `the shipped model was trained on other papers than corpus "${corpus}" holds (${modelIds.length} vs ${store.externalIds.length} papers): train one with \`graft build --stage genret\``,
+    );
   }
   const ids = buildIdentifiers({ ids: store.externalIds, facets: store.facets });
   const shippedVocab = readVocabFile(path.join(source, "vocab.json")).vocab;
   if (shippedVocab.size !== ids.vocab.size || shippedVocab.llamaIds.some((t, i) => t !== ids.vocab.llamaIds[i])) {
-    throw new Error(`the facet items of "${corpus}" differ from those the shipped model was trained on (its DocID vocabulary does not match): train one with \`graft build --stage genret\``);
+    throw new Error(
+      `the facet items of "${corpus}" differ from those the shipped model was trained on (its DocID vocabulary does not match): train one with \`graft build --stage genret\``,
+    );
   }
-  const build = await startBuild(db, corpus, { stage: "genret", source: path.relative(repoRoot, source), graphBuild: graph.id, variant: meta.variant, pretrained: true });
+  const build = await startBuild(db, corpus, {
+    stage: "genret",
+    source: path.relative(repoRoot, source),
+    graphBuild: graph.id,
+    variant: meta.variant,
+    pretrained: true,
+  });
   for (const f of identifierFiles(ids)) writeArtefact(build, "docids", f.name, f.name, f.data);
   for (const f of [...MODEL_FILES, "train.json"]) {
     if (!existsSync(path.join(source, f)) || TRIE_FILES.has(f) || f === "vocab.json") continue;

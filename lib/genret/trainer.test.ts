@@ -66,7 +66,15 @@ describe("trainer (PyTorch) → ONNX → constrained decoding", () => {
     const items = Object.fromEntries(
       FACETS.map((f) => [f, { dim: DIM, offsets, data: f === "problems" ? Float32Array.from(vectors.flatMap((v) => [...v])) : new Float32Array(N * DIM) }]),
     ) as Record<Facet, { dim: number; offsets: Int32Array; data: Float32Array }>;
-    writeTrainingPack(path.join(dir, "pack"), { index: ids.index, vocab: ids.vocab, items, examples: toyExamples(), tries: ids.tries, embedder: "toy", variant: "toy" });
+    writeTrainingPack(path.join(dir, "pack"), {
+      index: ids.index,
+      vocab: ids.vocab,
+      items,
+      examples: toyExamples(),
+      tries: ids.tries,
+      embedder: "toy",
+      variant: "toy",
+    });
     for (const f of identifierFiles(ids)) writeFileSync(path.join(dir, f.name), f.data);
     writeFileSync(path.join(dir, "papers.json"), JSON.stringify({ externalIds: facets.map((_, i) => `p${i}`) }));
     writeFileSync(path.join(dir, "genret.json"), JSON.stringify({ embedder: "toy", variant: "toy" }));
@@ -115,7 +123,10 @@ describe("trainer (PyTorch) → ONNX → constrained decoding", () => {
     assert.ok(withPrior.size > 0 && withPrior.size < ids.vocab.size);
 
     writeFileSync(path.join(dir, "short.f32"), new Uint8Array(prior.buffer.slice(0, prior.byteLength - 4)));
-    await assert.rejects(runTrainer(PYTHON, [...args([]), "--out", path.join(dir, "run-short"), "--init-tokens", path.join(dir, "short.f32"), "--epochs", "1"], () => {}), /expected .* x 16/);
+    await assert.rejects(
+      runTrainer(PYTHON, [...args([]), "--out", path.join(dir, "run-short"), "--init-tokens", path.join(dir, "short.f32"), "--epochs", "1"], () => {}),
+      /expected .* x 16/,
+    );
   });
 
   it("decodes the learnt mapping on onnxruntime, only ever emitting identifiers of the trie", async () => {

@@ -3,17 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import {
-  PrefixTrie,
-  TRIE_HEADER_BYTES,
-  buildTrie,
-  loadTrie,
-  readTrieFile,
-  serializeTrie,
-  trieStatistics,
-  verifyTrie,
-  writeTrieFile,
-} from "./trie";
+import { PrefixTrie, TRIE_HEADER_BYTES, buildTrie, loadTrie, readTrieFile, serializeTrie, trieStatistics, verifyTrie, writeTrieFile } from "./trie";
 import { mulberry32 } from "@/lib/random";
 
 const EOS = 128001;
@@ -98,7 +88,10 @@ describe("buildTrie", () => {
   });
 
   test("an identifier that prefixes another allows both EOS and continuation", () => {
-    const trie = buildTrie([[5, 6, 7], [5, 6]]);
+    const trie = buildTrie([
+      [5, 6, 7],
+      [5, 6],
+    ]);
     const mid = trie.walk([5, 6]);
     assert.ok(trie.isTerminal(mid));
     assert.equal(trie.identifierAt(mid), 1);
@@ -140,7 +133,13 @@ describe("buildTrie", () => {
   });
 
   test("postings map identifiers to their papers", () => {
-    const trie = buildTrie([[1, 2], [1, 3]], [[0, 4, 9], [2]]);
+    const trie = buildTrie(
+      [
+        [1, 2],
+        [1, 3],
+      ],
+      [[0, 4, 9], [2]],
+    );
     assert.deepEqual([...trie.papersOf(trie.lookup([1, 2]))], [0, 4, 9]);
     assert.deepEqual([...trie.papersOf(1)], [2]);
     assert.throws(() => trie.papersOf(2), RangeError);

@@ -163,10 +163,7 @@ function compareSequences(a: ArrayLike<number>, b: ArrayLike<number>): number {
  * and made of non-negative int32 tokens. `postings[i]`, when given, lists the paper
  * ordinals behind identifier i and is stored as is.
  */
-export function buildTrie(
-  sequences: readonly ArrayLike<number>[],
-  postings?: readonly (readonly number[])[],
-): PrefixTrie {
+export function buildTrie(sequences: readonly ArrayLike<number>[], postings?: readonly (readonly number[])[]): PrefixTrie {
   const n = sequences.length;
   let totalTokens = 0;
   let maxDepth = 0;
@@ -188,9 +185,7 @@ export function buildTrie(
 
   // Sorted lexicographically (a prefix before its extensions), the identifiers under any
   // node form one contiguous run, so each node is just a [lo, hi) range of `order`.
-  const order = Array.from({ length: n }, (_, i) => i).sort(
-    (a, b) => compareSequences(sequences[a], sequences[b]) || a - b,
-  );
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => compareSequences(sequences[a], sequences[b]) || a - b);
 
   const capacity = totalTokens + 1;
   const token = new Int32Array(capacity);
@@ -249,15 +244,7 @@ export function buildTrie(
     }
   }
 
-  return new PrefixTrie(
-    token.slice(0, count),
-    childStart.slice(0, count + 1),
-    identifier.slice(0, count),
-    n,
-    maxDepth,
-    postingStart,
-    postingArray,
-  );
+  return new PrefixTrie(token.slice(0, count), childStart.slice(0, count + 1), identifier.slice(0, count), n, maxDepth, postingStart, postingArray);
 }
 
 /** The trie of one facet's DocIDs, with each identifier's papers as postings. */
@@ -370,15 +357,7 @@ export function loadTrie(bytes: Uint8Array, options: LoadTrieOptions = {}): Pref
   const postingStart = withPostings ? take(identifierCount + 1) : null;
   const postings = withPostings ? take(postingCount) : null;
 
-  const trie = new PrefixTrie(
-    tokens,
-    childStart,
-    identifiers,
-    identifierCount,
-    maxDepth,
-    postingStart,
-    postings,
-  );
+  const trie = new PrefixTrie(tokens, childStart, identifiers, identifierCount, maxDepth, postingStart, postings);
   if (options.verify ?? true) verifyTrie(trie);
   return trie;
 }

@@ -14,7 +14,14 @@ describe("compact vocabulary", () => {
     assert.equal(vocab.size, 5);
     assert.equal(vocab.llamaIds[PAD], -1);
     assert.equal(vocab.llamaIds[EOS], -1);
-    assert.deepEqual([...compactIndex(vocab)], [[7, 2], [42, 3], [900, 4]]);
+    assert.deepEqual(
+      [...compactIndex(vocab)],
+      [
+        [7, 2],
+        [42, 3],
+        [900, 4],
+      ],
+    );
     assert.deepEqual(Array.from(buildCompactVocabFromTokens([]).llamaIds), [-1, -1]);
   });
 

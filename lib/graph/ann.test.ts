@@ -24,7 +24,10 @@ test("with every item as a neighbour, the ANN top-k is the exact top-k, scores i
     assert.deepEqual(Array.from(ann.targets), Array.from(exact.targets));
     assert.deepEqual(Array.from(ann.scores), Array.from(exact.scores));
     assert.ok(!ann.targets.includes(p), "the excluded paper is never returned");
-    assert.ok(Array.from(ann.targets).every((t) => items.offsets[t + 1] > items.offsets[t]), "papers without items are never returned");
+    assert.ok(
+      Array.from(ann.targets).every((t) => items.offsets[t + 1] > items.offsets[t]),
+      "papers without items are never returned",
+    );
   }
 });
 
@@ -70,5 +73,6 @@ test("built in slices that yield to the event loop, the index is the one built a
   const fast = FacetAnnIndex.fromBlocks(blocks, { itemNeighbours: 32, efSearch: 32 });
   assert.equal(slow.stats.items, fast.stats.items);
   assert.ok(ticks > 0, "other work ran while the index was built");
-  for (const p of [0 + 1, 17, 2999]) assert.deepEqual(Array.from(slow.search(itemsOfPaper(items, p), 10, p).targets), Array.from(fast.search(itemsOfPaper(items, p), 10, p).targets));
+  for (const p of [0 + 1, 17, 2999])
+    assert.deepEqual(Array.from(slow.search(itemsOfPaper(items, p), 10, p).targets), Array.from(fast.search(itemsOfPaper(items, p), 10, p).targets));
 });

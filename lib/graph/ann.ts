@@ -182,7 +182,12 @@ export class FacetAnnIndex {
 }
 
 /** Exact reference: the top-k papers by s_f over every corpus paper (the bench's recall baseline). */
-export function exactFacetTopK(items: PackedFacetItems, queryItems: readonly Float32Array[], k: number, exclude = -1): { targets: Int32Array; scores: Float32Array } {
+export function exactFacetTopK(
+  items: PackedFacetItems,
+  queryItems: readonly Float32Array[],
+  k: number,
+  exclude = -1,
+): { targets: Int32Array; scores: Float32Array } {
   const scores = maxSimOneToMany(queryItems, items);
   const n = numPapersOf(items);
   const order: number[] = [];

@@ -184,7 +184,12 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       lexicalInfo = { scheme: model.scheme, terms: model.terms.length, documents: model.numDocs };
       const lexicalWeight = similarity.lexicalWeight;
       rankEdges = (facet, lists, kk) => {
-        const index = new LexicalIndex(packLexicalItems(model, itemRows[facet].map((r) => r.map((t) => texts[t]))));
+        const index = new LexicalIndex(
+          packLexicalItems(
+            model,
+            itemRows[facet].map((r) => r.map((t) => texts[t])),
+          ),
+        );
         const lexical = index.allPairsTopK(kk);
         return mixedFacetEdges(
           { cosine: lists.neighbours, linked: lists.linked, lexical, dense: packed[facet] as PackedFacetItems, index, citations },
@@ -207,9 +212,16 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
 
     writePaperGraph(path.join(build.dir, "graph.csr"), graph);
     recordArtefact(build, "graph", "graph.csr", "graph.csr", { format: "GRAFTCSR v1", k, numPapers: papers.length });
-    writeArtefact(build, "graph", "papers.json", "papers.json", JSON.stringify({ externalIds: papers.map((p) => p.externalId), dbIds: papers.map((p) => p.id) }), {
-      note: "node index -> paper",
-    });
+    writeArtefact(
+      build,
+      "graph",
+      "papers.json",
+      "papers.json",
+      JSON.stringify({ externalIds: papers.map((p) => p.externalId), dbIds: papers.map((p) => p.id) }),
+      {
+        note: "node index -> paper",
+      },
+    );
     await phase("artefacts");
 
     // ── edges into the store, for browsing ──
@@ -254,7 +266,12 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       graphSeconds,
       storeSeconds,
       gflops: kernelSeconds > 0 ? flops / kernelSeconds : 0,
-      facets: reports.map((r) => ({ facet: r.facet, items: r.items, edges: pruned[r.facet] ? (pruned[r.facet] as FacetCsr).targets.length : 0, kernelSeconds: r.kernel.seconds })),
+      facets: reports.map((r) => ({
+        facet: r.facet,
+        items: r.items,
+        edges: pruned[r.facet] ? (pruned[r.facet] as FacetCsr).targets.length : 0,
+        kernelSeconds: r.kernel.seconds,
+      })),
       coverage: cov,
     };
     await completeBuild(db, build, {

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { buildCitationIndex, citationCounts, citationMaxima, citationRows, citationScore, citationScoreOf, citationScores, CitationRowScanner } from "./citation-score";
+import {
+  buildCitationIndex,
+  citationCounts,
+  citationMaxima,
+  citationRows,
+  citationScore,
+  citationScoreOf,
+  citationScores,
+  CitationRowScanner,
+} from "./citation-score";
 
 // Five corpus papers; ids 100 and 101 are external works.
 //   0 → 2, 3, 100      1 → 2, 3, 4, 100      2 → 3      3 → (none)      4 → 3, 101
@@ -32,7 +41,10 @@ describe("citation score", () => {
   it("stores every linked pair in both directions, sorted, without self-pairs, matching the pairwise counts", () => {
     for (let a = 0; a < 5; a++) {
       const row = Array.from(all.targets.subarray(all.offsets[a], all.offsets[a + 1]));
-      assert.deepEqual(row, [...row].sort((x, y) => x - y));
+      assert.deepEqual(
+        row,
+        [...row].sort((x, y) => x - y),
+      );
       assert.ok(!row.includes(a));
       for (let b = 0; b < 5; b++) {
         if (a === b) continue;

@@ -118,7 +118,13 @@ export async function loadCorpusData(dir: string, options: LoadCorpusOptions = {
   // Documents (title + abstract) for the document-level dense baseline go through the same cache.
   const docStart = texts.length;
   if (options.documents) for (const p of [...input.papers, ...input.queries]) texts.push(documentText(p));
-  const embedded = await embedTexts(texts, { embedder: options.embedder, cacheRoot: options.cacheRoot, name, onProgress: options.onProgress, workers: options.workers });
+  const embedded = await embedTexts(texts, {
+    embedder: options.embedder,
+    cacheRoot: options.cacheRoot,
+    name,
+    onProgress: options.onProgress,
+    workers: options.workers,
+  });
   const { vectors, embedderId, dim, newlyEmbedded, seconds: embedSeconds } = embedded;
   const documents = options.documents
     ? { papers: vectors.slice(docStart, docStart + input.papers.length), queries: vectors.slice(docStart + input.papers.length) }
@@ -222,7 +228,11 @@ export async function embedTexts(
   const t0 = performance.now();
   try {
     // Small chunks: an interrupted run keeps what it embedded, and progress can be shown.
-    const vectors = await embedWithCache(counting, texts, { dir: cacheDirFor(options.name, embedderId, options.cacheRoot ?? dataRoot()), chunkSize: 256, onProgress: options.onProgress });
+    const vectors = await embedWithCache(counting, texts, {
+      dir: cacheDirFor(options.name, embedderId, options.cacheRoot ?? dataRoot()),
+      chunkSize: 256,
+      onProgress: options.onProgress,
+    });
     return { vectors, embedderId, dim, newlyEmbedded, seconds: (performance.now() - t0) / 1000 };
   } finally {
     await probe.close?.();

@@ -3,7 +3,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { decodePaperGraph, degreeOf, edgeWeightOf, encodePaperGraph, type FacetCsr, neighboursOf, type PaperGraph, pruneCsr, readPaperGraph, writePaperGraph } from "./csr";
+import {
+  decodePaperGraph,
+  degreeOf,
+  edgeWeightOf,
+  encodePaperGraph,
+  type FacetCsr,
+  neighboursOf,
+  type PaperGraph,
+  pruneCsr,
+  readPaperGraph,
+  writePaperGraph,
+} from "./csr";
 
 function csrOf(rows: [number, number][][]): FacetCsr {
   const offsets = new Int32Array(rows.length + 1);
@@ -23,8 +34,24 @@ const graph: PaperGraph = {
   numPapers: 4,
   k: 2,
   facets: {
-    problems: csrOf([[[1, 0.9], [2, 0.5]], [[0, 0.9]], [], [[1, 0.25]]]),
-    results: csrOf([[[3, 0.75]], [[2, 0.5], [3, 0.125]], [[1, 0.5]], []]),
+    problems: csrOf([
+      [
+        [1, 0.9],
+        [2, 0.5],
+      ],
+      [[0, 0.9]],
+      [],
+      [[1, 0.25]],
+    ]),
+    results: csrOf([
+      [[3, 0.75]],
+      [
+        [2, 0.5],
+        [3, 0.125],
+      ],
+      [[1, 0.5]],
+      [],
+    ]),
   },
 };
 
@@ -42,7 +69,8 @@ describe("csr", () => {
     for (const f of ["problems", "results"] as const) {
       const a = graph.facets[f] as FacetCsr;
       const b = back.facets[f] as FacetCsr;
-      for (const key of ["offsets", "targets", "weights", "facetScores", "citationScores"] as const) assert.deepEqual(Array.from(b[key]), Array.from(a[key]), `${f}.${key}`);
+      for (const key of ["offsets", "targets", "weights", "facetScores", "citationScores"] as const)
+        assert.deepEqual(Array.from(b[key]), Array.from(a[key]), `${f}.${key}`);
     }
     assert.equal(readFileSync(path).subarray(0, 8).toString("latin1"), "GRAFTCSR");
   });

@@ -36,7 +36,10 @@ function sLex(model: LexicalModel, a: readonly string[], b: readonly string[]): 
   return 0.5 * (row + col);
 }
 
-const WORDS = "translation neural machine entity recognition tagger sentiment review parsing dependency graph attention corpus bilingual lexicon tweets clinical summarization question answering retrieval".split(" ");
+const WORDS =
+  "translation neural machine entity recognition tagger sentiment review parsing dependency graph attention corpus bilingual lexicon tweets clinical summarization question answering retrieval".split(
+    " ",
+  );
 
 function randomPapers(seed: number, n: number): string[][] {
   const rand = mulberry32(seed);
@@ -49,7 +52,14 @@ function randomPapers(seed: number, n: number): string[][] {
 
 describe("lexical terms and weights", () => {
   it("lowercases, drops stopwords and one-letter tokens, and stems", () => {
-    assert.deepEqual(lexicalTerms("We translate the Translations of a BiLSTM-CRF tagger, 2 times."), ["translat", "translat", "bilstm", "crf", "tagger", "time"]);
+    assert.deepEqual(lexicalTerms("We translate the Translations of a BiLSTM-CRF tagger, 2 times."), [
+      "translat",
+      "translat",
+      "bilstm",
+      "crf",
+      "tagger",
+      "time",
+    ]);
     assert.equal(porterStem("generalization"), "gener");
     assert.equal(porterStem("embeddings"), "embed");
     assert.equal(porterStem("caresses"), "caress");
@@ -90,7 +100,12 @@ describe("LexicalIndex", () => {
   const index = new LexicalIndex(packLexicalItems(model, papers));
 
   it("scores pairs exactly, symmetric, 0 for a paper without items", () => {
-    for (const [a, b] of [[1, 2], [3, 7], [11, 4], [8, 8]]) {
+    for (const [a, b] of [
+      [1, 2],
+      [3, 7],
+      [11, 4],
+      [8, 8],
+    ]) {
       close(index.pairScore(a, b), sLex(model, papers[a], papers[b]));
       close(index.pairScore(a, b), index.pairScore(b, a));
     }

@@ -102,7 +102,11 @@ export function fitLexicalModel(docs: Iterable<string>, vocabulary: Iterable<str
   }
   for (const text of vocabulary) for (const t of lexicalTerms(text)) if (!counts.has(t)) counts.set(t, 0);
   const terms = [...counts.keys()].sort();
-  return modelOf(n, terms, Int32Array.from(terms, (t) => counts.get(t) as number));
+  return modelOf(
+    n,
+    terms,
+    Int32Array.from(terms, (t) => counts.get(t) as number),
+  );
 }
 
 /** The artefact form: { scheme, numDocs, terms, df }. */
@@ -153,7 +157,10 @@ export interface SparseFacetItems {
 
 /** Packs per-paper item texts (papers × items) into the sparse layout. */
 export function packLexicalItems(model: LexicalModel, perPaper: readonly (readonly string[])[]): SparseFacetItems {
-  return packSparse(model.terms.length, perPaper.map((texts) => texts.map((t) => lexicalVector(model, t))));
+  return packSparse(
+    model.terms.length,
+    perPaper.map((texts) => texts.map((t) => lexicalVector(model, t))),
+  );
 }
 
 /** Packs per-paper sparse item vectors. */

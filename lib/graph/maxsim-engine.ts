@@ -118,7 +118,13 @@ export class MaxSimEngine {
    * rows-only.
    */
   async warmUp(): Promise<void> {
-    for (const [nq, nt, rowsOnly] of [[1, 1, true], [1, 1, false], [1, 2, false], [2, 2, true], [2, 2, false]] as const) {
+    for (const [nq, nt, rowsOnly] of [
+      [1, 1, true],
+      [1, 1, false],
+      [1, 2, false],
+      [2, 2, true],
+      [2, 2, false],
+    ] as const) {
       await this.session(nq, nt, rowsOnly);
     }
   }

@@ -11,7 +11,8 @@
 import { type OnnxAttr, ONNX_FLOAT, ONNX_INT32, ONNX_INT64, onnxInt64Tensor, onnxModel, onnxNode, onnxValueInfo } from "./onnx-proto";
 
 /** A node named after its op and first output (unique in the kernel's graph). */
-const node = (op: string, inputs: string[], outputs: string[], attrs: OnnxAttr[] = []): Uint8Array => onnxNode(op, inputs, outputs, attrs, `${op}_${outputs[0]}`);
+const node = (op: string, inputs: string[], outputs: string[], attrs: OnnxAttr[] = []): Uint8Array =>
+  onnxNode(op, inputs, outputs, attrs, `${op}_${outputs[0]}`);
 
 /**
  * The block kernel as ONNX ModelProto bytes (opset 17). Item counts are dynamic (fed as reshape
@@ -40,17 +41,57 @@ export function buildMaxSimBlockModel(nq: number, nt: number, rowsOnly: boolean)
     if (q1 || t1) inits.push(onnxInt64Tensor("flat2", [0, -1])); // 0 copies the input's dim, -1 takes the rest
     // q → t direction: max over t's items, mean over q's items.
     nodes.push(
-      t1 ? node("Reshape", ["S", "shape3"], ["rowMax"]) : node("ReduceMax", ["S4"], ["rowMax"], [{ name: "axes", ints: [3] }, { name: "keepdims", int: 0 }]),
+      t1
+        ? node("Reshape", ["S", "shape3"], ["rowMax"])
+        : node(
+            "ReduceMax",
+            ["S4"],
+            ["rowMax"],
+            [
+              { name: "axes", ints: [3] },
+              { name: "keepdims", int: 0 },
+            ],
+          ),
     );
     nodes.push(
-      q1 ? node("Reshape", ["rowMax", "flat2"], ["qToT"]) : node("ReduceMean", ["rowMax"], ["qToT"], [{ name: "axes", ints: [1] }, { name: "keepdims", int: 0 }]),
+      q1
+        ? node("Reshape", ["rowMax", "flat2"], ["qToT"])
+        : node(
+            "ReduceMean",
+            ["rowMax"],
+            ["qToT"],
+            [
+              { name: "axes", ints: [1] },
+              { name: "keepdims", int: 0 },
+            ],
+          ),
     );
     // t → q direction: max over q's items, mean over t's items.
     nodes.push(
-      q1 ? node("Reshape", ["S", "shape3"], ["colMax"]) : node("ReduceMax", ["S4"], ["colMax"], [{ name: "axes", ints: [1] }, { name: "keepdims", int: 0 }]),
+      q1
+        ? node("Reshape", ["S", "shape3"], ["colMax"])
+        : node(
+            "ReduceMax",
+            ["S4"],
+            ["colMax"],
+            [
+              { name: "axes", ints: [1] },
+              { name: "keepdims", int: 0 },
+            ],
+          ),
     );
     nodes.push(
-      t1 ? node("Reshape", ["colMax", "flat2"], ["tToQ"]) : node("ReduceMean", ["colMax"], ["tToQ"], [{ name: "axes", ints: [2] }, { name: "keepdims", int: 0 }]),
+      t1
+        ? node("Reshape", ["colMax", "flat2"], ["tToQ"])
+        : node(
+            "ReduceMean",
+            ["colMax"],
+            ["tToQ"],
+            [
+              { name: "axes", ints: [2] },
+              { name: "keepdims", int: 0 },
+            ],
+          ),
     );
     nodes.push(node("Add", ["qToT", "tToQ"], ["score"]));
     score = "score";

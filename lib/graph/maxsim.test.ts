@@ -39,7 +39,10 @@ describe("maxSimFacetScore", () => {
   it("rescales the cosine range to [0, 1]", () => {
     assert.equal(rescaleCosine(-1), 0);
     assert.equal(rescaleCosine(1), 1);
-    close(Array.from(l2Normalise(v(3, 4))).reduce((s, x) => s + x * x, 0), 1);
+    close(
+      Array.from(l2Normalise(v(3, 4))).reduce((s, x) => s + x * x, 0),
+      1,
+    );
   });
 });
 
@@ -49,13 +52,20 @@ describe("batched forms", () => {
 
   it("pack keeps each paper's items in order", () => {
     assert.deepEqual(Array.from(packed.offsets), [0, 1, 3, 6, 6, 7]);
-    assert.deepEqual(itemsOfPaper(packed, 2).map((x) => Array.from(x)), papers[2].map((x) => Array.from(x)));
+    assert.deepEqual(
+      itemsOfPaper(packed, 2).map((x) => Array.from(x)),
+      papers[2].map((x) => Array.from(x)),
+    );
   });
 
   it("maxSimOneToMany and maxSimPairs agree with the pairwise score", () => {
     for (let a = 0; a < papers.length; a++) {
       const row = maxSimOneToMany(papers[a], packed);
-      const pairs = maxSimPairs(packed, papers.map(() => a), papers.map((_, b) => b));
+      const pairs = maxSimPairs(
+        packed,
+        papers.map(() => a),
+        papers.map((_, b) => b),
+      );
       for (let b = 0; b < papers.length; b++) {
         close(row[b], maxSimFacetScore(papers[a], papers[b]));
         close(pairs[b], maxSimFacetScore(papers[a], papers[b]));

@@ -60,16 +60,7 @@ function dot(a: Float32Array, aOff: number, b: Float32Array, bOff: number, dim: 
  * Max-sim between item rows [a0, a1) of `aData` and [b0, b1) of `bData`, before rescaling.
  * Returns NaN when either side is empty so callers can apply their own empty-facet rule.
  */
-function maxSimRawRows(
-  aData: Float32Array,
-  a0: number,
-  a1: number,
-  bData: Float32Array,
-  b0: number,
-  b1: number,
-  dim: number,
-  colMax: Float64Array,
-): number {
+function maxSimRawRows(aData: Float32Array, a0: number, a1: number, bData: Float32Array, b0: number, b1: number, dim: number, colMax: Float64Array): number {
   const na = a1 - a0;
   const nb = b1 - b0;
   if (na === 0 || nb === 0) return NaN;

@@ -4,13 +4,25 @@ import { mulberry32 } from "@/lib/random";
 import { citationScoreOf, citationScores, storedCitationRows } from "./citation-score";
 import { fitLexicalModel, LexicalIndex, lexicalVector, packLexicalItems } from "./lexical";
 import { maxSimFacetScore, packFacetItems } from "./maxsim";
-import { COSINE, DEFAULT_ITEM_SIMILARITY, edgeWeightFor, itemSimilaritySpec, MIX_EDGE_WEIGHT, mixedFacetEdges, mixScore, parseItemSimilarity, similarityOfParams } from "./similarity";
+import {
+  COSINE,
+  DEFAULT_ITEM_SIMILARITY,
+  edgeWeightFor,
+  itemSimilaritySpec,
+  MIX_EDGE_WEIGHT,
+  mixedFacetEdges,
+  mixScore,
+  parseItemSimilarity,
+  similarityOfParams,
+} from "./similarity";
 import { MaxSimEngine, prepareFacetBlocks } from "./maxsim-engine";
 import { facetTopK, mixedQueryTopK } from "./topk";
 
 const close = (a: number, b: number, eps = 1e-5): void => assert.ok(Math.abs(a - b) < eps, `${a} ≉ ${b}`);
 
-const WORDS = "translation neural machine entity recognition tagger sentiment review parsing dependency graph attention corpus bilingual lexicon tweets".split(" ");
+const WORDS = "translation neural machine entity recognition tagger sentiment review parsing dependency graph attention corpus bilingual lexicon tweets".split(
+  " ",
+);
 
 /** n papers, each with 0-3 items: a text and a unit vector per item. */
 function corpus(seed: number, n: number, dim: number): { texts: string[][]; vectors: Float32Array[][] } {
@@ -19,7 +31,9 @@ function corpus(seed: number, n: number, dim: number): { texts: string[][]; vect
   const vectors: Float32Array[][] = [];
   for (let p = 0; p < n; p++) {
     const count = p === 4 ? 0 : 1 + Math.floor(rand() * 3);
-    texts.push(Array.from({ length: count }, () => Array.from({ length: 2 + Math.floor(rand() * 4) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(" ")));
+    texts.push(
+      Array.from({ length: count }, () => Array.from({ length: 2 + Math.floor(rand() * 4) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(" ")),
+    );
     vectors.push(
       Array.from({ length: count }, () => {
         const v = Float32Array.from({ length: dim }, () => rand() * 2 - 1);
@@ -91,7 +105,9 @@ describe("mixed s_f: graph edges and ephemeral insertion", () => {
     );
     for (let a = 0; a < n; a++) {
       const w = Array.from({ length: n }, (_, b) => (b === a ? -Infinity : 0.75 * sMix(a, b) + 0.25 * citationScoreOf(cites, a, b)));
-      const want = Array.from(w.keys()).sort((x, y) => w[y] - w[x] || x - y).slice(0, k);
+      const want = Array.from(w.keys())
+        .sort((x, y) => w[y] - w[x] || x - y)
+        .slice(0, k);
       const row = Array.from(csr.targets.subarray(csr.offsets[a], csr.offsets[a + 1]));
       assert.equal(row.length, k, `paper ${a}`);
       row.forEach((b, i) => {
@@ -105,7 +121,10 @@ describe("mixed s_f: graph edges and ephemeral insertion", () => {
 
   it("with short candidate lists, keeps the pool's best and scores every edge exactly", async () => {
     const lists = await facetTopK(dense, { k: 4, citations: storedCitationRows(cites) });
-    const csr = mixedFacetEdges({ cosine: lists.neighbours, linked: lists.linked, lexical: index.allPairsTopK(4), dense, index, citations: storedCitationRows(cites) }, { k: 3, lexicalWeight: lambda });
+    const csr = mixedFacetEdges(
+      { cosine: lists.neighbours, linked: lists.linked, lexical: index.allPairsTopK(4), dense, index, citations: storedCitationRows(cites) },
+      { k: 3, lexicalWeight: lambda },
+    );
     for (let a = 0; a < n; a++) {
       for (let e = csr.offsets[a]; e < csr.offsets[a + 1]; e++) {
         const b = csr.targets[e];
@@ -122,14 +141,23 @@ describe("mixed s_f: graph edges and ephemeral insertion", () => {
     const query = { vectors: vectors[9], lexical: texts[9].map((t) => lexicalVector(model, t)) };
     const got = await mixedQueryTopK(engine, blocks, dense, index, query, { k: 6, lexicalWeight: lambda, candidates: n, exclude: 9 });
     const s = Array.from({ length: n }, (_, b) => (b === 9 ? -Infinity : sMix(9, b)));
-    const want = Array.from(s.keys()).sort((x, y) => s[y] - s[x] || x - y).slice(0, 6);
+    const want = Array.from(s.keys())
+      .sort((x, y) => s[y] - s[x] || x - y)
+      .slice(0, 6);
     assert.equal(got.targets.length, 6);
     got.targets.forEach((b, i) => {
       close(got.scores[i], s[want[i]]);
       close(got.scores[i], sMix(9, b));
     });
     // A query with items but no known term still ranks by the cosine part.
-    const plain = await mixedQueryTopK(engine, blocks, dense, index, { vectors: vectors[9], lexical: vectors[9].map(() => lexicalVector(model, "zebra")) }, { k: 3, lexicalWeight: lambda, candidates: 10 });
+    const plain = await mixedQueryTopK(
+      engine,
+      blocks,
+      dense,
+      index,
+      { vectors: vectors[9], lexical: vectors[9].map(() => lexicalVector(model, "zebra")) },
+      { k: 3, lexicalWeight: lambda, candidates: 10 },
+    );
     plain.targets.forEach((b, i) => close(plain.scores[i], (1 - lambda) * maxSimFacetScore(vectors[9], vectors[b])));
   });
 });

@@ -14,7 +14,12 @@ import { createTestDb, type TestDb } from "@/lib/db/testing";
 
 const topics = [
   ["neural machine translation quality", "attention-based encoder-decoder for translation", "BLEU improves by two points", "a stronger translation model"],
-  ["low-resource machine translation", "back-translation of monolingual data", "gains on low-resource language pairs", "a data augmentation recipe for translation"],
+  [
+    "low-resource machine translation",
+    "back-translation of monolingual data",
+    "gains on low-resource language pairs",
+    "a data augmentation recipe for translation",
+  ],
   ["named entity recognition in tweets", "a CRF tagger with word clusters", "F1 improves on noisy social media text", "an entity tagger for tweets"],
   ["named entity recognition in clinical notes", "a BiLSTM-CRF sequence tagger", "state-of-the-art F1 on biomedical NER", "a biomedical entity recogniser"],
   ["sentiment analysis of product reviews", "aspect-level attention over reviews", "accuracy gains on review sentiment", "an aspect sentiment model"],

@@ -88,7 +88,9 @@ describe("facetTopK (onnxruntime) against brute force", () => {
     const query = randomCorpus(99, 1, 16)[0];
     const got = await queryFacetTopK(engine, blocks, query, 10);
     const all = maxSimOneToMany(query, items);
-    const order = Array.from(all.keys()).sort((a, b) => all[b] - all[a] || a - b).slice(0, 10);
+    const order = Array.from(all.keys())
+      .sort((a, b) => all[b] - all[a] || a - b)
+      .slice(0, 10);
     assert.deepEqual(Array.from(got.targets), order);
     got.scores.forEach((s, i) => assert.ok(Math.abs(s - all[order[i]]) < 1e-5));
     const self = await queryFacetTopK(engine, blocks, corpus[5], 10, 5);
@@ -115,8 +117,12 @@ describe("buildFacetEdges", () => {
     const csr = buildFacetEdges(lists, { k });
     let citationOnly = 0;
     for (let a = 0; a < n; a++) {
-      const w = Array.from({ length: n }, (_, b) => (b === a ? -Infinity : 0.75 * maxSimFacetScore(corpus[a], corpus[b]) + 0.25 * citationScoreOf(cites, a, b)));
-      const want = Array.from(w.keys()).sort((x, y) => w[y] - w[x] || x - y).slice(0, k);
+      const w = Array.from({ length: n }, (_, b) =>
+        b === a ? -Infinity : 0.75 * maxSimFacetScore(corpus[a], corpus[b]) + 0.25 * citationScoreOf(cites, a, b),
+      );
+      const want = Array.from(w.keys())
+        .sort((x, y) => w[y] - w[x] || x - y)
+        .slice(0, k);
       const row = Array.from(csr.targets.subarray(csr.offsets[a], csr.offsets[a + 1]));
       assert.equal(row.length, k);
       row.forEach((b, i) => {
@@ -139,7 +145,10 @@ describe("buildFacetEdges", () => {
     const { graph, facets } = await buildPaperGraph({ methods: m, problems: p }, null, { k: 4 });
     assert.equal(graph.numPapers, numPapersOf(p));
     assert.deepEqual(Object.keys(graph.facets), ["problems", "methods"]);
-    assert.deepEqual(facets.map((f) => f.facet), ["problems", "methods"]);
+    assert.deepEqual(
+      facets.map((f) => f.facet),
+      ["problems", "methods"],
+    );
     assert.equal(graph.facets.methods?.targets.length, 40 * 4);
     assert.ok(graph.facets.methods?.citationScores.every((c) => c === 0));
   });

@@ -448,7 +448,14 @@ export async function buildPaperGraph(
       const t0 = performance.now();
       const csr = options.rankEdges ? options.rankEdges(facet, lists, k) : buildFacetEdges(lists, { k, alpha: options.alpha });
       facets[facet] = csr;
-      reports.push({ facet, papers: numPapers, items: items.offsets[numPapers], kernel: lists.stats, edgeSeconds: (performance.now() - t0) / 1000, edges: csr.targets.length });
+      reports.push({
+        facet,
+        papers: numPapers,
+        items: items.offsets[numPapers],
+        kernel: lists.stats,
+        edgeSeconds: (performance.now() - t0) / 1000,
+        edges: csr.targets.length,
+      });
     }
   } finally {
     await engine.release();

@@ -34,7 +34,8 @@ export async function fetchJson<T>(url: string, init?: RequestInit): Promise<T> 
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) {
     const retryAfter = Number(res.headers.get("retry-after") ?? NaN);
-    if (isErrorBody(body)) throw new ApiError(res.status, body.error.code, body.error.message, body.error.issues, Number.isFinite(retryAfter) ? retryAfter : undefined);
+    if (isErrorBody(body))
+      throw new ApiError(res.status, body.error.code, body.error.message, body.error.issues, Number.isFinite(retryAfter) ? retryAfter : undefined);
     throw new ApiError(res.status, "internal", `The server answered ${res.status} ${res.statusText}`.trim());
   }
   return body as T;

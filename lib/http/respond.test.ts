@@ -2,15 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { NotFoundError, paperListQuery } from "@/lib/corpus/browse";
-import {
-  HttpError,
-  errorResponse,
-  handleRoute,
-  jsonError,
-  parseSearchParams,
-  searchParamsObject,
-  type ApiErrorBody,
-} from "./respond";
+import { HttpError, errorResponse, handleRoute, jsonError, parseSearchParams, searchParamsObject, type ApiErrorBody } from "./respond";
 
 async function body(res: Response): Promise<ApiErrorBody> {
   return (await res.json()) as ApiErrorBody;

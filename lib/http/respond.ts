@@ -91,8 +91,7 @@ export function knownErrorBody(err: unknown): { status: number; body: ApiErrorBo
 export function errorResponse(err: unknown, context = "request"): Response {
   const known = knownErrorBody(err);
   if (known) return json(known.body, { status: known.status });
-  if (isMissingTable(err))
-    return jsonError(503, "not_ready", "The database has no tables yet. Create them with: npm run graft -- db migrate");
+  if (isMissingTable(err)) return jsonError(503, "not_ready", "The database has no tables yet. Create them with: npm run graft -- db migrate");
   // A short reference lets an operator find the logged error from what the user reports.
   const ref = randomUUID().slice(0, 8);
   console.error(`[graft] ${context} failed (ref ${ref}):`, err);

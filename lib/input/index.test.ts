@@ -50,7 +50,11 @@ describe("readPaperInput", () => {
   });
 
   test("an empty file -> empty, whatever its name says (not 'not a PDF')", async () => {
-    for (const [name, bytes] of [["paper.pdf", new Uint8Array(0)], ["paper.pdf", utf8(" \n")], ["notes.txt", new Uint8Array(0)]] as const) {
+    for (const [name, bytes] of [
+      ["paper.pdf", new Uint8Array(0)],
+      ["paper.pdf", utf8(" \n")],
+      ["notes.txt", new Uint8Array(0)],
+    ] as const) {
       const err = await inputError(() => readPaperInput({ kind: "file", name, bytes }));
       assert.equal(err.code, "empty", name);
       assert.match(err.message, new RegExp(`"${name.replace(".", "\\.")}" is empty`));
@@ -70,7 +74,10 @@ describe("readPaperInput", () => {
 describe("limits", () => {
   const saved = { mb: process.env.GRAFT_MAX_UPLOAD_MB, pages: process.env.GRAFT_MAX_PDF_PAGES };
   afterEach(() => {
-    for (const [name, value] of [["GRAFT_MAX_UPLOAD_MB", saved.mb], ["GRAFT_MAX_PDF_PAGES", saved.pages]] as const) {
+    for (const [name, value] of [
+      ["GRAFT_MAX_UPLOAD_MB", saved.mb],
+      ["GRAFT_MAX_PDF_PAGES", saved.pages],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }

@@ -55,7 +55,10 @@ function decodeText(bytes: Uint8Array): string | null {
 async function readFile(name: string, bytes: Uint8Array, limits: InputLimits): Promise<InputPaper> {
   checkSize(bytes.byteLength, limits, "file");
   if (isBlank(bytes)) {
-    throw new InputError("empty", `The file "${name}" is empty${bytes.byteLength === 0 ? " (0 bytes)" : ""}; upload the paper as a PDF, a text file or a JSON record.`);
+    throw new InputError(
+      "empty",
+      `The file "${name}" is empty${bytes.byteLength === 0 ? " (0 bytes)" : ""}; upload the paper as a PDF, a text file or a JSON record.`,
+    );
   }
   const text = decodeText(bytes);
   // A PDF starts with %PDF- (the spec tolerates junk before it; text that merely mentions it is text).
@@ -64,10 +67,7 @@ async function readFile(name: string, bytes: Uint8Array, limits: InputLimits): P
   // Named .pdf but no PDF header: say it is not a PDF rather than read it as text.
   if (ext === "pdf") return paperFromPdf(bytes, limits);
   if (text === null) {
-    throw new InputError(
-      "not_pdf",
-      `The file "${name}" is neither a PDF nor text; upload the paper as a PDF, a text file or a JSON record.`,
-    );
+    throw new InputError("not_pdf", `The file "${name}" is neither a PDF nor text; upload the paper as a PDF, a text file or a JSON record.`);
   }
   if (firstSignificantByte(bytes) === 0x7b /* { */ || ext === "json") return paperFromJson(text, limits);
   return paperFromText(text, limits);

@@ -50,8 +50,5 @@ export function checkSize(byteLength: number, limits: InputLimits, what: string)
   let limit = formatBytes(limits.maxBytes);
   // Rounding can make a file just over the limit read as equal to it; then show exact bytes.
   if (size === limit) [size, limit] = [`${byteLength} bytes`, `${limits.maxBytes} bytes`];
-  throw new InputError(
-    "too_large",
-    `The ${what} is ${size}, more than the ${limit} limit; upload a smaller file or paste only the paper's text.`,
-  );
+  throw new InputError("too_large", `The ${what} is ${size}, more than the ${limit} limit; upload a smaller file or paste only the paper's text.`);
 }

@@ -119,7 +119,11 @@ describe("pageLines", () => {
   });
 
   test("a superscript stays on its line, which keeps the body's baseline and size", () => {
-    const items = [...words("Attention is all", 72, 700), { str: "1", x: 72 + 16 * 5 + 1, y: 704, width: 3, size: 7 }, ...words("you need", 72 + 16 * 5 + 6, 700)];
+    const items = [
+      ...words("Attention is all", 72, 700),
+      { str: "1", x: 72 + 16 * 5 + 1, y: 704, width: 3, size: 7 },
+      ...words("you need", 72 + 16 * 5 + 6, 700),
+    ];
     const lines = pageLines(page(items), 0);
     assert.equal(lines.length, 1);
     assert.equal(lines[0].text, "Attention is all 1 you need");
@@ -158,7 +162,10 @@ describe("dropRunningLines", () => {
     );
     assert.deepEqual(
       kept.map((ls) => ls.map((l) => l.text)),
-      [["Title of the Paper", "Some body text."], ["Title of the Paper", "More body text."]],
+      [
+        ["Title of the Paper", "Some body text."],
+        ["Title of the Paper", "More body text."],
+      ],
     );
   });
 });

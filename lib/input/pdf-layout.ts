@@ -96,7 +96,7 @@ function gutterOf(segments: Segment[], width: number): number | null {
   // split the empty strip in two.
   const low = min + total * 0.02;
   let best: { start: number; len: number } | null = null;
-  for (let i = 0; i < crossing.length; ) {
+  for (let i = 0; i < crossing.length;) {
     if (crossing[i] > low) {
       i++;
       continue;
@@ -292,7 +292,13 @@ export function findTitle(lines: readonly LayoutLine[], firstPageHeight: number,
   const start = lines.findIndex((l) => candidates.includes(l) && Math.abs(l.size - max) <= 0.5);
   let end = start;
   while (end + 1 < lines.length && lines[end + 1].page === 0 && Math.abs(lines[end + 1].size - max) <= 0.5) end++;
-  return { title: lines.slice(start, end + 1).map((l) => l.text).join(" "), next: end + 1 };
+  return {
+    title: lines
+      .slice(start, end + 1)
+      .map((l) => l.text)
+      .join(" "),
+    next: end + 1,
+  };
 }
 
 function median(xs: number[]): number {
@@ -341,11 +347,7 @@ export function toDocLines(lines: readonly LayoutLine[]): DocLine[] {
     const prevIndent = prev.x - prevEdge.left;
     const firstLineIndent = sameColumn && indent > 0.5 * l.size && indent < 4 * l.size && prevIndent <= 0.5 * l.size;
     const breakBefore =
-      Math.abs(prev.size - l.size) > 0.5 ||
-      (sameColumn && (gap > leading * 1.4 || gap < 0)) ||
-      shortEnd ||
-      firstLineIndent ||
-      isListItem(l.text);
+      Math.abs(prev.size - l.size) > 0.5 || (sameColumn && (gap > leading * 1.4 || gap < 0)) || shortEnd || firstLineIndent || isListItem(l.text);
     return { text: l.text, size: l.size, indent, breakBefore };
   });
 }

@@ -2,16 +2,7 @@ import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { InputError } from "./errors";
 import { paperFromPdf } from "./pdf";
-import {
-  ONE_COLUMN,
-  PNG_BYTES,
-  TWO_COLUMN,
-  encryptedPdf,
-  noTextPdf,
-  onePaperPdf,
-  pagesPdf,
-  twoColumnPdf,
-} from "./test-pdfs";
+import { ONE_COLUMN, PNG_BYTES, TWO_COLUMN, encryptedPdf, noTextPdf, onePaperPdf, pagesPdf, twoColumnPdf } from "./test-pdfs";
 import type { InputPaper } from "./types";
 
 /** Runs `fn` and returns the InputError it must throw. */

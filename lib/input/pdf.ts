@@ -56,17 +56,13 @@ function pdfjsDataDir(sub: string): string | undefined {
 
 function pdfjsFailure(err: unknown): InputError {
   if (err instanceof Error && err.name === "PasswordException") {
-    return new InputError(
-      "encrypted",
-      "The PDF is password-protected; remove the password (for example by printing it to a new PDF) and upload it again.",
-      { cause: err },
-    );
+    return new InputError("encrypted", "The PDF is password-protected; remove the password (for example by printing it to a new PDF) and upload it again.", {
+      cause: err,
+    });
   }
-  return new InputError(
-    "corrupt",
-    "The PDF could not be read because it is damaged or incomplete; upload it again, or paste the paper's text instead.",
-    { cause: err },
-  );
+  return new InputError("corrupt", "The PDF could not be read because it is damaged or incomplete; upload it again, or paste the paper's text instead.", {
+    cause: err,
+  });
 }
 
 /** Horizontal, upright text items of one page, in y-up page coordinates. */

@@ -8,7 +8,13 @@ const lines = (...texts: string[]): DocLine[] => texts.map((text) => ({ text }))
 describe("splitReferenceEntries", () => {
   test("[n] markers start entries; a continuation starting with a bracketed number does not", () => {
     const entries = splitReferenceEntries(
-      lines("[1] A. Author. First title. In Proc.", "of X, 2019.", "[2] B. Author. Second title", "[12] is cited here. Journal, 2020.", "[3] C. Author. Third."),
+      lines(
+        "[1] A. Author. First title. In Proc.",
+        "of X, 2019.",
+        "[2] B. Author. Second title",
+        "[12] is cited here. Journal, 2020.",
+        "[3] C. Author. Third.",
+      ),
     );
     assert.deepEqual(entries, [
       "[1] A. Author. First title. In Proc. of X, 2019.",
@@ -63,9 +69,21 @@ describe("referenceTitle", () => {
     ["IEEE (quoted)", '[4] A. Vaswani et al., "Attention is all you need," in Proc. NeurIPS, 2017, pp. 1–11.', "Attention is all you need"],
     ["IEEE (curly quotes)", "A. Vaswani, “Attention is all you need,” in Proc. NeurIPS, 2017.", "Attention is all you need"],
     ["LNCS", "1. Vaswani, A., Shazeer, N.: Attention is all you need. In: NeurIPS. pp. 1–10 (2017)", "Attention is all you need"],
-    ["authors, title, venue", "[2] C. Writer, D. Writer, and E. Writer. Graph-based retrieval revisited. Journal of Y, 2020.", "Graph-based retrieval revisited"],
-    ["year with letter", "Lee, K. 2019a. Latent retrieval for weakly supervised open domain question answering. In ACL.", "Latent retrieval for weakly supervised open domain question answering"],
-    ["colon in the title", "J. Devlin, M. Chang. 2019. BERT: Pre-training of deep bidirectional transformers. In NAACL.", "BERT: Pre-training of deep bidirectional transformers"],
+    [
+      "authors, title, venue",
+      "[2] C. Writer, D. Writer, and E. Writer. Graph-based retrieval revisited. Journal of Y, 2020.",
+      "Graph-based retrieval revisited",
+    ],
+    [
+      "year with letter",
+      "Lee, K. 2019a. Latent retrieval for weakly supervised open domain question answering. In ACL.",
+      "Latent retrieval for weakly supervised open domain question answering",
+    ],
+    [
+      "colon in the title",
+      "J. Devlin, M. Chang. 2019. BERT: Pre-training of deep bidirectional transformers. In NAACL.",
+      "BERT: Pre-training of deep bidirectional transformers",
+    ],
   ];
   for (const [style, entry, title] of cases) {
     test(style, () => assert.equal(referenceTitle(entry), title));

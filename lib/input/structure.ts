@@ -27,19 +27,53 @@ export interface PaperStructure {
 const ABSTRACT_MAX_CHARS = 3000;
 
 const SECTION_NAMES = new Set([
-  "introduction", "related work", "related works", "background", "preliminaries", "motivation",
-  "method", "methods", "methodology", "approach", "our approach", "proposed method", "model",
-  "models", "materials and methods", "data", "dataset", "datasets", "experiments", "experiment",
-  "experimental setup", "experimental settings", "experimental results", "setup", "evaluation",
-  "results", "results and discussion", "analysis", "error analysis", "case study", "discussion",
-  "conclusion", "conclusions", "conclusion and future work", "conclusions and future work",
-  "future work", "limitations", "ethics statement", "ethical considerations", "broader impact",
-  "acknowledgments", "acknowledgements", "acknowledgment", "acknowledgement",
+  "introduction",
+  "related work",
+  "related works",
+  "background",
+  "preliminaries",
+  "motivation",
+  "method",
+  "methods",
+  "methodology",
+  "approach",
+  "our approach",
+  "proposed method",
+  "model",
+  "models",
+  "materials and methods",
+  "data",
+  "dataset",
+  "datasets",
+  "experiments",
+  "experiment",
+  "experimental setup",
+  "experimental settings",
+  "experimental results",
+  "setup",
+  "evaluation",
+  "results",
+  "results and discussion",
+  "analysis",
+  "error analysis",
+  "case study",
+  "discussion",
+  "conclusion",
+  "conclusions",
+  "conclusion and future work",
+  "conclusions and future work",
+  "future work",
+  "limitations",
+  "ethics statement",
+  "ethical considerations",
+  "broader impact",
+  "acknowledgments",
+  "acknowledgements",
+  "acknowledgment",
+  "acknowledgement",
 ]);
 
-const REFERENCE_NAMES = new Set([
-  "references", "reference", "bibliography", "works cited", "literature cited", "references and notes", "cited literature",
-]);
+const REFERENCE_NAMES = new Set(["references", "reference", "bibliography", "works cited", "literature cited", "references and notes", "cited literature"]);
 
 /** Affiliation lines ("1 University of X") look like numbered headings; these words give them away. */
 const AFFILIATION = /\b(?:universit|institut|department|dept\.|laborator|school of|college|faculty|inc\.|corporation|research center)|@/i;
@@ -83,14 +117,7 @@ function romanValue(s: string): number {
 
 /** Short, capitalised, no sentence punctuation at the end: could be a heading's text. */
 function headingLike(rest: string): boolean {
-  return (
-    /^\p{Lu}/u.test(rest) &&
-    rest.length <= 90 &&
-    wordCount(rest) <= 12 &&
-    letterCount(rest) >= 3 &&
-    !/[.,;]$/.test(rest) &&
-    !AFFILIATION.test(rest)
-  );
+  return /^\p{Lu}/u.test(rest) && rest.length <= 90 && wordCount(rest) <= 12 && letterCount(rest) >= 3 && !/[.,;]$/.test(rest) && !AFFILIATION.test(rest);
 }
 
 /** The section number of a numbered heading candidate ([2, 1] for "2.1 Data"), else null. */
@@ -232,7 +259,9 @@ export function analyseStructure(lines: readonly DocLine[], options: StructureOp
         break;
       }
     }
-    references = splitReferenceEntries(lines.slice(refsAt + 1, refsEnd)).map(referenceTitle).filter((t) => t);
+    references = splitReferenceEntries(lines.slice(refsAt + 1, refsEnd))
+      .map(referenceTitle)
+      .filter((t) => t);
   }
 
   const body = sections

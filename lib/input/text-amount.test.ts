@@ -16,5 +16,8 @@ test("the paste box's minimum is the server's, counted the same way", () => {
   // One character fewer, or padded only with white space: refused by the server too.
   const short = justEnough.slice(0, DEFAULT_MIN_CHARS - 1);
   assert.equal(countedChars(`${short}\n\n\n   `), DEFAULT_MIN_CHARS - 1);
-  assert.throws(() => paperFromText(`${short}\n\n\n   `), (e: unknown) => e instanceof InputError && e.code === "too_short");
+  assert.throws(
+    () => paperFromText(`${short}\n\n\n   `),
+    (e: unknown) => e instanceof InputError && e.code === "too_short",
+  );
 });

@@ -141,7 +141,9 @@ describe("paperFromText", () => {
 
   test("soft-wrapped text (one paragraph per line), markdown headings", () => {
     const para = "Sentence of a long paragraph that a web page did not wrap. ".repeat(4).trim();
-    const p = paperFromText(`# A Paper From a Web Page\n\n${para}\n## Introduction\n${para}\n${para}\n## References\nSmith, J. (2018). Why facets matter. Journal of Z, 3(2), 1-9.\n`);
+    const p = paperFromText(
+      `# A Paper From a Web Page\n\n${para}\n## Introduction\n${para}\n${para}\n## References\nSmith, J. (2018). Why facets matter. Journal of Z, 3(2), 1-9.\n`,
+    );
     assert.equal(p.title, "A Paper From a Web Page");
     assert.equal(p.abstract, para);
     assert.deepEqual(p.sections, [{ heading: "Introduction", text: `${para}\n\n${para}` }]);

@@ -25,7 +25,11 @@ function percentile(values: number[], p: number): number {
  * in hard-wrapped text a paragraph ends at a blank line or at a short line that ends a sentence.
  */
 export function textLines(text: string): { lines: DocLine[]; wrapWidth: number } {
-  const raw = text.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n").replace(/\f/g, "\n").split("\n");
+  const raw = text
+    .replace(/^\ufeff/, "")
+    .replace(/\r\n?/g, "\n")
+    .replace(/\f/g, "\n")
+    .split("\n");
   const long = raw.map((l) => cleanLine(l).length).filter((len) => len >= 40);
   const hardWrapped = long.length >= 3 && percentile(long, 0.9) <= HARD_WRAP_MAX;
   const wrapWidth = hardWrapped ? percentile(long, 0.9) : Infinity;
@@ -76,10 +80,7 @@ export function checkTextAmount(text: string, limits: InputLimits, what: string,
   const chars = countedChars(text);
   if (!chars) throw new InputError("empty", `The ${what} is empty; ${hint}.`);
   if (chars < limits.minChars) {
-    throw new InputError(
-      "too_short",
-      `The ${what} has only ${chars} characters, fewer than the ${limits.minChars} needed; ${hint}.`,
-    );
+    throw new InputError("too_short", `The ${what} has only ${chars} characters, fewer than the ${limits.minChars} needed; ${hint}.`);
   }
 }
 

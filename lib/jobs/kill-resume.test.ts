@@ -129,10 +129,13 @@ describe(`kill and resume a graph build (${testProvider})`, { concurrency: false
     const buildId = done.buildId as number;
 
     // No orphan builds: the reference and this job's one build, whatever the kills did.
-    assert.deepEqual((await db.build.findMany({ orderBy: { id: "asc" } })).map((b) => [b.id, b.status]), [
-      [referenceBuild, "complete"],
-      [buildId, "complete"],
-    ]);
+    assert.deepEqual(
+      (await db.build.findMany({ orderBy: { id: "asc" } })).map((b) => [b.id, b.status]),
+      [
+        [referenceBuild, "complete"],
+        [buildId, "complete"],
+      ],
+    );
     assert.equal((await latestBuildWith(db, "mini", "graph.csr"))?.id, buildId);
 
     // Same edges, no duplicates.
@@ -192,7 +195,9 @@ describe(`kill and resume a graph build (${testProvider})`, { concurrency: false
     const done = await db.job.findUniqueOrThrow({ where: { id: job.id } });
     assert.equal(done.status, "succeeded", done.error ?? "");
     const edges = async (id: number) =>
-      (await db.edge.findMany({ where: { buildId: id }, orderBy: [{ facet: "asc" }, { sourceId: "asc" }, { rank: "asc" }] })).map((e) => `${e.facet}:${e.sourceId}->${e.targetId}#${e.rank}`);
+      (await db.edge.findMany({ where: { buildId: id }, orderBy: [{ facet: "asc" }, { sourceId: "asc" }, { rank: "asc" }] })).map(
+        (e) => `${e.facet}:${e.sourceId}->${e.targetId}#${e.rank}`,
+      );
     assert.deepEqual(await edges(done.buildId as number), await edges(referenceBuild));
     const sums = async (id: number) => (await db.artefact.findMany({ where: { buildId: id }, orderBy: { name: "asc" } })).map((a) => `${a.name}:${a.sha256}`);
     assert.deepEqual(await sums(done.buildId as number), await sums(referenceBuild));

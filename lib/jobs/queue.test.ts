@@ -110,7 +110,11 @@ describe(`job queue (${testProvider})`, { concurrency: false }, () => {
     await clear();
     assert.deepEqual(parseWorkerId("my-host.local:4242:ab12"), { host: "my-host.local", pid: 4242 });
     assert.equal(isDeadLocalWorker(`${os.hostname()}:${process.pid}:x1`), false, "this process is alive");
-    assert.equal(isDeadLocalWorker("some-other-host:1:x1", os.hostname(), () => false), false, "other hosts wait for the lease");
+    assert.equal(
+      isDeadLocalWorker("some-other-host:1:x1", os.hostname(), () => false),
+      false,
+      "other hosts wait for the lease",
+    );
     const job = await enqueueJob(db, { stage: "t-echo" });
     // A pid far above pid_max is never alive.
     const ghost = `${os.hostname()}:99999999:dead`;
@@ -204,7 +208,8 @@ describe(`job queue (${testProvider})`, { concurrency: false }, () => {
     const { job } = await enqueueStage(db, "t-wait", {});
     const shutdown = new AbortController();
     const worker = runWorker(db, { stages: ["t-wait"], settings, signal: shutdown.signal, graceMs: 5000 });
-    for (let i = 0; i < 200 && (await db.job.findUniqueOrThrow({ where: { id: job.id } })).status !== "running"; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 200 && (await db.job.findUniqueOrThrow({ where: { id: job.id } })).status !== "running"; i++)
+      await new Promise((r) => setTimeout(r, 20));
     shutdown.abort();
     const report = await worker;
     assert.deepEqual(
@@ -218,7 +223,8 @@ describe(`job queue (${testProvider})`, { concurrency: false }, () => {
 
     // Now let it run again and cancel it while it waits: the heartbeat notices and aborts it.
     const run = runJobInline(db, job.id, { settings });
-    for (let i = 0; i < 200 && (await db.job.findUniqueOrThrow({ where: { id: job.id } })).status !== "running"; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 200 && (await db.job.findUniqueOrThrow({ where: { id: job.id } })).status !== "running"; i++)
+      await new Promise((r) => setTimeout(r, 20));
     await cancelJob(db, job.id);
     const cancelled = await run;
     assert.equal(cancelled.outcome, "cancelled");
@@ -231,7 +237,8 @@ describe(`job queue (${testProvider})`, { concurrency: false }, () => {
     const { job } = await enqueueStage(db, "t-slow", {});
     const shutdown = new AbortController();
     const worker = runWorker(db, { stages: ["t-slow"], settings, signal: shutdown.signal, graceMs: 100 });
-    for (let i = 0; i < 200 && (await db.job.findUniqueOrThrow({ where: { id: job.id } })).status !== "running"; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 200 && (await db.job.findUniqueOrThrow({ where: { id: job.id } })).status !== "running"; i++)
+      await new Promise((r) => setTimeout(r, 20));
     shutdown.abort();
     const report = await worker;
     assert.equal(report.jobs[0].outcome, "released");

@@ -152,7 +152,13 @@ export async function reportProgress(db: Db, jobId: number, workerId: string, up
   const r = await retryBusy(() =>
     db.job.updateMany({
       where: owned(jobId, workerId),
-      data: { progress, done: Math.round(update.done), total: update.total === null ? null : Math.round(update.total), message: update.message.slice(0, 500), heartbeat: new Date() },
+      data: {
+        progress,
+        done: Math.round(update.done),
+        total: update.total === null ? null : Math.round(update.total),
+        message: update.message.slice(0, 500),
+        heartbeat: new Date(),
+      },
     }),
   );
   return r.count === 1;
@@ -213,7 +219,10 @@ export async function reclaimStaleJobs(db: Db, settings: Pick<QueueSettings, "le
     const where = { id: j.id, status: "running", workerId: j.workerId, heartbeat: j.heartbeat };
     if (j.attempts >= settings.maxAttempts) {
       const r = await retryBusy(() =>
-        db.job.updateMany({ where, data: { status: "failed", error: `${why} after ${j.attempts} attempts; not retrying`, message: "failed", finishedAt: now, workerId: null } }),
+        db.job.updateMany({
+          where,
+          data: { status: "failed", error: `${why} after ${j.attempts} attempts; not retrying`, message: "failed", finishedAt: now, workerId: null },
+        }),
       );
       if (r.count === 1) {
         report.failed.push(j.id);
@@ -234,7 +243,10 @@ export async function reclaimStaleJobs(db: Db, settings: Pick<QueueSettings, "le
 /** A build whose job will not finish it is marked failed (a retry of the job reopens it). */
 async function abandonBuild(db: Db, buildId: number | null, why: string): Promise<void> {
   if (buildId === null) return;
-  await db.build.updateMany({ where: { id: buildId, status: { in: ["running", "pending"] } }, data: { status: "failed", manifest: JSON.stringify({ error: `abandoned: ${why}` }) } });
+  await db.build.updateMany({
+    where: { id: buildId, status: { in: ["running", "pending"] } },
+    data: { status: "failed", manifest: JSON.stringify({ error: `abandoned: ${why}` }) },
+  });
 }
 
 // ── operator actions ───────────────────────────────────────────────────────────────────────
@@ -272,7 +284,8 @@ export async function cancelJob(db: Db, id: number): Promise<JobRow> {
 export async function retryJob(db: Db, id: number): Promise<JobRow> {
   const job = await db.job.findUnique({ where: { id } });
   if (!job) throw new JobStateError(`job ${id} does not exist`, true);
-  if (job.status !== "failed" && job.status !== "cancelled") throw new JobStateError(`job ${id} is ${job.status}; only failed or cancelled jobs can be retried`);
+  if (job.status !== "failed" && job.status !== "cancelled")
+    throw new JobStateError(`job ${id} is ${job.status}; only failed or cancelled jobs can be retried`);
   const r = await db.job.updateMany({
     where: { id, status: job.status },
     data: { status: "queued", error: null, message: "queued (retry)", finishedAt: null, workerId: null, heartbeat: null, attempts: 0 },

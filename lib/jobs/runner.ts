@@ -67,7 +67,9 @@ export async function runClaimedJob(db: Db, job: JobRow, workerId: string, optio
   const abort = (why: AbortReason) => {
     if (abortReason) return;
     abortReason = why;
-    controller.abort(new Error(why === "shutdown" ? "the worker is shutting down" : why === "cancelled" ? "the job was cancelled" : "the job's lease was lost"));
+    controller.abort(
+      new Error(why === "shutdown" ? "the worker is shutting down" : why === "cancelled" ? "the job was cancelled" : "the job's lease was lost"),
+    );
   };
   const onShutdown = () => abort("shutdown");
   if (options.shutdown?.aborted) onShutdown();
@@ -164,7 +166,9 @@ export async function runClaimedJob(db: Db, job: JobRow, workerId: string, optio
     await releaseJob(db, job.id, workerId, "re-queued: its worker shut down");
     return finish({ outcome: "released" });
   }
-  log(`${job.attempts > 1 ? `attempt ${job.attempts}: resuming` : "starting"} stage ${job.stage} on worker ${workerId}${job.buildId !== null ? ` (build ${job.buildId})` : ""}`);
+  log(
+    `${job.attempts > 1 ? `attempt ${job.attempts}: resuming` : "starting"} stage ${job.stage} on worker ${workerId}${job.buildId !== null ? ` (build ${job.buildId})` : ""}`,
+  );
   const ctx: StageContext<unknown> = { db, job, params, progress, log, signal: controller.signal };
   try {
     const result = await stage.handler(ctx);
@@ -208,7 +212,9 @@ export interface EnqueueStageOptions {
 /** Canonical JSON (sorted keys), so equal params compare equal as text. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
   );
 }
 
@@ -216,7 +222,12 @@ function canonical(value: unknown): string {
  * Validates params with the stage's schema (a ZodError names the bad field) and queues a job.
  * The corpus named in the params must exist unless the stage creates it (import).
  */
-export async function enqueueStage(db: Db, stageName: string, rawParams: unknown, options: EnqueueStageOptions = {}): Promise<{ job: JobRow; created: boolean }> {
+export async function enqueueStage(
+  db: Db,
+  stageName: string,
+  rawParams: unknown,
+  options: EnqueueStageOptions = {},
+): Promise<{ job: JobRow; created: boolean }> {
   const stage = getStage(stageName);
   const params = stage.params.parse(rawParams ?? {}) as Record<string, unknown>;
   const corpusName = stage.corpusOf(params);

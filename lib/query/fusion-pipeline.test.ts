@@ -46,7 +46,11 @@ const facetOf = (r: RelatedResult, id: string, f: Facet) => r.results.find((x) =
 /** An unseen paper with H0's items (they are in the build's vector cache, so nothing is embedded). */
 const h0Record = (extra: Record<string, unknown> = {}): RelatedInput => ({
   corpus: HAND_CORPUS,
-  paper: { title: "An unseen paper", facets: { problems: [handItem("problems", 0)], methods: [handItem("methods", 0)], results: [handItem("results", 0)] }, ...extra },
+  paper: {
+    title: "An unseen paper",
+    facets: { problems: [handItem("problems", 0)], methods: [handItem("methods", 0)], results: [handItem("results", 0)] },
+    ...extra,
+  },
 });
 
 describe(`relatedPapers with hand-computed fusion (${testProvider})`, { concurrency: false }, () => {
@@ -85,7 +89,11 @@ describe(`relatedPapers with hand-computed fusion (${testProvider})`, { concurre
         ["methods", 1, 0.625],
       ],
     );
-    assert.deepEqual(r.results[1].facets.map((f) => f.facet), ["problems"], "methods is not credited without an edge");
+    assert.deepEqual(
+      r.results[1].facets.map((f) => f.facet),
+      ["problems"],
+      "methods is not credited without an edge",
+    );
   });
 
   test("provenance: the query item and DocID that produced each result, and why-related evidence", async () => {
@@ -100,7 +108,14 @@ describe(`relatedPapers with hand-computed fusion (${testProvider})`, { concurre
     assert.equal(m.docId, null, "no DocID given, none invented");
     assert.equal(m.evidence?.paperItem, handItem("methods", 3));
     // Per-facet lists are the retriever's own, before fusion (H2 is still there).
-    assert.deepEqual(r.perFacet.problems.map((x) => [x.externalId, x.rank]), [["H1", 1], ["H2", 2], ["H3", 3]]);
+    assert.deepEqual(
+      r.perFacet.problems.map((x) => [x.externalId, x.rank]),
+      [
+        ["H1", 1],
+        ["H2", 2],
+        ["H3", 3],
+      ],
+    );
     close(r.perFacet.problems[1].score, L(0.25));
     assert.deepEqual(r.perFacet.contributions, []);
   });
@@ -145,7 +160,13 @@ describe(`relatedPapers with hand-computed fusion (${testProvider})`, { concurre
   });
 
   test("an uploaded record of a corpus paper never returns that paper", async () => {
-    lists = { ...BASE, results: [{ paper: 2, score: L(0.5) }, { paper: 0, score: L(0.5) }] };
+    lists = {
+      ...BASE,
+      results: [
+        { paper: 2, score: L(0.5) },
+        { paper: 0, score: L(0.5) },
+      ],
+    };
     try {
       const r = await relatedPapers(t.db, h0Record({ id: "H0" }), opts({ fusion: "rrf" }));
       assert.equal(r.query.externalId, "H0");

@@ -61,7 +61,10 @@ export function libraryFormat(name: string, text: string): Library["format"] | n
 
 /** A file name safe to write in a temp folder, ending as the upload did (error messages quote it). */
 function safeName(name: string): string {
-  const base = path.basename(name.replace(/\\/g, "/")).replace(/[^\w.\- ]+/g, "_").slice(-120);
+  const base = path
+    .basename(name.replace(/\\/g, "/"))
+    .replace(/[^\w.\- ]+/g, "_")
+    .slice(-120);
   return base && base !== "." && base !== ".." ? base : "library";
 }
 
@@ -70,7 +73,10 @@ export async function readLibraryFile(name: string, bytes: Uint8Array): Promise<
   const fileName = safeName(name);
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, 4096));
   const format = libraryFormat(fileName, text);
-  if (!format) throw new LibraryFileError(`${fileName}: not a BibTeX (.bib) or RIS (.ris) file: export your library from Zotero, Mendeley or JabRef in one of those formats`);
+  if (!format)
+    throw new LibraryFileError(
+      `${fileName}: not a BibTeX (.bib) or RIS (.ris) file: export your library from Zotero, Mendeley or JabRef in one of those formats`,
+    );
   // The readers take a path (they also read gzip and UTF-16 exports): hand them a private copy.
   const dir = mkdtempSync(path.join(os.tmpdir(), "graft-library-"));
   try {
@@ -109,7 +115,11 @@ export async function handleLibraryUpload(req: Request): Promise<Response> {
   try {
     const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (type !== "multipart/form-data")
-      return jsonError(415, "unsupported_media_type", `Send the library as multipart/form-data with a "file" field (.bib or .ris); got ${type ? `"${type}"` : "no content type"}.`);
+      return jsonError(
+        415,
+        "unsupported_media_type",
+        `Send the library as multipart/form-data with a "file" field (.bib or .ris); got ${type ? `"${type}"` : "no content type"}.`,
+      );
     let form: FormData;
     try {
       form = await req.formData();
@@ -118,11 +128,17 @@ export async function handleLibraryUpload(req: Request): Promise<Response> {
     }
     const file = form.get("file");
     if (file === null || typeof file === "string") throw new LibraryFileError('The form has no "file" field: attach a BibTeX (.bib) or RIS (.ris) file.');
-    if (file.size > MAX_LIBRARY_BYTES) return jsonError(413, "too_large", `${file.name} is larger than the ${MAX_LIBRARY_BYTES / 1024 / 1024} MB a library file may be.`);
+    if (file.size > MAX_LIBRARY_BYTES)
+      return jsonError(413, "too_large", `${file.name} is larger than the ${MAX_LIBRARY_BYTES / 1024 / 1024} MB a library file may be.`);
     return json(await readLibraryFile(file.name || "library", new Uint8Array(await file.arrayBuffer())));
   } catch (err) {
     if (err instanceof LibraryFileError && err.issues.length > 0)
-      return jsonError(400, err.code, err.message, err.issues.map((i) => ({ path: i.line > 0 ? `${i.file}:${i.line}` : i.file, message: i.message })));
+      return jsonError(
+        400,
+        err.code,
+        err.message,
+        err.issues.map((i) => ({ path: i.line > 0 ? `${i.file}:${i.line}` : i.file, message: i.message })),
+      );
     return errorResponse(err, "POST /api/uploads/library");
   }
 }

@@ -19,7 +19,10 @@ describe("library matcher", () => {
   test("titles match after accents, case, punctuation and braces are dropped, and only with the same year", () => {
     assert.equal(normalisedTitle("{BERT}: Pre-training of Deep  Bidirectional Transformers"), "bert pre training of deep bidirectional transformers");
     assert.equal(normalisedTitle("Café — Über"), "cafe uber");
-    const index = libraryIndex([entry({ title: "{BERT}: Pre-training of Deep Bidirectional Transformers", year: 2019 }), entry({ title: "Introduction", year: null })]);
+    const index = libraryIndex([
+      entry({ title: "{BERT}: Pre-training of Deep Bidirectional Transformers", year: 2019 }),
+      entry({ title: "Introduction", year: null }),
+    ]);
     const bert = { externalId: "N19-1423", title: "BERT - pre-training of deep bidirectional transformers", year: 2019 };
     assert.equal(libraryMatch(index, bert), "title-year");
     assert.equal(libraryMatch(index, { ...bert, year: 2018 }), null, "another year is another paper");
@@ -34,7 +37,13 @@ describe("library matcher", () => {
       { externalId: "b", title: "paper b.", year: 2020 },
       { externalId: "c", title: "Paper C", year: 2020 },
     ]);
-    assert.deepEqual([...marks], [["10.1000/A", "doi"], ["b", "title-year"]]);
+    assert.deepEqual(
+      [...marks],
+      [
+        ["10.1000/A", "doi"],
+        ["b", "title-year"],
+      ],
+    );
     assert.equal(libraryIndex([]).size, 0);
   });
 });
@@ -52,7 +61,15 @@ const BIB = `@inproceedings{devlin2019,
 }
 `;
 
-const RIS = ["TY  - CONF", "ID  - europarl", "TI  - Europarl: A Parallel Corpus for Statistical Machine Translation", "PY  - 2005", "DO  - 10.1000/europarl", "ER  - ", ""].join("\n");
+const RIS = [
+  "TY  - CONF",
+  "ID  - europarl",
+  "TI  - Europarl: A Parallel Corpus for Statistical Machine Translation",
+  "PY  - 2005",
+  "DO  - 10.1000/europarl",
+  "ER  - ",
+  "",
+].join("\n");
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -73,7 +90,9 @@ describe("library files (the corpus importers' readers)", () => {
     assert.equal(libraryFormat("x.txt", "hello"), null);
     const lib = await readLibraryFile("export.txt", bytes(RIS));
     assert.equal(lib.format, "ris");
-    assert.deepEqual(lib.entries, [{ key: "europarl", doi: "10.1000/europarl", title: "Europarl: A Parallel Corpus for Statistical Machine Translation", year: 2005, line: 1 }]);
+    assert.deepEqual(lib.entries, [
+      { key: "europarl", doi: "10.1000/europarl", title: "Europarl: A Parallel Corpus for Statistical Machine Translation", year: 2005, line: 1 },
+    ]);
   });
 
   test("malformed files are rejected with every problem at file:line", async () => {
@@ -123,7 +142,9 @@ describe("POST /api/uploads/library", () => {
     const none = await handleLibraryUpload(new Request("http://graft.test/api/uploads/library", { method: "POST", body: form }));
     assert.equal(none.status, 400);
     assert.match(((await none.json()) as ApiErrorBody).error.message, /no "file" field/);
-    const json = await handleLibraryUpload(new Request("http://graft.test/api/uploads/library", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }));
+    const json = await handleLibraryUpload(
+      new Request("http://graft.test/api/uploads/library", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+    );
     assert.equal(json.status, 415);
     assert.equal(((await json.json()) as ApiErrorBody).error.code, "unsupported_media_type");
   });

@@ -10,19 +10,41 @@ test("prior works: cited by two or more results; derivative: citing two or more;
   // Results 1, 2, 3. 1, 2 and 3 cite 0; 1 and 2 cite 6; 3 cites 7 only; 4 cites 1 and 2; 5 cites 1, 2 and 3;
   // 8 (the query) cites 1 and 0; 2 cites 1 (inside the set).
   const refs = referenceIndex(9, [
-    [1, 0], [2, 0], [3, 0], [1, 6], [2, 6], [3, 7],
-    [4, 1], [4, 2], [5, 1], [5, 2], [5, 3],
-    [8, 1], [8, 0], [2, 1],
+    [1, 0],
+    [2, 0],
+    [3, 0],
+    [1, 6],
+    [2, 6],
+    [3, 7],
+    [4, 1],
+    [4, 2],
+    [5, 1],
+    [5, 2],
+    [5, 3],
+    [8, 1],
+    [8, 0],
+    [2, 1],
   ]);
   const l = priorAndDerivative(refs, [1, 2, 3], new Set([8]));
-  assert.deepEqual(l.prior, [{ node: 0, count: 3 }, { node: 6, count: 2 }]);
-  assert.deepEqual(l.derivative, [{ node: 5, count: 3 }, { node: 4, count: 2 }]);
+  assert.deepEqual(l.prior, [
+    { node: 0, count: 3 },
+    { node: 6, count: 2 },
+  ]);
+  assert.deepEqual(l.derivative, [
+    { node: 5, count: 3 },
+    { node: 4, count: 2 },
+  ]);
   assert.deepEqual(priorAndDerivative(refs, [1, 2, 3], new Set([8]), 1).prior, [{ node: 0, count: 3 }]);
   assert.deepEqual(priorAndDerivative(refs, []), { prior: [], derivative: [] });
 });
 
 test("citationCounts: each node's in-corpus citations", () => {
-  const refs = referenceIndex(4, [[1, 0], [2, 0], [3, 0], [3, 1]]);
+  const refs = referenceIndex(4, [
+    [1, 0],
+    [2, 0],
+    [3, 0],
+    [3, 1],
+  ]);
   assert.deepEqual([...citationCounts(refs)], [3, 1, 0, 0]);
 });
 
@@ -33,11 +55,25 @@ describe(`POST /api/corpora/:name/lineage (${testProvider})`, { concurrency: fal
     // H1, H2 and H3 cite H0; H4 cites H1 and H2.
     const rows = await t.db.paper.findMany({ where: { corpus: { name: HAND_CORPUS } }, select: { id: true, externalId: true, corpusId: true } });
     const id = (e: string) => rows.find((r) => r.externalId === e)!.id;
-    const pairs = [["H1", "H0"], ["H2", "H0"], ["H3", "H0"], ["H4", "H1"], ["H4", "H2"]];
+    const pairs = [
+      ["H1", "H0"],
+      ["H2", "H0"],
+      ["H3", "H0"],
+      ["H4", "H1"],
+      ["H4", "H2"],
+    ];
     await t.db.citation.createMany({ data: pairs.map(([a, b]) => ({ corpusId: rows[0].corpusId, citingId: id(a), citedId: id(b) })) });
   });
   const post = (corpus: string, body: unknown) =>
-    handleLineageRequest(t.db, corpus, new Request(`http://graft.test/api/corpora/${corpus}/lineage`, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) }));
+    handleLineageRequest(
+      t.db,
+      corpus,
+      new Request(`http://graft.test/api/corpora/${corpus}/lineage`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      }),
+    );
 
   test("prior and derivative works with counts, titles and each paper's citation count", async () => {
     const res = await post(HAND_CORPUS, { papers: ["H1", "H2", "H3"] });

@@ -98,8 +98,14 @@ export interface LineageResult {
 function nodesOf(g: LoadedGraph, ids: readonly string[]): number[] {
   const unknown = ids.filter((id) => !g.indexOfExternalId.has(id));
   if (unknown.length > 0) {
-    const shown = unknown.slice(0, 5).map((id) => JSON.stringify(id)).join(", ");
-    throw new CodedError("invalid_request", `${unknown.length} paper${unknown.length === 1 ? " is" : "s are"} not in corpus "${g.corpus}": ${shown}${unknown.length > 5 ? ", …" : ""}`);
+    const shown = unknown
+      .slice(0, 5)
+      .map((id) => JSON.stringify(id))
+      .join(", ");
+    throw new CodedError(
+      "invalid_request",
+      `${unknown.length} paper${unknown.length === 1 ? " is" : "s are"} not in corpus "${g.corpus}": ${shown}${unknown.length > 5 ? ", …" : ""}`,
+    );
   }
   return ids.map((id) => g.indexOfExternalId.get(id) as number);
 }

@@ -119,7 +119,10 @@ describe(`relatedToSeeds (${testProvider})`, { concurrency: false }, () => {
 
   test("POST /api/related with seeds: the fused result; bad seeds are 400 with issues", async () => {
     const post = (body: unknown, query = "") =>
-      handleRelatedRequest(t.db, new Request(`http://graft.test/api/related${query}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+      handleRelatedRequest(
+        t.db,
+        new Request(`http://graft.test/api/related${query}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+      );
     const res = await post({ corpus: HAND_CORPUS, seeds: ["H0", { paperId: "H2" }], k: 3, retriever: "dense-graph", fusion: "rrf" });
     assert.equal(res.status, 200);
     const r = (await res.json()) as MultiSeedResult;

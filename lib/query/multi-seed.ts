@@ -85,7 +85,17 @@ export function fuseSeedResults(perSeed: readonly RelatedResult[], options: { k:
     for (const p of result.results) {
       if (p.unreached) {
         if (!seedIds.has(p.externalId) && !unreached.has(p.externalId)) {
-          unreached.set(p.externalId, { externalId: p.externalId, title: p.title, year: p.year, venue: p.venue, authors: p.authors, score: 0, seeds: [], facets: [], unreached: true });
+          unreached.set(p.externalId, {
+            externalId: p.externalId,
+            title: p.title,
+            year: p.year,
+            venue: p.venue,
+            authors: p.authors,
+            score: 0,
+            seeds: [],
+            facets: [],
+            unreached: true,
+          });
         }
         continue;
       }
@@ -114,7 +124,13 @@ export function fuseSeedResults(perSeed: readonly RelatedResult[], options: { k:
 }
 
 /** relatedPapers for every seed, fused across seeds (see the file's comment). */
-export async function relatedToSeeds(db: Db, corpus: string | undefined, seeds: readonly SeedInput[], options: RelatedOptions, hooks: RelatedHooks = {}): Promise<MultiSeedResult> {
+export async function relatedToSeeds(
+  db: Db,
+  corpus: string | undefined,
+  seeds: readonly SeedInput[],
+  options: RelatedOptions,
+  hooks: RelatedHooks = {},
+): Promise<MultiSeedResult> {
   const started = performance.now();
   if (seeds.length === 0) throw new z.ZodError([{ code: "custom", path: ["seeds"], message: "give at least one seed", input: seeds }]);
   if (seeds.length > MAX_SEEDS) throw new z.ZodError([{ code: "custom", path: ["seeds"], message: `at most ${MAX_SEEDS} seeds`, input: seeds }]);
@@ -138,7 +154,13 @@ export async function relatedToSeeds(db: Db, corpus: string | undefined, seeds: 
     seedFusion: perSeed.map((r) => r.fusion),
     fusion: "rrf",
     rrfK: PAPER_DEFAULTS.rrfK,
-    seeds: perSeed.map((r, index) => ({ index, externalId: r.query.externalId, title: r.query.title, source: r.query.source, retrieved: r.results.filter((p) => !p.unreached).length })),
+    seeds: perSeed.map((r, index) => ({
+      index,
+      externalId: r.query.externalId,
+      title: r.query.title,
+      source: r.query.source,
+      retrieved: r.results.filter((p) => !p.unreached).length,
+    })),
     results,
     timings: { perSeedMs, fuseMs, totalMs: performance.now() - started },
     ...(options.candidates ? { candidates: { given: options.candidates.length, ranked: results.length, reached } } : {}),
@@ -147,12 +169,20 @@ export async function relatedToSeeds(db: Db, corpus: string | undefined, seeds: 
 
 // ── POST /api/related with several seeds ───────────────────────────────────────────────
 
-const seedSchema = z.union([
-  z.string().trim().min(1, "a seed id is empty").max(300).transform((paperId) => ({ paperId })),
-  z.strictObject({ paperId: z.string().trim().min(1, "paperId is empty").max(300) }),
-  z.strictObject({ text: z.string() }),
-  z.strictObject({ paper: z.record(z.string(), z.unknown(), { error: "paper must be a JSON object (title, abstract, facets…)" }) }),
-], { error: 'a seed is a corpus paper id, { paperId }, { text } or { paper: { title, abstract, facets… } }' });
+const seedSchema = z.union(
+  [
+    z
+      .string()
+      .trim()
+      .min(1, "a seed id is empty")
+      .max(300)
+      .transform((paperId) => ({ paperId })),
+    z.strictObject({ paperId: z.string().trim().min(1, "paperId is empty").max(300) }),
+    z.strictObject({ text: z.string() }),
+    z.strictObject({ paper: z.record(z.string(), z.unknown(), { error: "paper must be a JSON object (title, abstract, facets…)" }) }),
+  ],
+  { error: "a seed is a corpus paper id, { paperId }, { text } or { paper: { title, abstract, facets… } }" },
+);
 
 /** `{ corpus?, seeds: [id | {paperId} | {text} | {paper}], …options }`: the options as for one paper. */
 export const multiSeedRequestBody = z

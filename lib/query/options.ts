@@ -34,7 +34,15 @@ export const relatedOptionFields = {
   retriever: z.enum(RETRIEVER_NAMES, { error: `retriever must be one of: ${RETRIEVER_NAMES.join(", ")}` }).default(DEFAULT_RETRIEVER),
   fusion: z.enum(FUSION_NAMES, { error: `fusion must be one of: ${FUSION_NAMES.join(", ")}` }).default(DEFAULT_FUSION),
   facets: z
-    .union([z.array(z.string()), z.string().transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))])
+    .union([
+      z.array(z.string()),
+      z.string().transform((s) =>
+        s
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean),
+      ),
+    ])
     .pipe(z.array(z.enum(FACETS, { error: `facets must be among: ${FACETS.join(", ")}` })).min(1, "give at least one facet"))
     .transform((fs) => FACETS.filter((f) => fs.includes(f)))
     .default([...FACETS]),

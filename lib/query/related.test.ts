@@ -54,7 +54,10 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     // With K = 2, each facet has two direct neighbours; anything else came from a second hop.
     const direct = new Set(g.results.map((x) => x.externalId));
     assert.ok(plain.results.some((x) => !direct.has(x.externalId)));
-    assert.ok(plain.results.every((x) => x.facets.every((f) => f.weight === 1)), "plain RRF weighs every facet 1");
+    assert.ok(
+      plain.results.every((x) => x.facets.every((f) => f.weight === 1)),
+      "plain RRF weighs every facet 1",
+    );
   });
 
   test("facet subsets, year and venue filters", async () => {
@@ -95,7 +98,12 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
 
   test("query items: stored vectors for corpus texts, recent ones remembered, new ones embedded once", async () => {
     const g = await loadGraph(t.db, "mini");
-    const items = { problems: ["neural machine translation quality"], methods: ["a brand-new method sentence for the memory test"], results: [], contributions: [] };
+    const items = {
+      problems: ["neural machine translation quality"],
+      methods: ["a brand-new method sentence for the memory test"],
+      results: [],
+      contributions: [],
+    };
     const first = await embedQueryItems(g, items);
     assert.equal(first.embedded, 1, "the corpus item comes from the build's cache");
     assert.deepEqual(first.vectors.problems[0], g.vectorOf("neural machine translation quality"));
@@ -137,7 +145,10 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     const only = await relatedPapers(t.db, { corpus: "mini", text }, relatedOptions.parse({ k: 6, facets: "methods" }));
     assert.ok(only.results.length > 0);
     for (const x of only.results) {
-      assert.deepEqual(x.facets.map((f) => f.facet), ["methods"]);
+      assert.deepEqual(
+        x.facets.map((f) => f.facet),
+        ["methods"],
+      );
       assert.equal(x.wholePaperRank, undefined);
     }
   });
@@ -163,7 +174,10 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     // P0's result "BLEU improves by two points" shares "improves" with P2's result only.
     const results = await relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, relatedOptions.parse({ k: 3, facets: "results" }));
     assert.equal(results.results[0].externalId, "P2", results.results.map((x) => x.externalId).join(","));
-    assert.deepEqual(results.results[0].facets.map((f) => f.facet), ["results"]);
+    assert.deepEqual(
+      results.results[0].facets.map((f) => f.facet),
+      ["results"],
+    );
   });
 
   test("a paper record with a corpus id is queried as unseen: never returned", async () => {
@@ -191,7 +205,11 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
       assert.deepEqual(x.facets, []);
       assert.equal(x.score, 0);
     }
-    for (const f of FACETS) assert.ok(r.perFacet[f].every((e) => candidates.includes(e.externalId)), "per-facet lists hold candidates only");
+    for (const f of FACETS)
+      assert.ok(
+        r.perFacet[f].every((e) => candidates.includes(e.externalId)),
+        "per-facet lists hold candidates only",
+      );
 
     // The default (hybrid): what the seeds cite is reached too, and only candidates come back.
     const h = await relatedPapers(t.db, { corpus: "mini", paperId: "P2" }, relatedOptions.parse({ candidates: "P4,P0\nP1", k: 2 }));
@@ -201,12 +219,19 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     assert.equal(h.candidates?.given, 3);
 
     // Restricted to one facet: still every candidate ranked.
-    const m = await relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, relatedOptions.parse({ facets: "methods", candidates: ["P1", "P2", "P3", "P4", "P5"] }));
+    const m = await relatedPapers(
+      t.db,
+      { corpus: "mini", paperId: "P0" },
+      relatedOptions.parse({ facets: "methods", candidates: ["P1", "P2", "P3", "P4", "P5"] }),
+    );
     assert.deepEqual(m.results.map((x) => x.externalId).sort(), ["P1", "P2", "P3", "P4", "P5"]);
     assert.ok(m.results.every((x) => x.unreached || x.facets.every((f) => f.facet === "methods")));
 
     // Ids outside the build are named; k may be up to the number of candidates.
-    await assert.rejects(relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, relatedOptions.parse({ candidates: ["P1", "NOPE"] })), /1 of the 2 candidates is not a paper of corpus "mini".*"NOPE"/);
+    await assert.rejects(
+      relatedPapers(t.db, { corpus: "mini", paperId: "P0" }, relatedOptions.parse({ candidates: ["P1", "NOPE"] })),
+      /1 of the 2 candidates is not a paper of corpus "mini".*"NOPE"/,
+    );
     assert.throws(() => relatedOptions.parse({ candidates: ["P1", "P2"], k: 101 }), /k must be at most 100/);
     assert.equal(relatedOptions.parse({ candidates: Array.from({ length: 150 }, (_, i) => `X${i}`), k: 150 }).k, 150);
     assert.throws(() => relatedOptions.parse({ k: 150 }), /k must be at most 100/);

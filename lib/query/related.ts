@@ -22,7 +22,17 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dot } from "@/lib/embed/types";
 import type { FacetExtractor } from "@/lib/facets/extractor";
-import { collapseList, createFusion, csrFacetRow, csrWeightOf, fuseWholePaper, type Candidate, type FacetLists, type Fusion, type FusedResult } from "@/lib/fusion";
+import {
+  collapseList,
+  createFusion,
+  csrFacetRow,
+  csrWeightOf,
+  fuseWholePaper,
+  type Candidate,
+  type FacetLists,
+  type Fusion,
+  type FusedResult,
+} from "@/lib/fusion";
 import { HttpError } from "@/lib/http/respond";
 import { readPaperInput, type InputLimits, type InputPaper } from "@/lib/input";
 import { QueryError } from "./errors";
@@ -110,7 +120,11 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   hooks.signal?.throwIfAborted();
   const usable = options.facets.filter((f) => q.facets[f].length > 0);
   if (usable.length === 0) {
-    throw new QueryError(422, "no_facets", `The query paper has no items in the requested facets (${options.facets.join(", ")}), so there is nothing to retrieve with.`);
+    throw new QueryError(
+      422,
+      "no_facets",
+      `The query paper has no items in the requested facets (${options.facets.join(", ")}), so there is nothing to retrieve with.`,
+    );
   }
 
   // ── embed ──
@@ -140,7 +154,8 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   };
   const raw = await retriever.retrieve(ctx);
   const lists = restrictCandidates(raw, usable, candidates?.set);
-  const wholePaper = ctx.wholePaper && candidates ? { ...ctx.wholePaper, list: ctx.wholePaper.list.filter((c) => candidates.set.has(c.paper)) } : ctx.wholePaper;
+  const wholePaper =
+    ctx.wholePaper && candidates ? { ...ctx.wholePaper, list: ctx.wholePaper.list.filter((c) => candidates.set.has(c.paper)) } : ctx.wholePaper;
   const retrieveMs = performance.now() - t1;
 
   // ── fuse ──
@@ -187,7 +202,9 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
     fusion: applied,
     requestedFusion: options.fusion,
     fusionNote: wholePaper
-      ? [note, `Beside the facet lists, a list retrieved with the whole paper's text (title and abstract) was fused with weight ${wholePaper.weight}.`].filter(Boolean).join(" ")
+      ? [note, `Beside the facet lists, a list retrieved with the whole paper's text (title and abstract) was fused with weight ${wholePaper.weight}.`]
+          .filter(Boolean)
+          .join(" ")
       : note,
     query: {
       source: q.source,
@@ -233,7 +250,10 @@ function candidateNodes(g: LoadedGraph, ids: readonly string[]): CandidateNodes 
     }
   }
   if (unknown.length > 0) {
-    const shown = unknown.slice(0, 10).map((id) => `"${id}"`).join(", ");
+    const shown = unknown
+      .slice(0, 10)
+      .map((id) => `"${id}"`)
+      .join(", ");
     throw new QueryError(
       400,
       "invalid_request",
@@ -287,7 +307,10 @@ async function resolveQuery(db: Db, g: LoadedGraph, input: RelatedInput, hooks: 
   const extractor = hooks.extractor ?? (await queryExtractor());
   hooks.onStep?.("extract", `Extracting facets with the ${extractor.id} extractor`);
   const t1 = performance.now();
-  const r = await extractor.extract({ title: paper.title, abstract: paper.abstract, body: paper.body, authors: paper.metadata?.authors }, { signal: hooks.signal });
+  const r = await extractor.extract(
+    { title: paper.title, abstract: paper.abstract, body: paper.body, authors: paper.metadata?.authors },
+    { signal: hooks.signal },
+  );
   const extractMs = performance.now() - t1;
   if (!r.ok) {
     // "error": the provider could not be reached (a server-side problem); "invalid": no usable answer.
@@ -380,7 +403,11 @@ function chooseFusion(
     const fusion: Fusion = createFusion("corroboration", { facetRow: csrFacetRow(g.graph), topN: ALL });
     return { applied: "corroboration-rrf", note, fuse: (lists, exclude) => fusion.fuse(truncate(lists, CORROBORATION_DEPTH), { query: exclude }) };
   };
-  const plain = (fusion: Fusion, applied: AppliedFusion): ChosenFusion => ({ applied, note: null, fuse: (lists, exclude) => fusion.fuse(lists, { query: exclude }) });
+  const plain = (fusion: Fusion, applied: AppliedFusion): ChosenFusion => ({
+    applied,
+    note: null,
+    fuse: (lists, exclude) => fusion.fuse(lists, { query: exclude }),
+  });
   switch (requested) {
     case "graph-rrf": {
       if (node !== null) return plain(createFusion("graph-rrf", { weightOf: csrWeightOf(g.graph), topN: ALL }), "graph-rrf");

@@ -56,7 +56,10 @@ describe(`POST /api/related (${testProvider})`, { concurrency: false }, () => {
   });
 
   test("candidates: the body's list is re-ranked, every candidate answered; unknown ids are a 400", async () => {
-    const res = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paperId: "H0", candidates: ["H3", "H1", "H0"], retriever: "dense-graph", fusion: "rrf" }));
+    const res = await handleRelatedRequest(
+      t.db,
+      postJson({ corpus: HAND_CORPUS, paperId: "H0", candidates: ["H3", "H1", "H0"], retriever: "dense-graph", fusion: "rrf" }),
+    );
     assert.equal(res.status, 200);
     const r = (await res.json()) as RelatedResult;
     assert.deepEqual(r.results.map((x) => x.externalId).sort(), ["H1", "H3"]);
@@ -86,7 +89,10 @@ describe(`POST /api/related (${testProvider})`, { concurrency: false }, () => {
     const badK = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paperId: "H0", k: 0 }));
     const e = await errorOf(badK);
     assert.equal(badK.status, 400);
-    assert.deepEqual(e.issues?.map((i) => i.path), ["k"]);
+    assert.deepEqual(
+      e.issues?.map((i) => i.path),
+      ["k"],
+    );
 
     const missing = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paperId: "NOPE" }));
     assert.equal(missing.status, 404);
@@ -146,14 +152,20 @@ describe(`POST /api/related (${testProvider})`, { concurrency: false }, () => {
     const res = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paper: { title: "Unseen", facets: h0Facets } }, "?stream=1"));
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /ndjson/);
-    const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l) as RelatedStreamLine);
+    const lines = (await res.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RelatedStreamLine);
     const steps = lines.flatMap((l) => ("step" in l ? [l.step] : []));
     assert.deepEqual(steps, ["upload", "parse", "embed", "retrieve", "fuse"]);
     const last = lines[lines.length - 1];
     assert.ok("result" in last && last.result.results.length > 0);
 
     const bad = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paperId: "NOPE" }, "?stream=1"));
-    const badLines = (await bad.text()).trim().split("\n").map((l) => JSON.parse(l) as RelatedStreamLine);
+    const badLines = (await bad.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RelatedStreamLine);
     const end = badLines[badLines.length - 1];
     assert.ok("error" in end && end.error.code === "not_found", JSON.stringify(end));
 

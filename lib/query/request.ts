@@ -132,7 +132,7 @@ export async function parseRelatedRequest(req: Request, limitOverrides: Partial<
   try {
     form = await new Response(bytes, { headers: { "content-type": req.headers.get("content-type") ?? "" } }).formData();
   } catch {
-    throw new QueryError(400, "invalid_request", "The multipart body could not be read; send the paper in a \"file\" field of a multipart/form-data request.");
+    throw new QueryError(400, "invalid_request", 'The multipart body could not be read; send the paper in a "file" field of a multipart/form-data request.');
   }
   const file = form.get("file");
   const fields: Record<string, string> = {};

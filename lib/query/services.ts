@@ -59,7 +59,11 @@ export async function embedQueryItems(
   const vectors = Object.fromEntries(FACETS.map((f) => [f, items[f].map(lookup)])) as Record<Facet, (Float32Array | undefined)[]>;
   const missing = [...new Set(FACETS.flatMap((f) => items[f].filter((_, i) => !vectors[f][i])))];
   if (missing.length > 0) {
-    if (!g.embedder) throw new RetrievalError("not_ready", `graph build ${g.build} records no embedder, so new text cannot be compared with it: rebuild with \`npm run graft -- build --stage graph\``);
+    if (!g.embedder)
+      throw new RetrievalError(
+        "not_ready",
+        `graph build ${g.build} records no embedder, so new text cannot be compared with it: rebuild with \`npm run graft -- build --stage graph\``,
+      );
     const embedder = await queryEmbedder(g.embedder);
     const rows = await embedder.embed(missing);
     const byText = new Map(missing.map((t, i) => [t, rows[i]]));

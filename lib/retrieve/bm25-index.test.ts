@@ -32,17 +32,26 @@ test("BM25 (rank-bm25 Okapi defaults) matches the hand computation", () => {
   //   d2: neural tf 2 → (L/12)·2·2.5/(2 + 1.875); ranking tf 1 → L·2.5/(1 + 1.875); sum ≈ 0.49913
   //   d1 has neither term and is not returned.
   const hits = index.search(["neural", "ranking"], 10);
-  assert.deepEqual(hits.map((h) => h.doc), [2, 0]);
+  assert.deepEqual(
+    hits.map((h) => h.doc),
+    [2, 0],
+  );
   close(hits[0].score, ((L / 12) * 5) / 3.875 + (L * 2.5) / 2.875);
   close(hits[1].score, L / 12);
   // [graph, fusion]: d1 = (L/12 + L)·2.5/(1 + 1.125) ≈ 0.65105; d0 = L/12.
   const g = index.search(["graph", "fusion"], 1);
-  assert.deepEqual(g.map((h) => h.doc), [1]);
+  assert.deepEqual(
+    g.map((h) => h.doc),
+    [1],
+  );
   close(g[0].score, ((L / 12 + L) * 2.5) / 2.125);
   const all = index.scores(["graph", "fusion"]);
   close(all[0], L / 12);
   assert.equal(all[2], 0);
-  assert.deepEqual(index.search(["graph", "fusion"], 5, { exclude: 1 }).map((h) => h.doc), [0]);
+  assert.deepEqual(
+    index.search(["graph", "fusion"], 5, { exclude: 1 }).map((h) => h.doc),
+    [0],
+  );
   assert.deepEqual(index.search(["unknown"], 5), []);
 });
 
@@ -55,5 +64,8 @@ test("BM25 lucene idf and custom k1/b", () => {
 
 test("BM25 fromTexts tokenises documents and queries alike", () => {
   const { index, tokenize: tok } = Bm25Index.fromTexts(["Graph neural retrieval", "Graph fusion!", "Neural, neural ranking model"]);
-  assert.deepEqual(index.search(tok("NEURAL ranking"), 2).map((h) => h.doc), [2, 0]);
+  assert.deepEqual(
+    index.search(tok("NEURAL ranking"), 2).map((h) => h.doc),
+    [2, 0],
+  );
 });

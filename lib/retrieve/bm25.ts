@@ -30,7 +30,10 @@ async function retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
     const items = ctx.query.items[f];
     if (items.length === 0) continue;
     const hits = index.search(tokenize(items.join(" ")), ctx.pool + skip.size);
-    out[f] = hits.filter((h) => !skip.has(h.doc)).slice(0, ctx.pool).map((h) => ({ paper: h.doc, score: h.score }));
+    out[f] = hits
+      .filter((h) => !skip.has(h.doc))
+      .slice(0, ctx.pool)
+      .map((h) => ({ paper: h.doc, score: h.score }));
   }
   return out;
 }

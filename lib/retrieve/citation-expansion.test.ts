@@ -31,7 +31,10 @@ describe("citation expansion of lexical seeds", () => {
     assert.equal(score.get(3), 0.2);
     assert.equal(score.get(0), 0.5);
     assert.equal(score.get(2), 0.25);
-    assert.deepEqual(out.map((c) => c.paper), [4, 0, 2, 3]);
+    assert.deepEqual(
+      out.map((c) => c.paper),
+      [4, 0, 2, 3],
+    );
   });
 
   test("only the top seeds vote, and the pool caps the list", () => {
@@ -41,7 +44,10 @@ describe("citation expansion of lexical seeds", () => {
     ];
     const out = citationExpansion(hits, refs, 2, new Set(), { seeds: 1, power: 1, lexicalWeight: 0 });
     // Only seed 2 votes: 3 and 4 get 1 each; 0 and 2 have lexical weight 0.
-    assert.deepEqual(out.map((c) => c.paper), [3, 4]);
+    assert.deepEqual(
+      out.map((c) => c.paper),
+      [3, 4],
+    );
   });
 
   test("a node in `never` neither votes nor is returned (an unseen query's own node)", () => {

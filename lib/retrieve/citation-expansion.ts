@@ -21,7 +21,12 @@ export function referenceIndex(numNodes: number, pairs: Iterable<readonly [citin
   const offsets = new Int32Array(numNodes + 1);
   lists.forEach((l, i) => (offsets[i + 1] = offsets[i] + new Set(l).size));
   const refs = new Int32Array(offsets[numNodes]);
-  lists.forEach((l, i) => refs.set([...new Set(l)].sort((x, y) => x - y), offsets[i]));
+  lists.forEach((l, i) =>
+    refs.set(
+      [...new Set(l)].sort((x, y) => x - y),
+      offsets[i],
+    ),
+  );
   return { offsets, refs };
 }
 

@@ -67,7 +67,11 @@ describe(`dense-graph retriever on a mix build (${testProvider})`, { concurrency
     const lists = await denseGraphRetriever.retrieve(ctx);
     for (const f of FACETS) {
       const walk = walkFacet(g.graph.facets[f]!, starts[f] as WalkStartEdges, { cap: 50, ...UNSEEN_WALK });
-      assert.deepEqual(lists[f]?.map((c) => c.paper), Array.from(walk.papers), f);
+      assert.deepEqual(
+        lists[f]?.map((c) => c.paper),
+        Array.from(walk.papers),
+        f,
+      );
       assert.ok(!lists[f]?.some((c) => c.paper === node), "the query's own node is never returned");
       const edges = ctx.queryEdges[f]!;
       assert.deepEqual(Array.from(edges.targets), Array.from(walk.papers));
@@ -87,7 +91,10 @@ describe(`dense-graph retriever on a mix build (${testProvider})`, { concurrency
     const lists = await denseGraphRetriever.retrieve(ctx);
     assert.deepEqual(ctx.queryEdges, {});
     const csr = g.graph.facets.problems!;
-    assert.deepEqual(lists.problems?.map((c) => c.paper), Array.from(walkFacet(csr, node, { cap: 50 }).papers));
+    assert.deepEqual(
+      lists.problems?.map((c) => c.paper),
+      Array.from(walkFacet(csr, node, { cap: 50 }).papers),
+    );
     assert.ok(edgeWeightOf(csr, node, lists.problems![0].paper) > 0);
   });
 });

@@ -124,7 +124,12 @@ export async function ephemeralStarts(
       const texts = mix.texts[f] ?? [];
       if (texts.length !== items.length) throw new Error(`ephemeral insertion: ${texts.length} item texts for ${items.length} vectors in ${f}`);
       const query = { vectors: items, lexical: texts.map((t) => lexicalVector(mix.lexical.model, t)) };
-      const { targets, scores } = await mixedQueryTopK(engine, blocks, dense, lexical, query, { k, lexicalWeight: mix.lexicalWeight, exclude: options.exclude, denseTopK });
+      const { targets, scores } = await mixedQueryTopK(engine, blocks, dense, lexical, query, {
+        k,
+        lexicalWeight: mix.lexicalWeight,
+        exclude: options.exclude,
+        denseTopK,
+      });
       starts[f] = { targets, weights: scores.map((s) => alpha * s), exclude: options.exclude ?? -1 };
       continue;
     }

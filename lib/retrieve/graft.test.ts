@@ -17,7 +17,14 @@ import { walkFacet } from "./walk";
 function unseenCopy(g: LoadedGraph, node: number): RetrieveContext {
   const items = Object.fromEntries(FACETS.map((f) => [f, itemsOf(g, f, node)])) as Record<Facet, string[]>;
   const vectors = Object.fromEntries(FACETS.map((f) => [f, vectorsOf(g, f, node)])) as Record<Facet, Float32Array[]>;
-  return { db: undefined as never, graph: g, query: { index: null, exclude: node, title: "", abstract: "", items, vectors }, facets: FACETS, pool: 50, queryEdges: {} };
+  return {
+    db: undefined as never,
+    graph: g,
+    query: { index: null, exclude: node, title: "", abstract: "", items, vectors },
+    facets: FACETS,
+    pool: 50,
+    queryEdges: {},
+  };
 }
 
 describe(`graft retriever, unseen paper: generated papers seed the walk (${testProvider})`, { concurrency: false }, () => {
@@ -35,7 +42,11 @@ describe(`graft retriever, unseen paper: generated papers seed the walk (${testP
     const teacher = unseenCopy(g, node);
     const taught = await denseGraphRetriever.retrieve(teacher);
     for (const f of FACETS) {
-      assert.deepEqual(bare[f]?.map((c) => c.paper), taught[f]?.map((c) => c.paper), f);
+      assert.deepEqual(
+        bare[f]?.map((c) => c.paper),
+        taught[f]?.map((c) => c.paper),
+        f,
+      );
       assert.deepEqual(Array.from(none.queryEdges[f]!.weights), Array.from(teacher.queryEdges[f]!.weights), f);
     }
 
@@ -67,7 +78,10 @@ describe(`graft retriever, unseen paper: generated papers seed the walk (${testP
       { targets: ordered.map((s) => s[0]), weights: ordered.map((s) => s[1]), exclude: node },
       { ...UNSEEN_WALK, cap: 50, startFanout: ordered.length },
     );
-    assert.deepEqual(lists.methods?.map((c) => c.paper), Array.from(walk.papers));
+    assert.deepEqual(
+      lists.methods?.map((c) => c.paper),
+      Array.from(walk.papers),
+    );
     assert.deepEqual(Array.from(ctx.queryEdges.methods!.weights), Array.from(walk.scores));
     assert.ok(!lists.methods?.some((c) => c.paper === node), "the query's own node is never returned");
 
@@ -79,6 +93,11 @@ describe(`graft retriever, unseen paper: generated papers seed the walk (${testP
     for (const c of walkOnly) assert.ok(Number.isFinite(c.score) && Math.exp(c.score) <= Number.MIN_VALUE, "probability ~0 for lm-score, finite for JSON");
 
     // The other facets had nothing generated: the teacher's walk.
-    for (const f of FACETS.filter((x) => x !== "methods")) assert.deepEqual(lists[f]?.map((c) => c.paper), taught[f]?.map((c) => c.paper), f);
+    for (const f of FACETS.filter((x) => x !== "methods"))
+      assert.deepEqual(
+        lists[f]?.map((c) => c.paper),
+        taught[f]?.map((c) => c.paper),
+        f,
+      );
   });
 });

@@ -36,7 +36,10 @@ async function modelFor(db: Db, corpus: string): Promise<Loaded> {
   if (held?.loaded && now - held.checked < RECHECK_MS) return held.loaded;
   const build = await latestBuildWith(db, corpus, "decoder.onnx");
   if (!build) {
-    throw new RetrievalError("not_ready", `retriever "graft" needs a trained model for corpus "${corpus}": run \`npm run graft -- build --stage genret --corpus ${corpus}\`, or use retriever dense-graph`);
+    throw new RetrievalError(
+      "not_ready",
+      `retriever "graft" needs a trained model for corpus "${corpus}": run \`npm run graft -- build --stage genret --corpus ${corpus}\`, or use retriever dense-graph`,
+    );
   }
   if (held?.loaded && held.build === build.id) {
     held.checked = now;
@@ -49,7 +52,10 @@ async function modelFor(db: Db, corpus: string): Promise<Loaded> {
   const previous = held?.loaded;
   state.set(corpus, { loaded, build: build.id, checked: now });
   // The old model is released once the new one is ready (requests in flight keep using it).
-  loaded.then(() => previous?.then((p) => setTimeout(() => void p.model.decoder.close(), 60_000).unref()), () => state.delete(corpus));
+  loaded.then(
+    () => previous?.then((p) => setTimeout(() => void p.model.decoder.close(), 60_000).unref()),
+    () => state.delete(corpus),
+  );
   return loaded;
 }
 
@@ -89,7 +95,10 @@ export async function generativeFacetCandidates(ctx: RetrieveContext): Promise<F
   const loaded = await modelFor(ctx.db, ctx.graph.corpus);
   const { model } = loaded;
   if (model.manifest.embedder !== ctx.graph.embedder) {
-    throw new RetrievalError("not_ready", `the generative model was trained on ${model.manifest.embedder} vectors but the graph build uses ${ctx.graph.embedder}: rebuild it with \`graft build --stage genret\``);
+    throw new RetrievalError(
+      "not_ready",
+      `the generative model was trained on ${model.manifest.embedder} vectors but the graph build uses ${ctx.graph.embedder}: rebuild it with \`graft build --stage genret\``,
+    );
   }
   const map = nodeMap(loaded, ctx);
   const skip = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));

@@ -135,7 +135,8 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
       const whole = `${ctx.query.title} ${abstract}`.trim();
       const restricted = ctx.facetsRestricted ? settings.restricted : null;
       const tfidf = restricted ? await paperTfidf(ctx.db, ctx.graph) : null;
-      const keep = (hits: readonly { doc: number; score: number }[]): FacetCandidate[] => hits.filter((h) => !never.has(h.doc)).map((h) => ({ paper: h.doc, score: h.score }));
+      const keep = (hits: readonly { doc: number; score: number }[]): FacetCandidate[] =>
+        hits.filter((h) => !never.has(h.doc)).map((h) => ({ paper: h.doc, score: h.score }));
       const wholeList = tfidf && whole ? keep(tfidf.whole.search(tfidfTokens(whole), tfidf.whole.numDocs)) : [];
       const out: FacetCandidateLists = {};
       for (const f of ctx.facets as readonly Facet[]) {
@@ -157,7 +158,8 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
           ctx.pool,
         );
       }
-      if (whole && !ctx.facetsRestricted && settings.wholePaperWeight > 0) ctx.wholePaper = { list: expansionList(text, whole, ctx.pool, never), weight: settings.wholePaperWeight };
+      if (whole && !ctx.facetsRestricted && settings.wholePaperWeight > 0)
+        ctx.wholePaper = { list: expansionList(text, whole, ctx.pool, never), weight: settings.wholePaperWeight };
       return out;
     },
   };

@@ -147,7 +147,10 @@ export function getRetriever(name: string, corpus: string): Retriever {
   const r = registry.get(name);
   if (r) return r;
   if (name === "graft") {
-    throw new RetrievalError("not_ready", `retriever "graft" needs a trained generative-retriever model for corpus "${corpus}" and none exists: ${GRAFT_MODEL_HINT}`);
+    throw new RetrievalError(
+      "not_ready",
+      `retriever "graft" needs a trained generative-retriever model for corpus "${corpus}" and none exists: ${GRAFT_MODEL_HINT}`,
+    );
   }
   throw new RetrievalError("invalid_request", `unknown retriever "${name}" (available: ${registeredRetrievers().join(", ")})`);
 }

@@ -57,7 +57,19 @@ export const handGraph: PaperGraph = {
   numPapers: 5,
   k: 2,
   facets: {
-    problems: csr([[[1, 0.75, 0.75], [3, 0.5, 0.5]], [[2, 0.375, 0.375], [3, 0.25, 0.25]], [[1, 0.625, 0.625]], [], []]),
+    problems: csr([
+      [
+        [1, 0.75, 0.75],
+        [3, 0.5, 0.5],
+      ],
+      [
+        [2, 0.375, 0.375],
+        [3, 0.25, 0.25],
+      ],
+      [[1, 0.625, 0.625]],
+      [],
+      [],
+    ]),
     methods: csr([[[3, 0.625, 0.625]], [[2, 0.25, 0.25]], [[3, 0.5, 0.5]], [], []]),
     results: csr([[], [], [], [], []]),
     contributions: csr([[], [], [], [], []]),
@@ -79,7 +91,14 @@ export function useHandGraphStore(prefix: string): { readonly db: Db; readonly d
     const db = store.db;
     await importCorpus(
       db,
-      { files: { papers: "hand/papers.jsonl", citations: "hand/citations.tsv", queries: null, queryGold: null }, papers: handPapers, citations: [], queries: [], queryGold: [], skipped: [] },
+      {
+        files: { papers: "hand/papers.jsonl", citations: "hand/citations.tsv", queries: null, queryGold: null },
+        papers: handPapers,
+        citations: [],
+        queries: [],
+        queryGold: [],
+        skipped: [],
+      },
       { corpus: HAND_CORPUS },
     );
     const texts = handPapers.flatMap((p) => FACETS.flatMap((f) => p.facets?.[f] ?? []));

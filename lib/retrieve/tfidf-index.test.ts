@@ -4,7 +4,11 @@ import { idfFrom, TfidfIndex, tfidfTokens, tfidfVector } from "./tfidf-index";
 
 test("TF-IDF: scikit-learn's sublinear tf, smoothed idf, cosine of unit vectors", () => {
   assert.deepEqual(tfidfTokens("A BiLSTM-CRF tagger, x2 and a_b!"), ["bilstm", "crf", "tagger", "x2", "and", "a_b"]);
-  const docs = [["neural", "translation", "translation"], ["neural", "tagger"], ["sentiment", "lexicon"]].map((d) => d);
+  const docs = [
+    ["neural", "translation", "translation"],
+    ["neural", "tagger"],
+    ["sentiment", "lexicon"],
+  ].map((d) => d);
   const idf = idfFrom(docs);
   assert.equal(idf.of("neural"), Math.log(4 / 3) + 1);
   assert.equal(idf.of("unseen"), Math.log(4) + 1);
@@ -14,7 +18,11 @@ test("TF-IDF: scikit-learn's sublinear tf, smoothed idf, cosine of unit vectors"
   assert.ok(Math.abs((v.get("translation") as number) - wt / Math.hypot(wt, wn)) < 1e-12);
   const index = new TfidfIndex(docs, idf);
   const hits = index.search(["translation", "neural"], 5);
-  assert.deepEqual(hits.map((h) => h.doc), [0, 1], "a document sharing no term is not returned");
+  assert.deepEqual(
+    hits.map((h) => h.doc),
+    [0, 1],
+    "a document sharing no term is not returned",
+  );
   assert.ok(Math.abs(index.search(docs[0], 1)[0].score - 1) < 1e-6, "a document is its own nearest, cosine 1");
   assert.deepEqual(index.search(["nothing"], 5), []);
 });

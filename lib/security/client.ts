@@ -31,7 +31,11 @@ export function normaliseAddress(addr: string): string {
     const h = head ? head.split(":") : [];
     const t = tail ? tail.split(":") : [];
     const groups = a.includes("::") ? [...h, ...Array(Math.max(0, 8 - h.length - t.length)).fill("0"), ...t] : h;
-    if (groups.length >= 4 && groups.slice(0, 4).every((g) => /^[0-9a-f]{1,4}$/.test(g))) return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+    if (groups.length >= 4 && groups.slice(0, 4).every((g) => /^[0-9a-f]{1,4}$/.test(g)))
+      return `${groups
+        .slice(0, 4)
+        .map((g) => g.replace(/^0+(?=.)/, ""))
+        .join(":")}::/64`;
   }
   // Not an address at all (a forged header): keep it, bounded, as its own key.
   return a.slice(0, 64) || "unknown";
@@ -39,7 +43,10 @@ export function normaliseAddress(addr: string): string {
 
 export function clientKey(headers: Headers, hops = trustedProxyHops()): string {
   const xff = headers.get("x-forwarded-for");
-  const entries = (xff ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const entries = (xff ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (entries.length === 0) return normaliseAddress(headers.get("x-real-ip") ?? "unknown");
   const at = Math.max(0, entries.length - Math.max(1, hops));
   return normaliseAddress(entries[at]);

@@ -36,13 +36,17 @@ const MULTIPART_OVERHEAD = 256 * KB;
 
 /** The setting of each class's bucket (defaults in lib/config.ts: a person exploring papers
  * clicks in bursts, uploads cost far more than a query, sign-ins are password guesses). */
-const RATE_SETTING = { query: "GRAFT_RATE_QUERY", upload: "GRAFT_RATE_UPLOAD", auth: "GRAFT_RATE_AUTH", admin: "GRAFT_RATE_ADMIN" } as const satisfies Record<RateClass, SettingName>;
+const RATE_SETTING = { query: "GRAFT_RATE_QUERY", upload: "GRAFT_RATE_UPLOAD", auth: "GRAFT_RATE_AUTH", admin: "GRAFT_RATE_ADMIN" } as const satisfies Record<
+  RateClass,
+  SettingName
+>;
 
 const OFF: BucketSpec = { perMinute: 0, burst: 1 };
 
-export const DEFAULT_BUCKETS = Object.fromEntries(
-  Object.entries(RATE_SETTING).map(([c, name]) => [c, parseBucketSpec(defaultOf(name), OFF, name)]),
-) as Record<RateClass, BucketSpec>;
+export const DEFAULT_BUCKETS = Object.fromEntries(Object.entries(RATE_SETTING).map(([c, name]) => [c, parseBucketSpec(defaultOf(name), OFF, name)])) as Record<
+  RateClass,
+  BucketSpec
+>;
 
 /** The screen's settings from this process's configuration (lib/config.ts), or from `env` (tests). */
 export function screenSettingsFromEnv(env?: Env): ScreenSettings {
@@ -61,7 +65,14 @@ export function screenSettingsFromEnv(env?: Env): ScreenSettings {
 }
 
 /** Body types an API route may receive; anything else is refused before a handler parses it. */
-const API_BODY_TYPES = ["application/json", "multipart/form-data", "application/pdf", "application/octet-stream", "text/plain", "application/x-www-form-urlencoded"];
+const API_BODY_TYPES = [
+  "application/json",
+  "multipart/form-data",
+  "application/pdf",
+  "application/octet-stream",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+];
 
 const isUploadType = (contentType: string) => /^(multipart\/form-data|application\/pdf|application\/octet-stream)\b/i.test(contentType);
 
@@ -69,7 +80,13 @@ const isUploadType = (contentType: string) => /^(multipart\/form-data|applicatio
 const LARGE_QUERY_BODY = 64 * KB;
 
 /** Which limits apply to a request. Paths are matched after Next's normalisation (no trailing slash). */
-export function routePolicy(method: string, pathname: string, contentType: string, s: Pick<ScreenSettings, "maxJsonBytes" | "maxUploadBytes">, length = 0): RoutePolicy {
+export function routePolicy(
+  method: string,
+  pathname: string,
+  contentType: string,
+  s: Pick<ScreenSettings, "maxJsonBytes" | "maxUploadBytes">,
+  length = 0,
+): RoutePolicy {
   const m = method.toUpperCase();
   const p = pathname.toLowerCase();
   if (p === "/api/related" || p.startsWith("/api/related/") || p.startsWith("/api/query")) {
@@ -79,7 +96,8 @@ export function routePolicy(method: string, pathname: string, contentType: strin
   }
   if (/^\/api\/papers\/[^/]+\/[^/]+\/related$/.test(p)) return { rate: "query", maxBodyBytes: s.maxJsonBytes };
   if (p.startsWith("/api/uploads") || p.startsWith("/api/upload")) return { rate: "upload", maxBodyBytes: s.maxUploadBytes };
-  if (STATE_CHANGING.has(m) && (/^\/api\/(auth|login|logout|session|signin|signup|register)\b/.test(p) || p === "/login" || p === "/signin")) return { rate: "auth", maxBodyBytes: 64 * KB };
+  if (STATE_CHANGING.has(m) && (/^\/api\/(auth|login|logout|session|signin|signup|register)\b/.test(p) || p === "/login" || p === "/signin"))
+    return { rate: "auth", maxBodyBytes: 64 * KB };
   if (STATE_CHANGING.has(m) && p.startsWith("/api/admin/")) return { rate: "admin", maxBodyBytes: 64 * KB };
   return { maxBodyBytes: s.maxJsonBytes };
 }
@@ -93,15 +111,20 @@ export interface ScreenInput {
 }
 
 export type ScreenVerdict =
-  | { ok: true; headers: Record<string, string> }
-  | { ok: false; status: number; code: string; message: string; headers: Record<string, string> };
+  { ok: true; headers: Record<string, string> } | { ok: false; status: number; code: string; message: string; headers: Record<string, string> };
 
 export interface Screen {
   settings: ScreenSettings;
   check(input: ScreenInput): ScreenVerdict;
 }
 
-const reject = (status: number, code: string, message: string, headers: Record<string, string> = {}): ScreenVerdict => ({ ok: false, status, code, message, headers });
+const reject = (status: number, code: string, message: string, headers: Record<string, string> = {}): ScreenVerdict => ({
+  ok: false,
+  status,
+  code,
+  message,
+  headers,
+});
 
 export function createScreen(settings: ScreenSettings): Screen {
   const perClient = {} as Record<RateClass, TokenBucketLimiter>;
@@ -115,9 +138,11 @@ export function createScreen(settings: ScreenSettings): Screen {
   function check({ method, url, headers, now = Date.now() }: ScreenInput): ScreenVerdict {
     const m = method.toUpperCase();
     // ── URL limits ──
-    if (url.pathname.length + url.search.length > settings.maxUrlLength) return reject(414, "uri_too_long", `The URL is longer than ${settings.maxUrlLength} characters.`);
+    if (url.pathname.length + url.search.length > settings.maxUrlLength)
+      return reject(414, "uri_too_long", `The URL is longer than ${settings.maxUrlLength} characters.`);
     let params = 0;
-    for (const _ of url.searchParams) if (++params > settings.maxQueryParams) return reject(400, "invalid_request", `Too many query parameters (more than ${settings.maxQueryParams}).`);
+    for (const _ of url.searchParams)
+      if (++params > settings.maxQueryParams) return reject(400, "invalid_request", `Too many query parameters (more than ${settings.maxQueryParams}).`);
 
     // ── CSRF ──
     const csrf = checkCsrf({ method: m, headers, allowedOrigins: settings.allowedOrigins });
@@ -138,7 +163,8 @@ export function createScreen(settings: ScreenSettings): Screen {
         return reject(413, "too_large", `The request body is ${formatSize(length)}, more than the ${formatSize(policy.maxBodyBytes)} this route accepts.`);
       if (length > 0 && url.pathname.startsWith("/api/")) {
         const type = contentType.split(";")[0].trim().toLowerCase();
-        if (!API_BODY_TYPES.includes(type)) return reject(415, "unsupported_media_type", `Content-Type "${type || "(none)"}" is not accepted; send ${API_BODY_TYPES.slice(0, 3).join(", ")}.`);
+        if (!API_BODY_TYPES.includes(type))
+          return reject(415, "unsupported_media_type", `Content-Type "${type || "(none)"}" is not accepted; send ${API_BODY_TYPES.slice(0, 3).join(", ")}.`);
       }
     }
 

@@ -87,7 +87,11 @@ describe("CSRF", () => {
     assert.equal(post({}).ok, true, "curl and the CLI send neither header");
     assert.equal(checkCsrf({ method: "GET", headers: new Headers({ "sec-fetch-site": "cross-site" }) }).ok, true, "GETs change nothing");
     assert.equal(
-      checkCsrf({ method: "POST", headers: new Headers({ host: "internal:3000", "sec-fetch-site": "cross-site", origin: "https://graft.example" }), allowedOrigins: ["https://graft.example"] }).ok,
+      checkCsrf({
+        method: "POST",
+        headers: new Headers({ host: "internal:3000", "sec-fetch-site": "cross-site", origin: "https://graft.example" }),
+        allowedOrigins: ["https://graft.example"],
+      }).ok,
       true,
       "a deployment behind a proxy lists its public origin",
     );
@@ -114,7 +118,11 @@ describe("request screen", () => {
 
   test("too many sign-in attempts: the refusal says that even the right password waits, and for how long", () => {
     const screen = createScreen(settings({ buckets: { ...settings().buckets, auth: { perMinute: 10, burst: 3 } } }));
-    const login = () => screen.check({ ...req("POST", "/api/auth/login", { "x-forwarded-for": "198.51.100.7", "content-type": "application/json", "content-length": "40" }), now: 4_000_000 });
+    const login = () =>
+      screen.check({
+        ...req("POST", "/api/auth/login", { "x-forwarded-for": "198.51.100.7", "content-type": "application/json", "content-length": "40" }),
+        now: 4_000_000,
+      });
     for (let i = 0; i < 3; i++) assert.equal(login().ok, true);
     const refused = login();
     assert.ok(!refused.ok);
@@ -122,20 +130,37 @@ describe("request screen", () => {
     assert.equal(refused.code, "rate_limited");
     const wait = Number(refused.headers["Retry-After"]);
     assert.ok(wait >= 1);
-    assert.equal(refused.message, `Too many sign-in attempts from your network address. Signing in is paused for ${wait} s, and until then even the right password is refused; wait, then try again.`);
+    assert.equal(
+      refused.message,
+      `Too many sign-in attempts from your network address. Signing in is paused for ${wait} s, and until then even the right password is refused; wait, then try again.`,
+    );
   });
 
   test("forged addresses cannot exceed the class's global budget", () => {
     const s = settings({ buckets: { ...settings().buckets, query: { perMinute: 60, burst: 2 } }, globalFactor: 3 });
     const screen = createScreen(s);
     let allowed = 0;
-    for (let i = 0; i < 50; i++) if (screen.check({ ...req("POST", "/api/related", { "x-forwarded-for": `10.9.${i}.1`, "content-type": "application/json", "content-length": "20" }), now: 3_000_000 }).ok) allowed++;
+    for (let i = 0; i < 50; i++)
+      if (
+        screen.check({
+          ...req("POST", "/api/related", { "x-forwarded-for": `10.9.${i}.1`, "content-type": "application/json", "content-length": "20" }),
+          now: 3_000_000,
+        }).ok
+      )
+        allowed++;
     assert.equal(allowed, 6, "burst 2 × global factor 3");
   });
 
   test("cross-site POSTs are refused before any rate or size check", () => {
     const screen = createScreen(settings());
-    const v = screen.check(req("POST", "/api/admin/jobs", { origin: "https://evil.example", "sec-fetch-site": "cross-site", "content-type": "application/json", "content-length": "10" }));
+    const v = screen.check(
+      req("POST", "/api/admin/jobs", {
+        origin: "https://evil.example",
+        "sec-fetch-site": "cross-site",
+        "content-type": "application/json",
+        "content-length": "10",
+      }),
+    );
     assert.ok(!v.ok);
     assert.equal(v.status, 403);
   });
@@ -157,7 +182,11 @@ describe("request screen", () => {
   test("uploads have their own, tighter rate", () => {
     assert.equal(routePolicy("POST", "/api/related", "multipart/form-data; boundary=z", settings()).rate, "upload");
     assert.equal(routePolicy("POST", "/api/related", "application/json", settings()).rate, "query");
-    assert.equal(routePolicy("POST", "/api/related", "application/json", settings(), 5 * 1024 * 1024).rate, "upload", "a pasted 5 MB paper costs what an upload costs");
+    assert.equal(
+      routePolicy("POST", "/api/related", "application/json", settings(), 5 * 1024 * 1024).rate,
+      "upload",
+      "a pasted 5 MB paper costs what an upload costs",
+    );
     assert.equal(routePolicy("POST", "/api/auth/login", "application/json", settings()).rate, "auth");
     assert.equal(routePolicy("GET", "/api/corpora", "", settings()).rate, undefined);
   });

@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  LLAMA3_VOCAB_SIZE,
-  decodeTokens,
-  encodeDocIdTokens,
-  getLlama3Tokenizer,
-  llama3SpecialIds,
-} from "./tokenizer";
+import { LLAMA3_VOCAB_SIZE, decodeTokens, encodeDocIdTokens, getLlama3Tokenizer, llama3SpecialIds } from "./tokenizer";
 
 test("tokenizer is a cached singleton", () => {
   assert.equal(getLlama3Tokenizer(), getLlama3Tokenizer());
@@ -25,7 +19,10 @@ test("special ids and vocabulary size", () => {
 
 test("special-token strings in text stay plain text", () => {
   const ids = encodeDocIdTokens("x <|end_of_text|> y");
-  assert.ok(ids.every((id) => id < 128000), `got ${ids.join(",")}`);
+  assert.ok(
+    ids.every((id) => id < 128000),
+    `got ${ids.join(",")}`,
+  );
   assert.equal(decodeTokens(ids), "x <|end_of_text|> y");
 });
 

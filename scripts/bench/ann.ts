@@ -79,7 +79,10 @@ try {
   const rows: Record<string, unknown>[] = [];
   if (!values.json)
     console.log(
-      `corpus ${values.corpus} (build ${g.build}, ${g.embedder}, ${g.dim}-d) ×${replicate}; ${nQueries} queries per facet; top ${k}; M ${params.m}, efConstruction ${params.efConstruction}, ef ${params.efSearch}, ${params.itemNeighbours} items per query item; node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+      `corpus ${values.corpus} (build ${g.build}, ${g.embedder}, ${g.dim}-d) ×${replicate}; ${nQueries} queries per facet; top ${k}; M ${params.m}, efConstruction ${params.efConstruction}, ef ${params.efSearch}, ${params.itemNeighbours} items per query item; node ${process.version}, ${os.cpus().length} cores, load ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
     );
   for (const f of FACETS as readonly Facet[]) {
     if (!g.graph.facets[f]) continue;
@@ -89,7 +92,11 @@ try {
     const index = FacetAnnIndex.fromBlocks(blocks, params);
     const rand = mulberry32(20261126);
     const withItems = Array.from({ length: numPapersOf(g.vectors[f]) }, (_, p) => p).filter((p) => g.vectors[f].offsets[p + 1] > g.vectors[f].offsets[p]);
-    const picked = withItems.map((p) => [rand(), p] as const).sort((a, b) => a[0] - b[0]).slice(0, nQueries).map(([, p]) => p);
+    const picked = withItems
+      .map((p) => [rand(), p] as const)
+      .sort((a, b) => a[0] - b[0])
+      .slice(0, nQueries)
+      .map(([, p]) => p);
     const recall50: number[] = [];
     const recall20: number[] = [];
     const annMs: number[] = [];

@@ -45,7 +45,8 @@ const model = await loadGenretModel(modelDir, { threads: Number(values.threads) 
 const queries = data.splits.flatMap((s, i) => (s === "test" ? [i] : [])).slice(0, Number(values.queries));
 const beams = Number(values.beams);
 
-const run = async (q: number) => generativeFacetLists(model, { items: paperItems(data.items, q) as Partial<Record<Facet, Float32Array[]>>, exclude: q }, { beams });
+const run = async (q: number) =>
+  generativeFacetLists(model, { items: paperItems(data.items, q) as Partial<Record<Facet, Float32Array[]>>, exclude: q }, { beams });
 await run(queries[0]); // warm-up: session initialisation, first allocations
 const ms: number[] = [];
 let items = 0;
@@ -59,5 +60,9 @@ await model.decoder.close();
 ms.sort((a, b) => a - b);
 const pct = (p: number): number => ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))];
 console.log(`model ${modelDir} · ${model.config.d}-d × ${model.config.layers} layers · vocabulary ${model.config.vocab}`);
-console.log(`${queries.length} test papers (${(items / queries.length).toFixed(1)} items each, all facets), ${beams} beams, onnxruntime ${values.threads} thread(s), ${os.availableParallelism()} cores`);
-console.log(`decode latency per paper: p50 ${pct(50).toFixed(0)} ms · p95 ${pct(95).toFixed(0)} ms · mean ${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(0)} ms · max ${ms[ms.length - 1].toFixed(0)} ms`);
+console.log(
+  `${queries.length} test papers (${(items / queries.length).toFixed(1)} items each, all facets), ${beams} beams, onnxruntime ${values.threads} thread(s), ${os.availableParallelism()} cores`,
+);
+console.log(
+  `decode latency per paper: p50 ${pct(50).toFixed(0)} ms · p95 ${pct(95).toFixed(0)} ms · mean ${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(0)} ms · max ${ms[ms.length - 1].toFixed(0)} ms`,
+);

@@ -195,7 +195,13 @@ async function main(): Promise<void> {
     );
   }
   console.log(
-    `${"all".padEnd(13)}${pad(rows.reduce((s, r) => s + r.items, 0), 7)}${pad(rows.reduce((s, r) => s + r.kernel.blocks, 0), 8)}` +
+    `${"all".padEnd(13)}${pad(
+      rows.reduce((s, r) => s + r.items, 0),
+      7,
+    )}${pad(
+      rows.reduce((s, r) => s + r.kernel.blocks, 0),
+      8,
+    )}` +
       `${pad(rows.reduce((s, r) => s + r.kernel.linkedPairs, 0).toLocaleString("en"), 14)}${pad(fmt(kernelSeconds), 10)}${pad(fmt(onnxSeconds), 10)}` +
       `${pad(fmt(flops / 1e9, 1), 12)}${pad(fmt(flops / 1e9 / kernelSeconds, 1), 14)}${pad(fmt(flops / 1e9 / onnxSeconds, 1), 11)}${pad(fmt(dense / 1e9 / kernelSeconds, 1), 25)}`,
   );

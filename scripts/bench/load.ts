@@ -209,7 +209,9 @@ async function main(): Promise<void> {
   let server: ChildProcess | null = null;
   const base = args.url?.replace(/\/+$/, "") ?? `http://127.0.0.1:${num("port")}`;
   if (!args.url) {
-    log(`starting next start from ${args.dist} on ${base} (DATABASE_URL=${(config().DATABASE_URL ?? "(default)").replace(/\/\/[^@]*@/, "//…@")}, rate limits off)`);
+    log(
+      `starting next start from ${args.dist} on ${base} (DATABASE_URL=${(config().DATABASE_URL ?? "(default)").replace(/\/\/[^@]*@/, "//…@")}, rate limits off)`,
+    );
     server = startServer(num("port"));
   }
   const stopServer = () => {
@@ -245,7 +247,8 @@ async function main(): Promise<void> {
     const warmMs = performance.now() - w0;
     if (!warm.ok) throw new Error(`the warm-up query failed (${warm.status}): ${(await warm.text()).slice(0, 300)} — does the corpus have a graph build?`);
     await warm.arrayBuffer();
-    for (const id of ids.slice(1, 6)) await (await fetch(`${base}/api/related`, { method: "POST", headers: { "content-type": "application/json" }, body: bodyFor(id) })).arrayBuffer();
+    for (const id of ids.slice(1, 6))
+      await (await fetch(`${base}/api/related`, { method: "POST", headers: { "content-type": "application/json" }, body: bodyFor(id) })).arrayBuffer();
     const rssBefore = serverPid ? treeRss(serverPid) : NaN;
     log(`warm-up ${r0(warmMs)} ms; RSS ${mb(rssBefore)} MB; ${CONNECTIONS} clients for ${DURATION} s …`);
 
@@ -253,7 +256,10 @@ async function main(): Promise<void> {
     // timed to the last byte, first on the idle server, then once a second during the run. The
     // sampler runs on its own thread: autocannon keeps this thread's event loop busy, and its lag
     // would otherwise be counted as the server's.
-    const paperUrls = Array.from({ length: 30 }, (_, i) => `${base}/papers/${encodeURIComponent(args.corpus)}/${encodeURIComponent(ids[(i * 7) % ids.length])}`);
+    const paperUrls = Array.from(
+      { length: 30 },
+      (_, i) => `${base}/papers/${encodeURIComponent(args.corpus)}/${encodeURIComponent(ids[(i * 7) % ids.length])}`,
+    );
     const sampler = new Worker(SAMPLER, { eval: true, workerData: { home: `${base}/`, papers: paperUrls } });
     const samples: { kind: "home" | "paper"; ms: number | null; phase: "idle" | "run" }[] = [];
     sampler.on("message", (m: (typeof samples)[number]) => samples.push(m));
@@ -293,7 +299,8 @@ async function main(): Promise<void> {
     sampler.postMessage("stop");
     await new Promise((r) => sampler.once("exit", r));
     const pageFailures = samples.filter((x) => x.ms === null).length;
-    const pagesOf = (phase: "idle" | "run", kind: "home" | "paper") => samples.filter((x) => x.phase === phase && x.kind === kind && x.ms !== null).map((x) => x.ms as number);
+    const pagesOf = (phase: "idle" | "run", kind: "home" | "paper") =>
+      samples.filter((x) => x.phase === phase && x.kind === kind && x.ms !== null).map((x) => x.ms as number);
     const rssAfter = serverPid ? treeRss(serverPid) : NaN;
 
     const lat = summary(latencies);

@@ -44,10 +44,21 @@ const options = relatedOptions.parse({ k: values.k, retriever: values.retriever 
 const db = getDb();
 
 // ── the queries ──
-const stored = await db.paper.findMany({ where: { corpus: { name: corpus }, role: "corpus", split: "test" }, select: { externalId: true }, orderBy: { id: "asc" } });
-if (stored.length === 0) throw new Error(`corpus "${corpus}" has no test-split papers in ${(config().DATABASE_URL ?? "the default store").replace(/\/\/[^@]*@/, "//…@")}: import it first`);
+const stored = await db.paper.findMany({
+  where: { corpus: { name: corpus }, role: "corpus", split: "test" },
+  select: { externalId: true },
+  orderBy: { id: "asc" },
+});
+if (stored.length === 0)
+  throw new Error(
+    `corpus "${corpus}" has no test-split papers in ${(config().DATABASE_URL ?? "the default store").replace(/\/\/[^@]*@/, "//…@")}: import it first`,
+  );
 const rand = mulberry32(20261122);
-const shuffled = stored.map((p) => p.externalId).map((id) => [rand(), id] as const).sort((a, b) => a[0] - b[0]).map(([, id]) => id);
+const shuffled = stored
+  .map((p) => p.externalId)
+  .map((id) => [rand(), id] as const)
+  .sort((a, b) => a[0] - b[0])
+  .map(([, id]) => id);
 const corpusQueries: RelatedInput[] = shuffled.slice(0, n).map((paperId) => ({ corpus, paperId }));
 const corpusQueries2: RelatedInput[] = shuffled.slice(n, 2 * n).map((paperId) => ({ corpus, paperId }));
 const demo = await readCorpus(path.join(sharedDataDir(), "acl-citegraph"));
@@ -140,7 +151,9 @@ const report = {
 if (values.json) console.log(JSON.stringify(report, null, 2));
 else {
   const f = (x: number) => x.toFixed(0).padStart(5);
-  console.log(`query bench: ${report.mode}, corpus ${corpus}, retriever ${options.retriever}, k ${options.k}, ${report.cores} cores, warm-up ${warmupMs.toFixed(0)} ms`);
+  console.log(
+    `query bench: ${report.mode}, corpus ${corpus}, retriever ${options.retriever}, k ${options.k}, ${report.cores} cores, warm-up ${warmupMs.toFixed(0)} ms`,
+  );
   console.log("                      n   p50   p95   max  mean (ms)   min results   parse extract embed retrieve fuse (mean ms)");
   for (const [label, s] of [
     ["corpus papers", report.sequential.corpus],
@@ -153,8 +166,14 @@ else {
         `${[st.parse, st.extract, st.embed, st.retrieve, st.fuse].map((x) => x.toFixed(1).padStart(6)).join(" ")}`,
     );
   }
-  console.log(`throughput with ${clients} concurrent clients: ${report.concurrent.throughput.toFixed(1)} queries/s (${concurrent.length} queries in ${wallS.toFixed(1)} s)`);
-  const ok = report.sequential.corpus.p50 <= 500 && report.sequential.abstract.p50 <= 500 && report.sequential.corpus.p95 <= 1000 && report.sequential.abstract.p95 <= 1000;
+  console.log(
+    `throughput with ${clients} concurrent clients: ${report.concurrent.throughput.toFixed(1)} queries/s (${concurrent.length} queries in ${wallS.toFixed(1)} s)`,
+  );
+  const ok =
+    report.sequential.corpus.p50 <= 500 &&
+    report.sequential.abstract.p50 <= 500 &&
+    report.sequential.corpus.p95 <= 1000 &&
+    report.sequential.abstract.p95 <= 1000;
   console.log(`targets p50 ≤ 500 ms, p95 ≤ 1 s (one at a time): ${ok ? "met" : "NOT met"}`);
 }
 await disconnectDb();

@@ -56,7 +56,9 @@ const result = await time("training + export", () =>
   ),
 );
 const exportInfo = result.export as { bytes: number };
-console.log(`generative retriever on acl-citegraph: ${corpus.ids.length} papers, ${examples.length.toLocaleString("en-US")} examples (${values.variant}), ${os.availableParallelism()} cores → ${out}`);
+console.log(
+  `generative retriever on acl-citegraph: ${corpus.ids.length} papers, ${examples.length.toLocaleString("en-US")} examples (${values.variant}), ${os.availableParallelism()} cores → ${out}`,
+);
 for (const [k, v] of Object.entries(times)) console.log(`  ${k.padEnd(40)} ${v.toFixed(1)} s`);
 const steady = rates.slice(1);
 console.log(

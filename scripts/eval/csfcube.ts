@@ -79,9 +79,17 @@ async function served(corpus: string, spec: string, method: string, label: strin
     by[setting] = run.scores;
     rows.push(...rowsOf(method, label, setting, run.scores));
     const a = aggregate(run.scores);
-    console.error(`${method} ${setting}: MAP ${a.map.toFixed(2)} NDCG%20 ${a.ndcg20.toFixed(2)} (${run.unreached} pool candidates not reached; ${(run.ms / queries.length).toFixed(0)} ms/query)`);
-    if (run.noFacets.length > 0) notes.push(`${label}, ${setting === "restricted" ? "query's facet only" : "all facets"}: ${run.noFacets.length} queries have no item in the facet (${run.noFacets.join(", ")}); relatedPapers answers no_facets, scored as the pool's order.`);
-    if (run.unreached > 0) notes.push(`${label}, ${setting === "restricted" ? "query's facet only" : "all facets"}: ${run.unreached} of ${queries.reduce((n, q) => n + q.cands.length, 0)} pool candidates were not reached by the retriever and were ranked last in the pool's order.`);
+    console.error(
+      `${method} ${setting}: MAP ${a.map.toFixed(2)} NDCG%20 ${a.ndcg20.toFixed(2)} (${run.unreached} pool candidates not reached; ${(run.ms / queries.length).toFixed(0)} ms/query)`,
+    );
+    if (run.noFacets.length > 0)
+      notes.push(
+        `${label}, ${setting === "restricted" ? "query's facet only" : "all facets"}: ${run.noFacets.length} queries have no item in the facet (${run.noFacets.join(", ")}); relatedPapers answers no_facets, scored as the pool's order.`,
+      );
+    if (run.unreached > 0)
+      notes.push(
+        `${label}, ${setting === "restricted" ? "query's facet only" : "all facets"}: ${run.unreached} of ${queries.reduce((n, q) => n + q.cands.length, 0)} pool candidates were not reached by the retriever and were ranked last in the pool's order.`,
+      );
   }
   const d = pairedMapDelta(by.restricted as QueryScore[], by.all as QueryScore[]);
   deltas.push(`| ${label} | ${d.delta >= 0 ? "+" : ""}${d.delta.toFixed(2)} | [${d.low.toFixed(2)}, ${d.high.toFixed(2)}] |`);
@@ -92,7 +100,14 @@ if (values["offline-corpus"]) {
   await served(values["offline-corpus"], "hybrid", "hybrid-offline-facets", "Graft default (hybrid), facets by the offline extractor (graft extract)");
 }
 const tfidf = tfidfRankings(readCsfcubePapers(values.dir), queries);
-rows.push(...rowsOf("tfidf", "TF-IDF, title + abstract (reference, evaluation only)", "all", queries.map((q) => scoreRanking(q, tfidf.get(q) as string[]))));
+rows.push(
+  ...rowsOf(
+    "tfidf",
+    "TF-IDF, title + abstract (reference, evaluation only)",
+    "all",
+    queries.map((q) => scoreRanking(q, tfidf.get(q) as string[])),
+  ),
+);
 
 const facetSource =
   values["offline-corpus"] !== undefined
@@ -135,7 +150,9 @@ const md = [
   "|---|---|---|",
   ...deltas,
   "",
-  "References (official scorer): " + CSFCUBE_REFERENCES.map((r) => `${r.label} ${f2(r.map)} / ${f2(r.ndcg20)}`).join("; ") + ". Our scorer reproduces SPECTER's 35.43 / 53.02 from `specter-ranked-*.json` (lib/eval/csfcube-dev.test.ts).",
+  "References (official scorer): " +
+    CSFCUBE_REFERENCES.map((r) => `${r.label} ${f2(r.map)} / ${f2(r.ndcg20)}`).join("; ") +
+    ". Our scorer reproduces SPECTER's 35.43 / 53.02 from `specter-ranked-*.json` (lib/eval/csfcube-dev.test.ts).",
   "",
   ...(notes.length > 0 ? [...notes, ""] : []),
   CSFCUBE_ATTRIBUTION,

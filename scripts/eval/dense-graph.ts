@@ -52,7 +52,11 @@ const boot = { resamples, seed };
 const seconds = (t0: number): number => (performance.now() - t0) / 1000;
 const log = (msg: string): void => console.error(`[dense-graph] ${msg}`);
 
-async function buildGraph(data: Awaited<ReturnType<typeof loadCorpusData>>, citations: ReturnType<typeof citationRows>, alpha: number): Promise<{ graph: PaperGraph; seconds: number }> {
+async function buildGraph(
+  data: Awaited<ReturnType<typeof loadCorpusData>>,
+  citations: ReturnType<typeof citationRows>,
+  alpha: number,
+): Promise<{ graph: PaperGraph; seconds: number }> {
   const t0 = performance.now();
   const { graph } = await buildPaperGraph(data.items, citations, { k: K, alpha, beta: 1 - alpha });
   return { graph, seconds: seconds(t0) };
@@ -89,7 +93,9 @@ const plain = (r: Row): object => ({
 async function main(): Promise<void> {
   const tStart = performance.now();
   const data = await loadCorpusData(corpusDir, { cacheRoot: dataRoot() });
-  log(`${data.ids.length} papers, ${data.queries.ids.length} out-of-corpus queries, ${data.embedderId}, ${data.newlyEmbedded} texts embedded (${data.embedSeconds.toFixed(1)} s)`);
+  log(
+    `${data.ids.length} papers, ${data.queries.ids.length} out-of-corpus queries, ${data.embedderId}, ${data.newlyEmbedded} texts embedded (${data.embedSeconds.toFixed(1)} s)`,
+  );
   const citations = citationRows(data.refs);
   const { alpha: mainAlpha } = DEFAULT_EDGE_WEIGHT;
   const main = await buildGraph(data, citations, mainAlpha);
@@ -108,7 +114,12 @@ async function main(): Promise<void> {
     // ── 1. in-corpus, test split ──
     const inCorpus: Row[] = [];
     // Row seconds include retrieval the first time a memoised list is scored, scoring only after.
-    const run = async (label: string, queries: number[], retrieve: (q: number) => ArrayLike<number> | Promise<ArrayLike<number>>, goldOf: (q: number) => Set<number>): Promise<Row> => {
+    const run = async (
+      label: string,
+      queries: number[],
+      retrieve: (q: number) => ArrayLike<number> | Promise<ArrayLike<number>>,
+      goldOf: (q: number) => Set<number>,
+    ): Promise<Row> => {
       const t0 = performance.now();
       const report = await evaluateRetriever(queries, retrieve, goldOf, boot);
       const row = { label, report, seconds: seconds(t0) };
@@ -127,14 +138,8 @@ async function main(): Promise<void> {
     const doTest = memo("do", async (q) => papersOf(await denseOnlyRetrieve(engine, index, paperItems(data.items, q), { exclude: q })));
     inCorpus.push(await run("Dense-graph (2-hop, RRF)", test, dgTest, (q) => gold[q]));
     inCorpus.push(await run("Dense-only (facet max-sim, RRF)", test, doTest, (q) => gold[q]));
-    const inCorpusOut: Row[] = [
-      await run("Dense-graph", test, dgTest, (q) => goldOut[q]),
-      await run("Dense-only", test, doTest, (q) => goldOut[q]),
-    ];
-    const inCorpusCite: Row[] = [
-      await run("Dense-graph", test, dgTest, (q) => citeGold[q]),
-      await run("Dense-only", test, doTest, (q) => citeGold[q]),
-    ];
+    const inCorpusOut: Row[] = [await run("Dense-graph", test, dgTest, (q) => goldOut[q]), await run("Dense-only", test, doTest, (q) => goldOut[q])];
+    const inCorpusCite: Row[] = [await run("Dense-graph", test, dgTest, (q) => citeGold[q]), await run("Dense-only", test, doTest, (q) => citeGold[q])];
 
     // ── 2. out of corpus ──
     const oocIdx = data.queries.ids.map((_, i) => i);
@@ -143,8 +148,18 @@ async function main(): Promise<void> {
     // A query id that is also a corpus id would be the query itself: never return it.
     const selfOf = (i: number): number => data.index.get(data.queries.ids[i]) ?? -1;
     const ooc: Row[] = [
-      await run("Dense-graph (ephemeral insertion, 2-hop)", oocIdx, async (i) => papersOf(await denseGraphOutOfCorpus(engine, index, main.graph, oocItems(i), { exclude: selfOf(i) })), oocGold),
-      await run("Dense-only (facet max-sim, RRF)", oocIdx, async (i) => papersOf(await denseOnlyRetrieve(engine, index, oocItems(i), { exclude: selfOf(i) })), oocGold),
+      await run(
+        "Dense-graph (ephemeral insertion, 2-hop)",
+        oocIdx,
+        async (i) => papersOf(await denseGraphOutOfCorpus(engine, index, main.graph, oocItems(i), { exclude: selfOf(i) })),
+        oocGold,
+      ),
+      await run(
+        "Dense-only (facet max-sim, RRF)",
+        oocIdx,
+        async (i) => papersOf(await denseOnlyRetrieve(engine, index, oocItems(i), { exclude: selfOf(i) })),
+        oocGold,
+      ),
     ];
 
     // ── 3. α sweep, dev split, gold fixed to the main graph ──
@@ -162,7 +177,15 @@ async function main(): Promise<void> {
 
     // ── 4. walk depth, test split ──
     const hops: Row[] = [];
-    for (const h of HOPS) hops.push(await run(`${h}-hop`, test, memo(`hops${h}`, (q) => denseGraphInCorpus(main.graph, q, { hops: h })), (q) => gold[q]));
+    for (const h of HOPS)
+      hops.push(
+        await run(
+          `${h}-hop`,
+          test,
+          memo(`hops${h}`, (q) => denseGraphInCorpus(main.graph, q, { hops: h })),
+          (q) => gold[q],
+        ),
+      );
 
     // ── report ──
     const totalSeconds = seconds(tStart);
@@ -204,7 +227,15 @@ ${recallTableMd(ooc)}
 
 ${mdTable(
   ["α", "β", "R@20", "R@50", "R@20 (citation gold)", "R@50 (citation gold)", "build s"],
-  sweep.map((s) => [s.alpha.toFixed(2), (1 - s.alpha).toFixed(2), withCi(s.graph.report, 20), withCi(s.graph.report, 50), withCi(s.cite.report, 20), withCi(s.cite.report, 50), s.buildSeconds.toFixed(1)]),
+  sweep.map((s) => [
+    s.alpha.toFixed(2),
+    (1 - s.alpha).toFixed(2),
+    withCi(s.graph.report, 20),
+    withCi(s.graph.report, 50),
+    withCi(s.cite.report, 20),
+    withCi(s.cite.report, 50),
+    s.buildSeconds.toFixed(1),
+  ]),
 )}
 
 ## Walk depth, test split (graph-neighbour gold)
@@ -225,7 +256,13 @@ ${recallTableMd(hops, "Walk depth", [20, 50])}
       inCorpusOutGold: { gold: "neighbours-out", rows: inCorpusOut.map(plain) },
       inCorpusCitationGold: { gold: "citations", rows: inCorpusCite.map(plain) },
       outOfCorpus: { queries: data.queries.ids.length, goldPairs: oocPairs, rows: ooc.map(plain) },
-      alphaSweep: sweep.map((s) => ({ alpha: s.alpha, beta: 1 - s.alpha, buildSeconds: s.buildSeconds, graphGold: plain(s.graph), citationGold: plain(s.cite) })),
+      alphaSweep: sweep.map((s) => ({
+        alpha: s.alpha,
+        beta: 1 - s.alpha,
+        buildSeconds: s.buildSeconds,
+        graphGold: plain(s.graph),
+        citationGold: plain(s.cite),
+      })),
       hops: hops.map(plain),
     };
     mkdirSync(outDir, { recursive: true });

@@ -58,7 +58,9 @@ const decoders: { label: string; file: string; seen: number }[] = [];
 const snapDir = path.join(values.run, "snapshots");
 if (existsSync(snapDir)) for (const s of readdirSync(snapDir).sort()) decoders.push({ label: s, file: path.join(snapDir, s, "decoder.onnx"), seen: Number(s) });
 if (existsSync(path.join(values.run, "decoder.onnx"))) {
-  const t = existsSync(path.join(values.run, "train.json")) ? (JSON.parse(readFileSync(path.join(values.run, "train.json"), "utf8")) as { seen: number }) : { seen: NaN };
+  const t = existsSync(path.join(values.run, "train.json"))
+    ? (JSON.parse(readFileSync(path.join(values.run, "train.json"), "utf8")) as { seen: number })
+    : { seen: NaN };
   decoders.push({ label: "final", file: path.join(values.run, "decoder.onnx"), seen: t.seen });
 }
 // Training wall time at each snapshot, from the trainer's metrics.jsonl (progress records).
@@ -80,9 +82,7 @@ writeFileSync(path.join(modelDir, "genret.json"), JSON.stringify({ embedder: dat
 
 const weightOf = csrWeightOf(corpus.graph);
 const teacher = queries.map((q) => ({ retrieved: denseGraphInCorpus(corpus.graph, q), gold: gold[q] }));
-const rows: Record<string, unknown>[] = [
-  { label: "dense-graph teacher", "R@20": recallAtK(teacher, 20), "R@50": recallAtK(teacher, 50) },
-];
+const rows: Record<string, unknown>[] = [{ label: "dense-graph teacher", "R@20": recallAtK(teacher, 20), "R@50": recallAtK(teacher, 50) }];
 console.log(JSON.stringify(rows[0]));
 for (const d of selected) {
   writeFileSync(path.join(modelDir, "decoder.onnx"), readFileSync(d.file));

@@ -86,7 +86,10 @@ async function main(): Promise<void> {
   for (const [n, q] of list.entries()) {
     // The query paper cites both seeds and the gold: hidden, so its references cannot vote for the gold.
     const hooks = { hidden: [q.id] };
-    const [ra, rb] = [await relatedPapers(db, { corpus: CORPUS, paperId: q.seeds[0] }, perSeed, hooks), await relatedPapers(db, { corpus: CORPUS, paperId: q.seeds[1] }, perSeed, hooks)];
+    const [ra, rb] = [
+      await relatedPapers(db, { corpus: CORPUS, paperId: q.seeds[0] }, perSeed, hooks),
+      await relatedPapers(db, { corpus: CORPUS, paperId: q.seeds[1] }, perSeed, hooks),
+    ];
     build = ra.build;
     const fused = fuseSeedResults([ra, rb], { k: K });
     const index = new Map<string, number>();

@@ -57,7 +57,10 @@ const devSentences = dev.map((p) => splitSentences(p.abstract));
 devSentences.flat().forEach((t) => texts.add(t));
 const list = [...texts];
 const embedder = await createEmbedder("use-lite");
-const vecs = await embedWithCache(embedder, list, { dir: path.join(isSet("GRAFT_DATA_ROOT") ? dataRoot() : os.tmpdir(), "graft-offline-eval-cache"), chunkSize: 512 });
+const vecs = await embedWithCache(embedder, list, {
+  dir: path.join(isSet("GRAFT_DATA_ROOT") ? dataRoot() : os.tmpdir(), "graft-offline-eval-cache"),
+  chunkSize: 512,
+});
 await embedder.close?.();
 const vec = new Map(list.map((t, i) => [t, vecs[i]]));
 const cos = (a: string, b: string) => dot(vec.get(a) as Float32Array, vec.get(b) as Float32Array);
@@ -125,6 +128,8 @@ if (values.exclusive) {
       const all = FACETS.flatMap((f) => (x?.[f] ?? []).map((t) => ({ f, t })));
       return all.some((a, i) => all.some((b, j) => j > i && a.f !== b.f && cos(a.t, b.t) > 0.9));
     }).length;
-    console.log(`${exclusive ? "exclusive" : "shared   "}: ${scores.join("  ")}  papers with a cross-facet pair > 0.90: ${(overlapping / out.length).toFixed(3)}`);
+    console.log(
+      `${exclusive ? "exclusive" : "shared   "}: ${scores.join("  ")}  papers with a cross-facet pair > 0.90: ${(overlapping / out.length).toFixed(3)}`,
+    );
   }
 }

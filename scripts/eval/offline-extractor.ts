@@ -176,7 +176,14 @@ function crossFacet(system: System, t: number): Record<Facet, Record<Facet, numb
         const ref = gold[i][g];
         for (const item of system(i, f)) {
           n++;
-          if (ref.length && maxCos(item, ref.filter((r) => r !== item)) >= t) m++;
+          if (
+            ref.length &&
+            maxCos(
+              item,
+              ref.filter((r) => r !== item),
+            ) >= t
+          )
+            m++;
         }
       }
       out[f][g] = n ? m / n : 0;
@@ -214,7 +221,10 @@ const report = {
 const f3 = (x: number) => x.toFixed(3);
 const md: string[] = [];
 md.push("# Offline facet extractor: evaluation against LLM facets", "");
-md.push(`Command: \`${report.command}\` (test split of \`${path.basename(corpusDir)}\`, ${test.length} papers; model \`${String(model.meta.id)}\` trained on train+dev only).`, "");
+md.push(
+  `Command: \`${report.command}\` (test split of \`${path.basename(corpusDir)}\`, ${test.length} papers; model \`${String(model.meta.id)}\` trained on train+dev only).`,
+  "",
+);
 md.push(
   "Recall = share of LLM items matched by an extracted item of the same paper and facet; precision = share of extracted items " +
     `matching an LLM item of the same paper and facet; match = cosine >= **${threshold}** under ${embedder.id}.`,
@@ -228,7 +238,10 @@ md.push(
   "",
 );
 md.push("| pairs | p05 | p10 | p25 | median | p75 | p90 | p95 | mean |", "|---|---|---|---|---|---|---|---|---|");
-for (const [name, q] of [["positive", report.calibration.positive], ["null", report.calibration.null]] as const) {
+for (const [name, q] of [
+  ["positive", report.calibration.positive],
+  ["null", report.calibration.null],
+] as const) {
   md.push(`| ${name} | ${[q.p05, q.p10, q.p25, q.p50, q.p75, q.p90, q.p95, q.mean].map(f3).join(" | ")} |`);
 }
 md.push("", "## Results", "");
@@ -253,7 +266,10 @@ md.push(
     "facets (an item is not compared with itself). An extractor that merely restated a paper's topic would match every column alike.",
   "",
 );
-for (const [name, table] of [["offline", cross.offline], ["LLM (reference)", cross.llm]] as const) {
+for (const [name, table] of [
+  ["offline", cross.offline],
+  ["LLM (reference)", cross.llm],
+] as const) {
   md.push(`| ${name} items ↓ vs LLM → | ${FACETS.join(" | ")} |`, `|---|${FACETS.map(() => "---").join("|")}|`);
   for (const f of FACETS) md.push(`| ${f} | ${FACETS.map((g) => f3(table[f][g])).join(" | ")} |`);
   md.push("");
@@ -268,7 +284,9 @@ md.push("| facet | selection |", "|---|---|");
 for (const f of FACETS) {
   const sel = model.selection[f];
   const mix = sel.mix ? sel.mix.map((w, j) => (w ? ` + ${w} × p(${FACETS[j]})` : "")).join("") : "";
-  md.push(`| ${f} | ${sel.compose ? `one composed item: the title + the best non-title unit by p(${f})${mix}` : `units with p(${f})${mix} >= ${sel.threshold}, at most ${sel.maxItems}`} |`);
+  md.push(
+    `| ${f} | ${sel.compose ? `one composed item: the title + the best non-title unit by p(${f})${mix}` : `units with p(${f})${mix} >= ${sel.threshold}, at most ${sel.maxItems}`} |`,
+  );
 }
 md.push("");
 md.push("## Offline extractor at other thresholds", "");
@@ -286,7 +304,11 @@ md.push(
     return d ? `${f} ${f3(d.precision)}/${f3(d.recall)}` : f;
   }).join(", ")}.`,
 );
-md.push("", `Extraction time on this run: ${test.length} papers in ${extractMs.toFixed(0)} ms (${report.extraction.papersPerSecond.toFixed(0)} papers/s, single process; see scripts/bench/extract.ts).`, "");
+md.push(
+  "",
+  `Extraction time on this run: ${test.length} papers in ${extractMs.toFixed(0)} ms (${report.extraction.papersPerSecond.toFixed(0)} papers/s, single process; see scripts/bench/extract.ts).`,
+  "",
+);
 
 mkdirSync("reports", { recursive: true });
 writeFileSync("reports/offline-extractor.json", `${JSON.stringify(report, null, 2)}\n`);

@@ -13,7 +13,6 @@ import type { RelatedOptions } from "@/lib/query/related";
 import { HYBRID, hybridRetriever } from "@/lib/retrieve/hybrid";
 import { registerRetriever } from "@/lib/retrieve/retriever";
 
-
 const { values } = parseArgs({
   options: {
     set: { type: "string", default: "unseen-tune" },
@@ -30,11 +29,20 @@ const { values } = parseArgs({
   },
 });
 if (values.gen !== undefined || values.whole !== undefined || values.walked) {
-  const settings = { ...HYBRID, generativeWeight: Number(values.gen ?? HYBRID.generativeWeight), wholePaperWeight: Number(values.whole ?? HYBRID.wholePaperWeight), generativeWalk: values.walked === true };
+  const settings = {
+    ...HYBRID,
+    generativeWeight: Number(values.gen ?? HYBRID.generativeWeight),
+    wholePaperWeight: Number(values.whole ?? HYBRID.wholePaperWeight),
+    generativeWalk: values.walked === true,
+  };
   registerRetriever(hybridRetriever(settings, values.retriever));
 }
 const queries = userPaperQueries(values.dir, values.set as UserPaperSet).slice(0, values.limit ? Number(values.limit) : undefined);
-const options = { retriever: values.retriever, ...(values.fusion ? { fusion: values.fusion } : {}), ...(values.facets ? { facets: values.facets } : {}) } as Partial<RelatedOptions>;
+const options = {
+  retriever: values.retriever,
+  ...(values.fusion ? { fusion: values.fusion } : {}),
+  ...(values.facets ? { facets: values.facets } : {}),
+} as Partial<RelatedOptions>;
 const source = values.source as FacetSource;
 const extractor = source === "offline" ? createExtractor("offline").extractor : undefined;
 const runs = await runUserPapers(getDb(), values.corpus, queries, options, source, extractor);
@@ -42,7 +50,9 @@ const r = userPaperRecall(runs);
 const ms = runs.map((x) => x.ms).sort((a, b) => a - b);
 console.log(
   `${values.set} ${source} ${values.retriever}${values.fusion ? `/${values.fusion}` : ""}: n=${r.queries} gold=${r.goldPairs}`,
-  Object.entries(r.recall).map(([k, v]) => `R@${k} ${v.toFixed(3)}`).join("  "),
+  Object.entries(r.recall)
+    .map(([k, v]) => `R@${k} ${v.toFixed(3)}`)
+    .join("  "),
   `CI20 [${r.ci20.low.toFixed(3)}, ${r.ci20.high.toFixed(3)}]`,
   `mean ${(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(0)} ms p95 ${ms[Math.floor(ms.length * 0.95)]?.toFixed(0)} ms`,
 );

@@ -50,8 +50,7 @@ function newestGraphBuild(): string {
 const buildDir = args[0] ?? newestGraphBuild();
 const corpusFile = args[1] ?? path.join(sharedDataDir(), "acl-citegraph", "papers.jsonl");
 
-const fmt = (x: number, digits = 0): string =>
-  x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (x: number, digits = 0): string => x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 function table(header: string[], rows: (string | number)[][]): void {
@@ -122,10 +121,7 @@ function main(): void {
       fmt(seconds, 2),
     ]);
   }
-  table(
-    ["variant", "examples", ...FACETS, "target coverage", `ids < K_min`, "exp/id", "fallback / floor rows", "with negative", "seconds"],
-    out,
-  );
+  table(["variant", "examples", ...FACETS, "target coverage", `ids < K_min`, "exp/id", "fallback / floor rows", "with negative", "seconds"], out);
 }
 
 main();

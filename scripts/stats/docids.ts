@@ -30,8 +30,7 @@ function readPapers(file: string): DocIdSource[] {
 }
 
 const ms = (start: number): number => performance.now() - start;
-const fmt = (x: number, digits = 0): string =>
-  x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (x: number, digits = 0): string => x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 function table(header: string[], rows: (string | number)[][]): void {
   const cells = [header, ...rows.map((r) => r.map(String))];
@@ -85,10 +84,7 @@ function main(): void {
   ];
   table(
     ["facet", "items", "truncated", "empty", "distinct", "collisions", "papers/id", "max", "papers", "ids/paper"],
-    [
-      ...FACETS.map((f) => docIdRow(f, stats.facets[f], fmt(stats.facets[f].docIdsPerPaper, 2))),
-      docIdRow("total", stats.total, ""),
-    ],
+    [...FACETS.map((f) => docIdRow(f, stats.facets[f], fmt(stats.facets[f].docIdsPerPaper, 2))), docIdRow("total", stats.total, "")],
   );
 
   console.log("\nTries (nodes exclude the root, as in the paper's table; terminals = distinct DocIDs)");
@@ -135,10 +131,7 @@ function main(): void {
     fmt(sum.buildMs, 1),
     fmt(sum.loadMs, 2),
   ]);
-  table(
-    ["facet", "nodes", "terminals", "leaves", "prefix-ids", "root fanout", "B/node", "file B", "build ms", "load ms"],
-    rows,
-  );
+  table(["facet", "nodes", "terminals", "leaves", "prefix-ids", "root fanout", "B/node", "file B", "build ms", "load ms"], rows);
   console.log(
     "\nB/node: token + childStart + identifier Int32 arrays over all nodes incl. the root;" +
       " file B adds the 32-byte header and the identifier->papers postings." +

@@ -59,9 +59,7 @@ const stats = distillationStatistics(examples, corpus.ids.length);
 const report = identifierReport(ids);
 
 // Per-paper schemes have the same identifiers in every facet: one shape says it all.
-const shape = tree
-  ? identifierShape(ids.index.facets[FACETS[0]])
-  : Object.fromEntries(FACETS.map((f) => [f, identifierShape(ids.index.facets[f])]));
+const shape = tree ? identifierShape(ids.index.facets[FACETS[0]]) : Object.fromEntries(FACETS.map((f) => [f, identifierShape(ids.index.facets[f])]));
 const sample = (() => {
   const n = corpus.ids.length;
   if (!tree) return [0, Math.floor(n / 2), n - 1];
@@ -84,9 +82,18 @@ const schemeReport = {
   scheme,
   identifiers: shape,
   tree: tree ? treeShape(tree) : undefined,
-  examples: sample.map((p) => ({ paper: corpus.ids[p], title: titles[p], facet: FACETS[0], identifier: identifierText(ids.index, FACETS[0], p), path: tree?.paths[p] })),
+  examples: sample.map((p) => ({
+    paper: corpus.ids[p],
+    title: titles[p],
+    facet: FACETS[0],
+    identifier: identifierText(ids.index, FACETS[0], p),
+    path: tree?.paths[p],
+  })),
 };
-writeFileSync(path.join(out, "docid-scheme.json"), JSON.stringify({ ...schemeReport, seed, variant: values.variant, buildDir, vocab: report.vocabSize }, null, 1));
+writeFileSync(
+  path.join(out, "docid-scheme.json"),
+  JSON.stringify({ ...schemeReport, seed, variant: values.variant, buildDir, vocab: report.vocabSize }, null, 1),
+);
 console.log(
   JSON.stringify(
     {

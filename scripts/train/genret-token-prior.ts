@@ -18,10 +18,14 @@ if (!values.out) throw new Error("--out FILE is required");
 const corpusDir = values["corpus-dir"] ?? path.join(sharedDataDir(), "acl-citegraph");
 const { corpus, data } = await loadGenretCorpusFiles(corpusDir, values.build ?? newestGraphBuildDir("acl-citegraph"));
 const ids = buildIdentifiers(corpus);
-const prior = identifierTokenPrior(ids, (f, p, i) => {
-  const packed = data.items[f];
-  return packed ? itemsOfPaper(packed, p)[i] : undefined;
-}, data.dim);
+const prior = identifierTokenPrior(
+  ids,
+  (f, p, i) => {
+    const packed = data.items[f];
+    return packed ? itemsOfPaper(packed, p)[i] : undefined;
+  },
+  data.dim,
+);
 writeFileSync(values.out, new Uint8Array(prior.buffer));
 let zero = 0;
 for (let c = 0; c < ids.vocab.size; c++) if (prior[c * data.dim] === 0 && prior[c * data.dim + 1] === 0) zero++;

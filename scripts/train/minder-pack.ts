@@ -13,7 +13,14 @@ import { parseArgs } from "node:util";
 import { sharedDataDir } from "@/lib/corpus/paths";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { loadGenretCorpusFiles, newestGraphBuildDir } from "@/lib/genret/corpus-files";
-import { buildMinderIdentifiers, minderExamples, minderExampleStatistics, minderIdentifierFiles, minderStatistics, writeMinderPack } from "@/lib/eval/baselines/minder";
+import {
+  buildMinderIdentifiers,
+  minderExamples,
+  minderExampleStatistics,
+  minderIdentifierFiles,
+  minderStatistics,
+  writeMinderPack,
+} from "@/lib/eval/baselines/minder";
 import { buildIdentifiers, distillationStatistics, trainingExamples } from "@/lib/genret/prepare";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 

@@ -63,9 +63,7 @@ const t0 = Date.now();
 const corpus = await readCorpus(corpusDir);
 const usable = corpus.papers.filter((p) => p.facets && p.abstract.trim());
 const label = (split: string) =>
-  usable
-    .filter((p) => p.split === split)
-    .map((p) => labelPaper({ id: p.externalId, title: p.title, abstract: p.abstract, facets: p.facets ?? {} }));
+  usable.filter((p) => p.split === split).map((p) => labelPaper({ id: p.externalId, title: p.title, abstract: p.abstract, facets: p.facets ?? {} }));
 const train = label("train");
 const dev = label("dev");
 // Kept before any relabelling (relabel assigns new arrays), for --labels best.
@@ -159,7 +157,7 @@ function fit(): {
 }
 
 let result = fit(); // labels as set above (embedding labels unless --labels lexical)
-const labelSource = FACETS.map(() => values.labels === "best" ? "embed" : values.labels);
+const labelSource = FACETS.map(() => (values.labels === "best" ? "embed" : values.labels));
 if (values.labels === "best") {
   // Per facet, keep whichever label source tunes better on dev: the facets are independent
   // logistic regressions over shared features, so their weight columns can be combined.

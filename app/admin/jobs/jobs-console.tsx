@@ -39,7 +39,14 @@ function ago(iso: string | null, now: number): string {
 function Progress({ value, label }: { value: number; label: string }) {
   const pct = Math.round(Math.max(0, Math.min(1, value)) * 100);
   return (
-    <div className="h-1.5 w-full overflow-hidden rounded-full bg-line" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>
+    <div
+      className="h-1.5 w-full overflow-hidden rounded-full bg-line"
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={pct}
+    >
       <div className="h-full rounded-full bg-accent transition-[width]" style={{ width: `${pct}%` }} />
     </div>
   );
@@ -56,7 +63,10 @@ function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: 
       fetchJson<{ job: JobView; created: boolean }>("/api/admin/jobs", {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ stage: "graph", params: { corpus: corpus || corpora[0], k: Number(k), ...(alpha.trim() ? { alpha: Number(alpha) } : {}), embedder } }),
+        body: JSON.stringify({
+          stage: "graph",
+          params: { corpus: corpus || corpora[0], k: Number(k), ...(alpha.trim() ? { alpha: Number(alpha) } : {}), embedder },
+        }),
       }),
     onSuccess: (r) => {
       void client.invalidateQueries({ queryKey: ["admin-jobs"] });
@@ -84,7 +94,17 @@ function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: 
       </label>
       <label>
         <span className={labelClass}>α</span>
-        <input className={inputClass} type="number" min={0} max={1} step={0.05} value={alpha} placeholder="default" title="blank: the stage's default (0.25 for the default mixed similarity)" onChange={(e) => setAlpha(e.target.value)} />
+        <input
+          className={inputClass}
+          type="number"
+          min={0}
+          max={1}
+          step={0.05}
+          value={alpha}
+          placeholder="default"
+          title="blank: the stage's default (0.25 for the default mixed similarity)"
+          onChange={(e) => setAlpha(e.target.value)}
+        />
       </label>
       <label>
         <span className={labelClass}>Embedder</span>
@@ -99,7 +119,9 @@ function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: 
           {err.issues.length > 0 && ` (${err.issues.map((i) => `${i.path}: ${i.message}`).join("; ")})`}
         </p>
       )}
-      {start.data && !start.data.created && <p className="text-sm text-ink-muted sm:col-span-5">The same build is already queued or running: job {start.data.job.id}.</p>}
+      {start.data && !start.data.created && (
+        <p className="text-sm text-ink-muted sm:col-span-5">The same build is already queued or running: job {start.data.job.id}.</p>
+      )}
     </form>
   );
 }
@@ -135,7 +157,12 @@ function JobPanel({ id }: { id: number }) {
     },
   });
   const d = detail.data;
-  if (detail.error) return <p role="alert" className="text-sm text-red-800">{(detail.error as Error).message}</p>;
+  if (detail.error)
+    return (
+      <p role="alert" className="text-sm text-red-800">
+        {(detail.error as Error).message}
+      </p>
+    );
   if (!d) return <p className="text-sm text-ink-muted">Loading job {id}…</p>;
   const now = detail.dataUpdatedAt;
   const waiting = d.status === "queued" && now - Date.parse(d.createdAt) > 10_000;
@@ -169,7 +196,11 @@ function JobPanel({ id }: { id: number }) {
           No worker has taken this job yet. Start one with <code className="font-mono">npm run worker</code>.
         </p>
       )}
-      {act.error && <p role="alert" className="text-sm text-red-800">{(act.error as Error).message}</p>}
+      {act.error && (
+        <p role="alert" className="text-sm text-red-800">
+          {(act.error as Error).message}
+        </p>
+      )}
       {d.error && (
         <pre role="alert" className="overflow-x-auto whitespace-pre-wrap rounded-md bg-red-50 px-3 py-2 text-sm text-red-900">
           {d.error}
@@ -228,7 +259,11 @@ export function JobsConsole() {
       </Card>
       <div className="grid gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
         <Card title="Jobs">
-          {list.error && <p role="alert" className="text-sm text-red-800">{(list.error as Error).message}</p>}
+          {list.error && (
+            <p role="alert" className="text-sm text-red-800">
+              {(list.error as Error).message}
+            </p>
+          )}
           {jobs.length === 0 && !list.isLoading && <p className="text-sm text-ink-muted">No jobs yet.</p>}
           <ul className="divide-y divide-line" aria-label="Jobs">
             {jobs.map((j) => (
@@ -255,7 +290,9 @@ export function JobsConsole() {
             ))}
           </ul>
         </Card>
-        <Card>{current === null ? <p className="text-sm text-ink-muted">Select a job to see its progress and log.</p> : <JobPanel key={current} id={current} />}</Card>
+        <Card>
+          {current === null ? <p className="text-sm text-ink-muted">Select a job to see its progress and log.</p> : <JobPanel key={current} id={current} />}
+        </Card>
       </div>
     </div>
   );

@@ -19,8 +19,8 @@ export default async function AdminJobsPage() {
         nav={nav}
         description={
           <>
-            Builds run as jobs on pipeline workers (<code className="font-mono text-sm">npm run worker</code>). A new build is served once it
-            completes; until then the app keeps serving the previous one. A job whose worker dies is resumed by the next worker.
+            Builds run as jobs on pipeline workers (<code className="font-mono text-sm">npm run worker</code>). A new build is served once it completes; until
+            then the app keeps serving the previous one. A job whose worker dies is resumed by the next worker.
           </>
         }
       />

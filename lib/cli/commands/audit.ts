@@ -41,7 +41,13 @@ export function registerAudit(program: Command): void {
       });
       bar.done();
       if (opts.report) {
-        const command = ["graft audit", ...(opts.corpus !== DEFAULT_CORPUS ? [`--corpus ${opts.corpus}`] : []), ...(opts.embedder ? [`--embedder ${opts.embedder}`] : []), ...(opts.role !== "all" ? [`--role ${opts.role}`] : []), `--report ${opts.report}`].join(" ");
+        const command = [
+          "graft audit",
+          ...(opts.corpus !== DEFAULT_CORPUS ? [`--corpus ${opts.corpus}`] : []),
+          ...(opts.embedder ? [`--embedder ${opts.embedder}`] : []),
+          ...(opts.role !== "all" ? [`--role ${opts.role}`] : []),
+          `--report ${opts.report}`,
+        ].join(" ");
         const md = renderAuditReport(report.summary, { command, seconds: report.seconds.total, newlyEmbedded: report.newlyEmbedded, texts: report.texts });
         const file = path.resolve(opts.report);
         mkdirSync(path.dirname(file), { recursive: true });

@@ -44,7 +44,11 @@ describe(`graft build --stage graph --similarity (${testProvider})`, { concurren
 
   test("a similarity that is neither cosine nor mix[:λ in 0..1] is a usage error", async () => {
     for (const bad of ["mix:2", "bm25"]) {
-      await assert.rejects(graft("build", "--stage", "graph", "--corpus", "mini", "--similarity", bad), (e: Error) => e instanceof UsageError && /--similarity: similarity must be/.test(e.message), bad);
+      await assert.rejects(
+        graft("build", "--stage", "graph", "--corpus", "mini", "--similarity", bad),
+        (e: Error) => e instanceof UsageError && /--similarity: similarity must be/.test(e.message),
+        bad,
+      );
     }
   });
 
@@ -53,7 +57,9 @@ describe(`graft build --stage graph --similarity (${testProvider})`, { concurren
     assert.equal(cosine.similarity, "cosine");
     const mixed = JSON.parse(await graft("build", "--stage", "graph", "--corpus", "mini", "--k", "2", "--workers", "1", "--json"));
     assert.equal(mixed.similarity, "mix:0.5");
-    const lambda = JSON.parse(await graft("build", "--stage", "graph", "--corpus", "mini", "--k", "2", "--workers", "1", "--similarity", "mix:0.3", "--alpha", "0.5", "--json"));
+    const lambda = JSON.parse(
+      await graft("build", "--stage", "graph", "--corpus", "mini", "--k", "2", "--workers", "1", "--similarity", "mix:0.3", "--alpha", "0.5", "--json"),
+    );
     assert.equal(lambda.similarity, "mix:0.3");
     const params = (id: number) => t.db.build.findUniqueOrThrow({ where: { id } }).then((b) => JSON.parse(b.params));
     assert.deepEqual(await params(cosine.build).then((p) => [p.similarity, p.alpha, p.beta]), ["cosine", 0.75, 0.25]);

@@ -15,41 +15,47 @@ import { ProgressBar } from "../progress";
 const STAGES = ["graph", "genret", "all"] as const;
 const VARIANTS = Object.keys(DISTILL_VARIANTS) as [keyof typeof DISTILL_VARIANTS, ...(keyof typeof DISTILL_VARIANTS)[]];
 
-const buildOptions = z.object({
-  stage: z.enum(STAGES, { error: `stage must be one of: ${STAGES.join(", ")}` }),
-  corpus: corpusName.default(DEFAULT_CORPUS),
-  embedder: z.string().optional(),
-  k: z.coerce.number().int().min(1).max(200).default(20),
-  alpha: z.coerce.number().min(0).max(1).optional(),
-  beta: z.coerce.number().min(0).max(1).optional(),
-  similarity: z
-    .string()
-    .optional()
-    .superRefine((v, ctx) => {
-      if (v === undefined) return;
-      try {
-        parseItemSimilarity(v);
-      } catch (err) {
-        ctx.addIssue({ code: "custom", message: (err as Error).message });
-      }
-    }),
-  workers: z.coerce.number().int().min(1).max(64).optional(),
-  variant: z.enum(VARIANTS, { error: `variant must be one of: ${VARIANTS.join(", ")}` }).default("uniform"),
-  seed: z.coerce.number().int().min(0).default(0),
-  trainMinutes: z.coerce.number().positive().max(100_000).default(DEFAULT_TRAINER.timeBudget / 60),
-  epochs: z.coerce.number().positive().max(10_000).default(DEFAULT_TRAINER.epochs),
-  dModel: z.coerce.number().int().min(16).max(4096).default(DEFAULT_TRAINER.dModel),
-  layers: z.coerce.number().int().min(1).max(48).default(DEFAULT_TRAINER.layers),
-  heads: z.coerce.number().int().min(1).max(64).default(DEFAULT_TRAINER.heads),
-  ff: z.coerce.number().int().min(16).max(16384).default(DEFAULT_TRAINER.ff),
-  batch: z.coerce.number().int().min(1).max(65536).default(DEFAULT_TRAINER.batch),
-  lr: z.coerce.number().positive().max(1).default(DEFAULT_TRAINER.lr),
-  tokenPrior: z.boolean().default(DEFAULT_TRAINER.tokenPrior),
-  device: z.enum(["auto", "cpu", "cuda"]).default("auto"),
-  pretrained: z.union([z.boolean(), z.string().min(1)]).optional(),
-  ifMissing: z.boolean().default(false),
-  json: z.boolean().default(false),
-}).refine((o) => o.dModel % o.heads === 0, { message: "--d-model must be a multiple of --heads", path: ["dModel"] });
+const buildOptions = z
+  .object({
+    stage: z.enum(STAGES, { error: `stage must be one of: ${STAGES.join(", ")}` }),
+    corpus: corpusName.default(DEFAULT_CORPUS),
+    embedder: z.string().optional(),
+    k: z.coerce.number().int().min(1).max(200).default(20),
+    alpha: z.coerce.number().min(0).max(1).optional(),
+    beta: z.coerce.number().min(0).max(1).optional(),
+    similarity: z
+      .string()
+      .optional()
+      .superRefine((v, ctx) => {
+        if (v === undefined) return;
+        try {
+          parseItemSimilarity(v);
+        } catch (err) {
+          ctx.addIssue({ code: "custom", message: (err as Error).message });
+        }
+      }),
+    workers: z.coerce.number().int().min(1).max(64).optional(),
+    variant: z.enum(VARIANTS, { error: `variant must be one of: ${VARIANTS.join(", ")}` }).default("uniform"),
+    seed: z.coerce.number().int().min(0).default(0),
+    trainMinutes: z.coerce
+      .number()
+      .positive()
+      .max(100_000)
+      .default(DEFAULT_TRAINER.timeBudget / 60),
+    epochs: z.coerce.number().positive().max(10_000).default(DEFAULT_TRAINER.epochs),
+    dModel: z.coerce.number().int().min(16).max(4096).default(DEFAULT_TRAINER.dModel),
+    layers: z.coerce.number().int().min(1).max(48).default(DEFAULT_TRAINER.layers),
+    heads: z.coerce.number().int().min(1).max(64).default(DEFAULT_TRAINER.heads),
+    ff: z.coerce.number().int().min(16).max(16384).default(DEFAULT_TRAINER.ff),
+    batch: z.coerce.number().int().min(1).max(65536).default(DEFAULT_TRAINER.batch),
+    lr: z.coerce.number().positive().max(1).default(DEFAULT_TRAINER.lr),
+    tokenPrior: z.boolean().default(DEFAULT_TRAINER.tokenPrior),
+    device: z.enum(["auto", "cpu", "cuda"]).default("auto"),
+    pretrained: z.union([z.boolean(), z.string().min(1)]).optional(),
+    ifMissing: z.boolean().default(false),
+    json: z.boolean().default(false),
+  })
+  .refine((o) => o.dModel % o.heads === 0, { message: "--d-model must be a multiple of --heads", path: ["dModel"] });
 
 function graphLines(report: GraphStageReport, corpus: string): string {
   return [
@@ -63,7 +69,11 @@ function graphLines(report: GraphStageReport, corpus: string): string {
     "",
     table(
       ["K", "coverage", ...report.facets.map((f) => f.facet)],
-      report.coverage.map((c) => [c.k, `${(c.share * 100).toFixed(1)}%`, ...report.facets.map((f) => `${((c.perFacet[f.facet]?.share ?? 0) * 100).toFixed(1)}%`)]),
+      report.coverage.map((c) => [
+        c.k,
+        `${(c.share * 100).toFixed(1)}%`,
+        ...report.facets.map((f) => `${((c.perFacet[f.facet]?.share ?? 0) * 100).toFixed(1)}%`),
+      ]),
     ),
   ].join("\n");
 }

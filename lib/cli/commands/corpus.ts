@@ -28,7 +28,10 @@ const sampleOptions = z
 function statsTable(s: CorpusStatistics): string {
   const years = Object.entries(s.perYear).sort(([a], [b]) => a.localeCompare(b));
   return [
-    table(["year", "papers"], years.map(([y, n]) => [y, fmt(n)])),
+    table(
+      ["year", "papers"],
+      years.map(([y, n]) => [y, fmt(n)]),
+    ),
     "",
     `papers ${fmt(s.papers)} · citation edges ${fmt(s.citationEdges)} · mean degree ${s.meanDegree.toFixed(2)}`,
   ].join("\n");
@@ -73,7 +76,11 @@ export function registerCorpus(program: Command): void {
         papers,
         citations,
       );
-      emit(opts, { ...overview, statistics: stats }, () => `corpus ${overview.name}: ${fmt(overview.queries)} out-of-corpus query papers\n${statsTable(stats)}`);
+      emit(
+        opts,
+        { ...overview, statistics: stats },
+        () => `corpus ${overview.name}: ${fmt(overview.queries)} out-of-corpus query papers\n${statsTable(stats)}`,
+      );
     });
 
   corpus
@@ -106,16 +113,19 @@ export function registerCorpus(program: Command): void {
         pool.papers,
         pool.citations,
       );
-      emit(opts, { ...result, statistics: stats, pool: { papers: poolStats.papers, citationEdges: poolStats.citationEdges, meanDegree: poolStats.meanDegree } }, () =>
-        [
-          `pool: ${fmt(poolStats.papers)} papers, ${fmt(poolStats.citationEdges)} citation edges, mean degree ${poolStats.meanDegree.toFixed(2)}`,
-          `sample: ${fmt(result.selected.length)} papers (${fmt(result.fromCore)} from the ${opts.k}-core, ${fmt(result.fromFringe)} from the fringe, ${fmt(result.recentAdded)} recent)`,
-          Object.keys(result.unfilled).length ? `unfilled quotas: ${JSON.stringify(result.unfilled)}` : "",
-          statsTable(stats),
-          opts.out ? `\nwrote ${opts.out}/papers.jsonl and citations.tsv` : "",
-        ]
-          .filter(Boolean)
-          .join("\n"),
+      emit(
+        opts,
+        { ...result, statistics: stats, pool: { papers: poolStats.papers, citationEdges: poolStats.citationEdges, meanDegree: poolStats.meanDegree } },
+        () =>
+          [
+            `pool: ${fmt(poolStats.papers)} papers, ${fmt(poolStats.citationEdges)} citation edges, mean degree ${poolStats.meanDegree.toFixed(2)}`,
+            `sample: ${fmt(result.selected.length)} papers (${fmt(result.fromCore)} from the ${opts.k}-core, ${fmt(result.fromFringe)} from the fringe, ${fmt(result.recentAdded)} recent)`,
+            Object.keys(result.unfilled).length ? `unfilled quotas: ${JSON.stringify(result.unfilled)}` : "",
+            statsTable(stats),
+            opts.out ? `\nwrote ${opts.out}/papers.jsonl and citations.tsv` : "",
+          ]
+            .filter(Boolean)
+            .join("\n"),
       );
     });
 }

@@ -24,7 +24,9 @@ export function registerDb(program: Command): void {
       const config = dbConfig();
       const status = await migrationStatus(config);
       emit(opts, { provider: config.provider, ...status }, () =>
-        status.applied ? `${config.provider}: up to date` : `${config.provider}: pending ${status.pending.join(", ") || "(none)"}${status.failed.length ? `; failed ${status.failed.join(", ")}` : ""}`,
+        status.applied
+          ? `${config.provider}: up to date`
+          : `${config.provider}: pending ${status.pending.join(", ") || "(none)"}${status.failed.length ? `; failed ${status.failed.join(", ")}` : ""}`,
       );
       if (!status.applied) process.exitCode = 1;
     });

@@ -17,7 +17,10 @@ test("eval options: defaults, suites, --only parts, bad values as usage errors",
   assert.deepEqual(suitesOf("ooc"), ["ooc"]);
   assert.deepEqual(parseOptions(evalOptions, { only: "kMin, alpha" }).only, ["kMin", "alpha"]);
   assert.equal(parseOptions(evalOptions, { limitTest: "40" }).limitTest, 40);
-  assert.throws(() => parseOptions(evalOptions, { suite: "everything" }), (e: unknown) => e instanceof UsageError && /--suite: suite must be one of: main, ooc, ablations, user-papers, all/.test(e.message));
+  assert.throws(
+    () => parseOptions(evalOptions, { suite: "everything" }),
+    (e: unknown) => e instanceof UsageError && /--suite: suite must be one of: main, ooc, ablations, user-papers, all/.test(e.message),
+  );
   assert.throws(() => parseOptions(evalOptions, { only: "kMin,bogus" }), /--only: unknown part\(s\) bogus/);
   assert.throws(() => parseOptions(evalOptions, { limitTest: "0" }), /--limit-test/);
 });
@@ -27,7 +30,22 @@ test("the command registers with its flags", () => {
   registerEval(program);
   const cmd = program.commands.find((c) => c.name() === "eval");
   assert.ok(cmd);
-  for (const flag of ["--suite", "--smoke", "--only", "--generative", "--limit-test", "--limit-user-papers", "--runs-cache", "--render", "--no-distill-coverage", "--json"]) assert.ok(cmd.options.some((o) => o.long === flag), flag);
+  for (const flag of [
+    "--suite",
+    "--smoke",
+    "--only",
+    "--generative",
+    "--limit-test",
+    "--limit-user-papers",
+    "--runs-cache",
+    "--render",
+    "--no-distill-coverage",
+    "--json",
+  ])
+    assert.ok(
+      cmd.options.some((o) => o.long === flag),
+      flag,
+    );
 });
 
 test("summary lists every table row and the headline attribution", () => {
@@ -36,8 +54,23 @@ test("summary lists every table row and the headline attribution", () => {
     kind: "full",
     suites: ["main"],
     date: "d",
-    tables: { main: [{ method: "bm25", label: "BM25", status: "ok", "R@20": 0.25, "R@50": 0.5 }, { method: "graft", label: "Graft", status: "not run", reason: "x" }] },
-    attribution: { precision: 0.9, subsetShare: 0.8, pairs: 10, perFacet: {}, lists: "dense-items", fusion: "rrf", reference: "", rows: [], paper: { precision: 0.922, subsetShare: 0.899, perFacet: {} } },
+    tables: {
+      main: [
+        { method: "bm25", label: "BM25", status: "ok", "R@20": 0.25, "R@50": 0.5 },
+        { method: "graft", label: "Graft", status: "not run", reason: "x" },
+      ],
+    },
+    attribution: {
+      precision: 0.9,
+      subsetShare: 0.8,
+      pairs: 10,
+      perFacet: {},
+      lists: "dense-items",
+      fusion: "rrf",
+      reference: "",
+      rows: [],
+      paper: { precision: 0.922, subsetShare: 0.899, perFacet: {} },
+    },
     manifest: {} as never,
   });
   assert.match(text, /BM25 .*0\.250 +0\.500 +ok/);

@@ -6,7 +6,18 @@ import { getDb } from "@/lib/db/client";
 import { dataRoot, repoRoot } from "@/lib/paths";
 import { loadGenerativeProvider } from "@/lib/eval/generative";
 import { runEvaluation } from "@/lib/eval/harness";
-import { PARTS, renderLatest, SUITES, TABLES, USER_PAPER_SOURCE_LABELS, writeReport, type EvalReport, type Part, type Suite, type TableName } from "@/lib/eval/report";
+import {
+  PARTS,
+  renderLatest,
+  SUITES,
+  TABLES,
+  USER_PAPER_SOURCE_LABELS,
+  writeReport,
+  type EvalReport,
+  type Part,
+  type Suite,
+  type TableName,
+} from "@/lib/eval/report";
 import { emit, parseOptions, table } from "../output";
 
 /** Query caps of `--smoke`: enough to exercise every table, minutes less than a full run. */
@@ -34,7 +45,10 @@ export const evalOptions = z.object({
     .optional()
     .transform((v, ctx) => {
       if (v === undefined) return undefined;
-      const parts = v.split(",").map((p) => p.trim()).filter(Boolean);
+      const parts = v
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean);
       const bad = parts.filter((p) => !(PARTS as string[]).includes(p));
       if (bad.length > 0 || parts.length === 0) {
         ctx.addIssue({ code: "custom", message: `unknown part(s) ${bad.join(", ") || "(none)"}; choose from ${PARTS.join(", ")}` });
@@ -83,7 +97,10 @@ export function summarise(report: EvalReport): string {
     }
     lines.push("");
   }
-  if (report.attribution) lines.push(`attribution precision ${report.attribution.precision.toFixed(3)} (${report.attribution.fusion} over ${report.attribution.lists}, ${report.attribution.pairs} pairs)`);
+  if (report.attribution)
+    lines.push(
+      `attribution precision ${report.attribution.precision.toFixed(3)} (${report.attribution.fusion} over ${report.attribution.lists}, ${report.attribution.pairs} pairs)`,
+    );
   if (report.coverage) lines.push(`coverage at K = ${report.coverage.byK.map((c) => `${c.k}: ${(100 * c.share).toFixed(1)}%`).join(", ")}`);
   return lines.join("\n");
 }
@@ -102,8 +119,14 @@ export function registerEval(program: Command): void {
     .option("--limit-dev <n>", "at most n dev queries (α sweep)")
     .option("--limit-ooc <n>", "at most n out-of-corpus queries")
     .option("--limit-user-papers <n>", "at most n queries per user-paper set (set 1 and each half of set 2; default: --limit-ooc / --limit-test)")
-    .option("--smoke", `a quick end-to-end check: ${SMOKE_LIMITS.test} test, ${SMOKE_LIMITS.dev} dev, ${SMOKE_LIMITS.ooc} out-of-corpus queries, ${SMOKE_LIMITS.userPapers} per user-paper set; writes eval-smoke-* and never eval-latest.json`)
-    .option("--runs-cache <file>", "user-paper runs: read rows already in this file (same build and queries) and add each finished row, so an interrupted run resumes")
+    .option(
+      "--smoke",
+      `a quick end-to-end check: ${SMOKE_LIMITS.test} test, ${SMOKE_LIMITS.dev} dev, ${SMOKE_LIMITS.ooc} out-of-corpus queries, ${SMOKE_LIMITS.userPapers} per user-paper set; writes eval-smoke-* and never eval-latest.json`,
+    )
+    .option(
+      "--runs-cache <file>",
+      "user-paper runs: read rows already in this file (same build and queries) and add each finished row, so an interrupted run resumes",
+    )
     .option("--render", "run nothing: re-write eval-latest.md from eval-latest.json and csfcube-dev.json in the report directory")
     .option("--only <parts>", `run only these parts of the suites, comma-separated: ${PARTS.join(", ")}`)
     .option("--no-distill-coverage", "skip the per-recipe training-target coverage (distillation) rows")
@@ -144,7 +167,9 @@ export function registerEval(program: Command): void {
         log,
       });
       const written = writeReport(report, out);
-      log(`wrote ${path.relative(process.cwd(), written.markdown)}, ${path.basename(written.json)}${written.latest ? ", eval-latest.json" : ""} and ${written.svgs.length} plot(s) in ${report.manifest.wallSeconds.toFixed(0)} s`);
+      log(
+        `wrote ${path.relative(process.cwd(), written.markdown)}, ${path.basename(written.json)}${written.latest ? ", eval-latest.json" : ""} and ${written.svgs.length} plot(s) in ${report.manifest.wallSeconds.toFixed(0)} s`,
+      );
       emit(opts, report, () => summarise(report));
     });
 }

@@ -44,7 +44,12 @@ test("provider setting: flag, then GRAFT_EXTRACTOR, then offline; bad values nam
 describe("graft extract / graft audit", { concurrency: false }, () => {
   let t: TestDb;
   let dataRoot: string;
-  const saved = { url: process.env.DATABASE_URL, root: process.env.GRAFT_DATA_ROOT, extractor: process.env.GRAFT_EXTRACTOR, model: process.env.GRAFT_LLM_MODEL };
+  const saved = {
+    url: process.env.DATABASE_URL,
+    root: process.env.GRAFT_DATA_ROOT,
+    extractor: process.env.GRAFT_EXTRACTOR,
+    model: process.env.GRAFT_LLM_MODEL,
+  };
 
   before(async () => {
     t = await createTestDb();
@@ -55,8 +60,16 @@ describe("graft extract / graft audit", { concurrency: false }, () => {
     delete process.env.GRAFT_LLM_MODEL;
     const corpus = await t.db.corpus.create({ data: { name: "tiny" } });
     const papers = [
-      ["P1", "Neural machine translation for Hindi", "Translation into Hindi lacks parallel data. We propose back-translation with a transformer. BLEU improves by 3.1 points on the WMT14 test set."],
-      ["P2", "A treebank of Welsh speech", "Parsing spoken Welsh is hard. We annotate 5,000 utterances with dependency trees. A parser trained on them reaches 82% LAS."],
+      [
+        "P1",
+        "Neural machine translation for Hindi",
+        "Translation into Hindi lacks parallel data. We propose back-translation with a transformer. BLEU improves by 3.1 points on the WMT14 test set.",
+      ],
+      [
+        "P2",
+        "A treebank of Welsh speech",
+        "Parsing spoken Welsh is hard. We annotate 5,000 utterances with dependency trees. A parser trained on them reaches 82% LAS.",
+      ],
     ];
     for (const [externalId, title, abstract] of papers) {
       await t.db.paper.create({ data: { corpusId: corpus.id, externalId, title, titleSearch: title.toLowerCase(), abstract } });
@@ -89,7 +102,13 @@ describe("graft extract / graft audit", { concurrency: false }, () => {
     assert.match(human, /rebuild the graph with `graft build --stage graph --corpus tiny`/);
     assert.equal(await t.db.paper.count({ where: { facetStatus: "extracted" } }), 2);
     const runs = await t.db.extraction.findMany();
-    assert.deepEqual(runs.map((r) => [r.provider, r.status]), [["offline", "ok"], ["offline", "ok"]]);
+    assert.deepEqual(
+      runs.map((r) => [r.provider, r.status]),
+      [
+        ["offline", "ok"],
+        ["offline", "ok"],
+      ],
+    );
     assert.match(runs[0].model, /^offline:/);
 
     const again = JSON.parse(await graft("extract", "--corpus", "tiny", "--json"));

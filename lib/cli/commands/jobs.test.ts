@@ -60,7 +60,10 @@ describe(`graft jobs (${testProvider})`, { concurrency: false }, () => {
   test("enqueue validates the stage and its params; list and show report the job", async () => {
     await assert.rejects(graft("jobs", "enqueue", "nope"), (e: Error) => e instanceof UsageError && /unknown stage "nope"/.test(e.message));
     await assert.rejects(graft("jobs", "enqueue", "graph", "--param", "k=0"), (e: Error) => e instanceof UsageError && /k: /.test(e.message));
-    await assert.rejects(graft("jobs", "enqueue", "import", "--param", "path=/etc"), (e: Error) => e instanceof UsageError && /path must lie inside/.test(e.message));
+    await assert.rejects(
+      graft("jobs", "enqueue", "import", "--param", "path=/etc"),
+      (e: Error) => e instanceof UsageError && /path must lie inside/.test(e.message),
+    );
     await assert.rejects(graft("jobs", "enqueue", "graph", "--params", "[1]"), /--params must be a JSON object/);
     // The stage as --stage too (as `jobs run --stage` takes it), but not two different ones, and not none.
     await assert.rejects(graft("jobs", "enqueue", "graph", "--stage", "import"), (e: Error) => e instanceof UsageError && /two stages given/.test(e.message));

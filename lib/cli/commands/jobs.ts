@@ -53,7 +53,8 @@ async function asUsage<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof z.ZodError) throw new UsageError(`invalid params:\n  ${err.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("\n  ")}`);
+    if (err instanceof z.ZodError)
+      throw new UsageError(`invalid params:\n  ${err.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("\n  ")}`);
     if (err instanceof UnknownStageError || err instanceof JobStateError || err instanceof JobNotRunnableError) throw new UsageError(err.message);
     throw err;
   }
@@ -72,7 +73,11 @@ function jobRow(j: JobView): (string | number)[] {
 function printRun(opts: { json?: boolean }, report: RunReport & { job: Parameters<typeof toJobView>[0] }): void {
   const view = toJobView(report.job);
   emit(opts, { outcome: report.outcome, job: view }, () =>
-    [`job ${view.id} (${view.stage}) ${report.outcome}${view.buildId !== null ? ` · build ${view.buildId}` : ""}`, report.error ? `error: ${report.error}` : "", view.result ? JSON.stringify(view.result, null, 2) : ""]
+    [
+      `job ${view.id} (${view.stage}) ${report.outcome}${view.buildId !== null ? ` · build ${view.buildId}` : ""}`,
+      report.error ? `error: ${report.error}` : "",
+      view.result ? JSON.stringify(view.result, null, 2) : "",
+    ]
       .filter(Boolean)
       .join("\n"),
   );
@@ -141,7 +146,8 @@ export function registerJobs(program: Command): void {
     .option("--params <json>", "all parameters as a JSON object")
     .option("--json", "machine-readable output")
     .action(async (positional: string | undefined, raw: { stage?: string; param?: string[]; params?: string; corpus?: string; json?: boolean }) => {
-      if (positional !== undefined && raw.stage !== undefined && positional !== raw.stage) throw new UsageError(`two stages given: "${positional}" and --stage ${raw.stage}`);
+      if (positional !== undefined && raw.stage !== undefined && positional !== raw.stage)
+        throw new UsageError(`two stages given: "${positional}" and --stage ${raw.stage}`);
       const stage = positional ?? raw.stage;
       if (stage === undefined) throw new UsageError("give the stage to queue: graft jobs enqueue <stage> (or --stage <stage>); graft jobs stages lists them");
       const { job, created } = await asUsage(() => enqueueStage(getDb(), stage, paramsFrom(raw)));
@@ -160,7 +166,10 @@ export function registerJobs(program: Command): void {
     .action(async (id: string | undefined, raw: { stage?: string; param?: string[]; params?: string; corpus?: string; json?: boolean }) => {
       if ((id === undefined) === (raw.stage === undefined)) throw new UsageError("give a job id or --stage <stage>, not both");
       const db = getDb();
-      const n = id !== undefined ? parseOptions(z.object({ id: jobId }), { id }).id : (await asUsage(() => enqueueStage(db, raw.stage as string, paramsFrom(raw)))).job.id;
+      const n =
+        id !== undefined
+          ? parseOptions(z.object({ id: jobId }), { id }).id
+          : (await asUsage(() => enqueueStage(db, raw.stage as string, paramsFrom(raw)))).job.id;
       const bar = new ProgressBar(`job ${n}`);
       const shutdown = new AbortController();
       // Ctrl-C hands the job back to the queue (a worker or a later `graft jobs run` resumes it).
@@ -212,6 +221,11 @@ export function registerJobs(program: Command): void {
     .option("--json", "machine-readable output")
     .action((raw: { json?: boolean }) => {
       const list = listStages();
-      emit(raw, list, () => table(["stage", "what it does"], list.map((s) => [s.name, s.description])));
+      emit(raw, list, () =>
+        table(
+          ["stage", "what it does"],
+          list.map((s) => [s.name, s.description]),
+        ),
+      );
     });
 }

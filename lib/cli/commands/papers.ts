@@ -25,7 +25,10 @@ export function registerPapers(program: Command): void {
       const list = await listPapers(getDb(), query);
       emit(raw, list, () =>
         [
-          table(["id", "year", "title"], list.items.map((p) => [p.externalId, p.year ?? "", p.title.length > 90 ? `${p.title.slice(0, 89)}…` : p.title])),
+          table(
+            ["id", "year", "title"],
+            list.items.map((p) => [p.externalId, p.year ?? "", p.title.length > 90 ? `${p.title.slice(0, 89)}…` : p.title]),
+          ),
           `${fmt(list.total)} papers; page ${list.page} of ${Math.max(1, Math.ceil(list.total / list.pageSize))}`,
         ].join("\n"),
       );

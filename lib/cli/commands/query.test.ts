@@ -83,14 +83,9 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     const record = { id: "mine-1", title: "Unseen", facets: Object.fromEntries(FACETS.map((f) => [f, [handItem(f, 0)]])) };
     writeFileSync(
       file,
-      [
-        JSON.stringify({ paperId: "H0" }),
-        "",
-        JSON.stringify(record),
-        "{not json",
-        JSON.stringify({ paperId: "NOPE" }),
-        JSON.stringify({ paperId: "H1" }),
-      ].join("\n"),
+      [JSON.stringify({ paperId: "H0" }), "", JSON.stringify(record), "{not json", JSON.stringify({ paperId: "NOPE" }), JSON.stringify({ paperId: "H1" })].join(
+        "\n",
+      ),
     );
     const r = graft("--batch", file, "--k", "3", "--retriever", "dense-graph", "--fusion", "rrf");
     assert.equal(r.code, 2, r.stderr);

@@ -34,19 +34,32 @@ export function registerQuery(program: Command): void {
   program
     .command("query")
     .description("related papers for a corpus paper, a paper file (PDF, .txt, .json record) or pasted text, each with the facets that surfaced it")
-    .option("--paper-id <id>", "id of a paper in the store, e.g. P19-1542 (corpus papers and out-of-corpus query papers); several comma-separated ids (A,B,C) are seeds whose results are fused (RRF over seeds), each result saying which seed(s) and facet(s) surfaced it")
+    .option(
+      "--paper-id <id>",
+      "id of a paper in the store, e.g. P19-1542 (corpus papers and out-of-corpus query papers); several comma-separated ids (A,B,C) are seeds whose results are fused (RRF over seeds), each result saying which seed(s) and facet(s) surfaced it",
+    )
     .option("--file <path>", "a paper to query with: PDF, plain text, or a JSON record (title, abstract, facets…)")
     .option("--text <text>", "the paper's text (title on the first line, then the abstract)")
-    .option("--batch <file>", "many papers in one process (one graph and model load): a JSONL file of paper records ({id?, title, abstract, facets?}) or of {paperId}; prints one JSON line per input line, {line, id, result} or {line, id, error}; a bad line is reported as file:line: reason and the others still run (exit code 2 if any failed)")
+    .option(
+      "--batch <file>",
+      "many papers in one process (one graph and model load): a JSONL file of paper records ({id?, title, abstract, facets?}) or of {paperId}; prints one JSON line per input line, {line, id, result} or {line, id, error}; a bad line is reported as file:line: reason and the others still run (exit code 2 if any failed)",
+    )
     .option("--corpus <name>", `corpus name (default: ${DEFAULT_CORPUS})`)
     .option("--k <k>", "number of results (default 20; with --candidates, all of them)")
     .option("--retriever <name>", `retriever: ${RETRIEVER_NAMES.join(" | ")}`, DEFAULT_RETRIEVER)
-    .option("--fusion <name>", `fusion: ${FUSION_NAMES.join(" | ")} (auto: the retriever's own rule; graph-rrf runs as corroboration RRF for papers outside the graph)`, DEFAULT_FUSION)
+    .option(
+      "--fusion <name>",
+      `fusion: ${FUSION_NAMES.join(" | ")} (auto: the retriever's own rule; graph-rrf runs as corroboration RRF for papers outside the graph)`,
+      DEFAULT_FUSION,
+    )
     .option("--facets <list>", "comma-separated facets to query (default: all four)")
     .option("--year-from <year>")
     .option("--year-to <year>")
     .option("--venue <venue>")
-    .option("--candidates <file>", "re-rank these corpus papers only (a reading list, a benchmark's pool): a file of paper ids, one per line (or comma-separated; # starts a comment); every candidate is ranked, those the retriever did not reach last, in the file's order")
+    .option(
+      "--candidates <file>",
+      "re-rank these corpus papers only (a reading list, a benchmark's pool): a file of paper ids, one per line (or comma-separated; # starts a comment); every candidate is ranked, those the retriever did not reach last, in the file's order",
+    )
     .option("--json", "machine-readable output (results, provenance and per-facet lists)")
     .action(async (raw: Record<string, unknown>) => {
       const src = parseOptions(source, { corpus: raw.corpus, paperId: raw.paperId, file: raw.file, text: raw.text, batch: raw.batch });
@@ -56,7 +69,11 @@ export function registerQuery(program: Command): void {
         if (failed > 0) process.exitCode = 2;
         return;
       }
-      const seedIds = src.paperId?.split(",").map((x) => x.trim()).filter(Boolean) ?? [];
+      const seedIds =
+        src.paperId
+          ?.split(",")
+          .map((x) => x.trim())
+          .filter(Boolean) ?? [];
       if (seedIds.length > 1) {
         if (seedIds.length > MAX_SEEDS) throw new UsageError(`--paper-id: at most ${MAX_SEEDS} seeds`);
         let multi: MultiSeedResult;
@@ -78,7 +95,8 @@ export function registerQuery(program: Command): void {
         result = await relatedPapersOf(getDb(), input, options);
       } catch (err) {
         // Bad input is the user's to fix: exit code 2 with the reader's own sentence.
-        if (err instanceof InputError || err instanceof RetrievalError || ((err instanceof QueryError || err instanceof HttpError) && err.status < 500)) throw new UsageError(err.message);
+        if (err instanceof InputError || err instanceof RetrievalError || ((err instanceof QueryError || err instanceof HttpError) && err.status < 500))
+          throw new UsageError(err.message);
         throw err;
       }
       emit(raw, result, () => render(result));
@@ -99,11 +117,13 @@ function isLineError(err: unknown): boolean {
 
 /** One line of a batch file as relatedPapers' input, with the id to echo back. */
 function batchInput(value: unknown, corpus: string): { input: RelatedInput; id: string | null } {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError("a line must be a JSON object: a paper record {id?, title, abstract, facets?} or {paperId}");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new UsageError("a line must be a JSON object: a paper record {id?, title, abstract, facets?} or {paperId}");
   const rec = value as Record<string, unknown>;
   if ("paperId" in rec) {
     if (typeof rec.paperId !== "string" || rec.paperId.trim() === "") throw new UsageError("paperId must be a non-empty string");
-    if (Object.keys(rec).some((k) => k !== "paperId")) throw new UsageError('a {paperId} line holds nothing else (give a paper record without "paperId" instead)');
+    if (Object.keys(rec).some((k) => k !== "paperId"))
+      throw new UsageError('a {paperId} line holds nothing else (give a paper record without "paperId" instead)');
     return { input: { corpus, paperId: rec.paperId.trim() }, id: rec.paperId.trim() };
   }
   return { input: { corpus, paper: rec }, id: typeof rec.id === "string" ? rec.id : null };
@@ -187,8 +207,11 @@ function readInputFile(file: string): { name: string; bytes: Uint8Array } {
 
 function renderMulti(result: MultiSeedResult): string {
   const seeds = result.seeds.map((s) => `S${s.index + 1} ${s.externalId ?? s.title}`).join(", ");
-  const lines = [`${result.seeds.length} seeds (${seeds}) — ${result.retriever}, each seed's lists by ${[...new Set(result.seedFusion)].join("/")}, then RRF over seeds (k=${result.rrfK}), ${result.timings.totalMs.toFixed(0)} ms`];
-  if (result.candidates) lines.push(`Re-ranked ${result.candidates.ranked} of ${result.candidates.given} candidates: ${result.candidates.reached} reached by some seed.`);
+  const lines = [
+    `${result.seeds.length} seeds (${seeds}) — ${result.retriever}, each seed's lists by ${[...new Set(result.seedFusion)].join("/")}, then RRF over seeds (k=${result.rrfK}), ${result.timings.totalMs.toFixed(0)} ms`,
+  ];
+  if (result.candidates)
+    lines.push(`Re-ranked ${result.candidates.ranked} of ${result.candidates.given} candidates: ${result.candidates.reached} reached by some seed.`);
   lines.push(
     "",
     table(
@@ -222,7 +245,9 @@ function render(result: RelatedResult): string {
   const c = result.candidates;
   if (c) {
     const left = c.excluded.length > 0 ? `; left out: ${c.excluded.join(", ")} (the query itself or filtered)` : "";
-    lines.push(`Re-ranked ${c.ranked} of ${c.given} candidates: ${c.reached} reached by the retriever, ${c.ranked - c.reached} not (last, in the file's order)${left}.`);
+    lines.push(
+      `Re-ranked ${c.ranked} of ${c.given} candidates: ${c.reached} reached by the retriever, ${c.ranked - c.reached} not (last, in the file's order)${left}.`,
+    );
   }
   if (q.extraction) {
     for (const f of FACETS) for (const item of q.facets[f]) lines.push(`  ${FACET_LETTERS[f]}  ${item.length > 110 ? `${item.slice(0, 109)}…` : item}`);

@@ -84,7 +84,10 @@ describe("graft user", { concurrency: false }, () => {
         ["ann@example.org", "annotator"],
       ],
     );
-    assert.ok(list.every((u) => u.passwordHash === undefined), "no hashes in the listing");
+    assert.ok(
+      list.every((u) => u.passwordHash === undefined),
+      "no hashes in the listing",
+    );
     await graftUser("disable", "ann@example.org");
     assert.equal(await authenticate(t.db, "ann@example.org", "annotator-pass"), null);
     await graftUser("enable", "ann@example.org");

@@ -15,7 +15,9 @@ async function passwordFrom(opts: { passwordStdin?: boolean }): Promise<{ passwo
   if (opts.passwordStdin) {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    password = Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+    password = Buffer.concat(chunks)
+      .toString("utf8")
+      .replace(/\r?\n$/, "");
   } else {
     password = config().GRAFT_USER_PASSWORD?.reveal();
   }
@@ -41,17 +43,27 @@ export function registerUser(program: Command): void {
     .addHelpText("after", "\nExample (the first admin; prints a generated password once):\n  npm run graft -- user add --email you@example.org --admin")
     .action(async (raw: Record<string, unknown>) => {
       const opts = parseOptions(
-        z.object({ email: z.string(), name: z.string(), admin: z.boolean().default(false), passwordStdin: z.boolean().default(false), json: z.boolean().default(false) }),
+        z.object({
+          email: z.string(),
+          name: z.string(),
+          admin: z.boolean().default(false),
+          passwordStdin: z.boolean().default(false),
+          json: z.boolean().default(false),
+        }),
         raw,
       );
       const { password, generated } = await passwordFrom(opts);
       try {
         const created = await createUser(getDb(), { email: opts.email, name: opts.name, password, role: opts.admin ? "admin" : "annotator" });
         emit(opts, { ...created, ...(generated ? { password } : {}) }, () =>
-          [`created ${created.role} ${created.email} (id ${created.id})`, ...(generated ? [`password: ${password}  (shown once; change it with graft user passwd)`] : [])].join("\n"),
+          [
+            `created ${created.role} ${created.email} (id ${created.id})`,
+            ...(generated ? [`password: ${password}  (shown once; change it with graft user passwd)`] : []),
+          ].join("\n"),
         );
       } catch (err) {
-        if (err instanceof UserExistsError || err instanceof z.ZodError) throw new UsageError(err instanceof z.ZodError ? err.issues.map((i) => i.message).join("; ") : err.message);
+        if (err instanceof UserExistsError || err instanceof z.ZodError)
+          throw new UsageError(err instanceof z.ZodError ? err.issues.map((i) => i.message).join("; ") : err.message);
         throw err;
       }
     });
@@ -63,7 +75,12 @@ export function registerUser(program: Command): void {
     .action(async (opts: { json?: boolean }) => {
       const users = await listUsers(getDb());
       emit(opts, users, () =>
-        users.length ? table(["email", "name", "role", "status"], users.map((u) => [u.email, u.name, u.role, u.disabled ? "disabled" : "active"])) : "no accounts yet: graft user add --email <email> --admin",
+        users.length
+          ? table(
+              ["email", "name", "role", "status"],
+              users.map((u) => [u.email, u.name, u.role, u.disabled ? "disabled" : "active"]),
+            )
+          : "no accounts yet: graft user add --email <email> --admin",
       );
     });
 

@@ -58,7 +58,8 @@ export async function readArxiv(path: string, c: CorpusCollector): Promise<Corpu
       const span = spans[i];
       const id = typeof r.id === "string" ? r.id.trim() : r.id;
       const versions = Array.isArray(r.versions) ? r.versions : [];
-      const firstVersion = versions.length > 0 && typeof versions[0] === "object" && versions[0] !== null ? (versions[0] as Record<string, unknown>).created : null;
+      const firstVersion =
+        versions.length > 0 && typeof versions[0] === "object" && versions[0] !== null ? (versions[0] as Record<string, unknown>).created : null;
       // The first of these that states a year; an unreadable one is reported only when none does.
       const years = [yearOf(text(firstVersion)), yearOf(text(r.update_date)), typeof id === "string" ? yearOfArxivId(id) : null];
       const year = years.find((y) => typeof y === "number") ?? years.find((y) => y !== null) ?? null;

@@ -44,7 +44,13 @@ describe("BibTeX", () => {
     assert.deepEqual(
       corpus.papers.map((p) => [p.externalId, p.title, p.year, p.venue, p.authors]),
       [
-        ["vaswani2017attention", "Attention Is All You Need", 2017, "Advances in Neural Information Processing Systems", ["Ashish Vaswani", "Łukasz Kaiser", "Illia Polosukhin"]],
+        [
+          "vaswani2017attention",
+          "Attention Is All You Need",
+          2017,
+          "Advances in Neural Information Processing Systems",
+          ["Ashish Vaswani", "Łukasz Kaiser", "Illia Polosukhin"],
+        ],
         [
           "mueller2019uber",
           "Über Sprachmodelle: Étude des réseaux de neurones en Français",
@@ -64,8 +70,16 @@ describe("BibTeX", () => {
   });
 
   test("a year outside 1000–2100 imports the entry without a year and says so", async () => {
-    const corpus = await readCorpus(dir.write("year.bib", `@book{gregory801, title = {Dialogues}, year = {801}}\n@misc{soon, title = {Soon}, year = {in press}}\n`));
-    assert.deepEqual(corpus.papers.map((p) => [p.externalId, p.year]), [["gregory801", null], ["soon", null]]);
+    const corpus = await readCorpus(
+      dir.write("year.bib", `@book{gregory801, title = {Dialogues}, year = {801}}\n@misc{soon, title = {Soon}, year = {in press}}\n`),
+    );
+    assert.deepEqual(
+      corpus.papers.map((p) => [p.externalId, p.year]),
+      [
+        ["gregory801", null],
+        ["soon", null],
+      ],
+    );
     assert.deepEqual(located(corpus.notices ?? []), [
       "year.bib:1: year 801 is outside 1000–2100: imported without a year (fix it in the source to keep it)",
       'year.bib:2: year "in press" is not a year: imported without a year',
@@ -98,7 +112,10 @@ describe("BibTeX", () => {
 
   test("--skip-invalid imports the rest and lists what it skipped", async () => {
     const corpus = await readCorpus(dir.write("skip.bib", "@misc{a, title = {A}}\n@misc{b, year = 2001}\n@misc{c, title = {C}}\n"), { skipInvalid: true });
-    assert.deepEqual(corpus.papers.map((p) => p.externalId), ["a", "c"]);
+    assert.deepEqual(
+      corpus.papers.map((p) => p.externalId),
+      ["a", "c"],
+    );
     assert.deepEqual(located(corpus.skipped), ['skip.bib:2: skipped invalid line: "title" is missing']);
   });
 
@@ -108,7 +125,10 @@ describe("BibTeX", () => {
       "@proceedings{acl2019, title = {Proceedings of ACL 2019}, year = 2019, booktitle = {Proceedings of ACL 2019}}",
     ].join("\n");
     const corpus = await readCorpus(dir.write("xref.bib", bib));
-    assert.deepEqual(corpus.papers.map((p) => [p.externalId, p.year, p.venue]), [["p1", 2019, "Proceedings of ACL 2019"]]);
+    assert.deepEqual(
+      corpus.papers.map((p) => [p.externalId, p.year, p.venue]),
+      [["p1", 2019, "Proceedings of ACL 2019"]],
+    );
     assert.deepEqual(located(corpus.skipped), ["xref.bib:2: @proceedings{acl2019} is the proceedings that 1 entry cross-reference, not a paper"]);
   });
 

@@ -144,7 +144,10 @@ export class CorpusCollector {
     }
     const where = { file: files.citations ? basename(files.citations) : label.file, line: 0 };
     if (outside > 0) {
-      this.notice(where, `${fmtCount(outside)} reference${outside === 1 ? "" : "s"} to works outside the imported set left out (only citations between imported papers become corpus citations)`);
+      this.notice(
+        where,
+        `${fmtCount(outside)} reference${outside === 1 ? "" : "s"} to works outside the imported set left out (only citations between imported papers become corpus citations)`,
+      );
     }
     if (self > 0) this.notice(where, `${fmtCount(self)} self-citation${self === 1 ? "" : "s"} left out`);
     return { files, papers: this.papers, citations, queries: [], queryGold: [], skipped: this.skipped, notices: this.notices, format };

@@ -39,6 +39,9 @@ describe("telling the format of an input", () => {
 
   test("ambiguous or unknown inputs ask for --format", async () => {
     await assert.rejects(detectFormat(dir.write("odd.bib", "TY  - JOUR\n")), /named like BibTeX but its first line looks like RIS: give --format/);
-    await assert.rejects(detectFormat(dir.write("papers.csv", "id,title\n")), /Not a corpus: .*papers\.csv\. Its format cannot be told .* give --format graft\|bibtex\|ris\|openalex\|s2\|arxiv/);
+    await assert.rejects(
+      detectFormat(dir.write("papers.csv", "id,title\n")),
+      /Not a corpus: .*papers\.csv\. Its format cannot be told .* give --format graft\|bibtex\|ris\|openalex\|s2\|arxiv/,
+    );
   });
 });

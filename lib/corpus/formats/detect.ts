@@ -46,7 +46,8 @@ export function sniffLine(line: string): ImportFormat | null {
   if (typeof o !== "object" || o === null || Array.isArray(o)) return null;
   const r = o as Record<string, unknown>;
   if ("corpusid" in r || "citingcorpusid" in r) return "s2";
-  if ((typeof r.id === "string" && /openalex\.org\/W\d+$/i.test(r.id)) || "abstract_inverted_index" in r || "referenced_works" in r || "authorships" in r) return "openalex";
+  if ((typeof r.id === "string" && /openalex\.org\/W\d+$/i.test(r.id)) || "abstract_inverted_index" in r || "referenced_works" in r || "authorships" in r)
+    return "openalex";
   if ("authors_parsed" in r || ("categories" in r && ("versions" in r || "submitter" in r || "update_date" in r))) return "arxiv";
   return "graft";
 }

@@ -33,7 +33,15 @@ const work = (id: string, refs: string[], abstract: string | null) =>
 const OPENALEX = [work("W1", ["W2", "W3", "W404"], "first work"), work("W2", ["W3"], "second work"), work("W3", [], null)].join("\n") + "\n";
 
 const ARXIV =
-  JSON.stringify({ id: "2101.00001", title: "On $\\alpha$-smoothing", abstract: "  Text.\n", authors: "A. Garc\\'ia", categories: "cs.CL", versions: [{ version: "v1", created: "Fri, 1 Jan 2021 10:00:00 GMT" }], update_date: "2021-01-02" }) + "\n";
+  JSON.stringify({
+    id: "2101.00001",
+    title: "On $\\alpha$-smoothing",
+    abstract: "  Text.\n",
+    authors: "A. Garc\\'ia",
+    categories: "cs.CL",
+    versions: [{ version: "v1", created: "Fri, 1 Jan 2021 10:00:00 GMT" }],
+    update_date: "2021-01-02",
+  }) + "\n";
 
 async function counts(t: TestDb) {
   const [papers, citations, maxUpdated] = await Promise.all([t.db.paper.count(), t.db.citation.count(), t.db.paper.aggregate({ _max: { updatedAt: true } })]);
@@ -75,7 +83,11 @@ describe(`import formats into the store (${testProvider})`, { concurrency: false
 
   test("s2: a dataset directory imported, then again: nothing written", async () => {
     const line = (v: unknown) => JSON.stringify(v) + "\n";
-    dir.write("s2/papers.jsonl", line({ corpusid: 1, title: "One", year: 2020, venue: "ACL", authors: [{ name: "A" }] }) + line({ corpusid: 2, title: "Two", year: 2021, venue: "", authors: [] }));
+    dir.write(
+      "s2/papers.jsonl",
+      line({ corpusid: 1, title: "One", year: 2020, venue: "ACL", authors: [{ name: "A" }] }) +
+        line({ corpusid: 2, title: "Two", year: 2021, venue: "", authors: [] }),
+    );
     dir.write("s2/abstracts.jsonl", line({ corpusid: 2, abstract: "Second." }));
     dir.write("s2/citations.jsonl", line({ citingcorpusid: 2, citedcorpusid: 1 }) + line({ citingcorpusid: 2, citedcorpusid: 77 }));
     const first = await importCorpus(t.db, await readCorpus(`${dir.root}/s2`), { corpus: "s2" });

@@ -71,12 +71,22 @@ describe("OpenAlex works", () => {
   });
 
   test("a snapshot directory of gzipped part files, named by their path in messages", async () => {
-    dir.write("snapshot/works/updated_date=2024-01-01/part_000.gz", gzipSync(jsonl(work("W10"), work("W11", { referenced_works: ["https://openalex.org/W10"] }))));
+    dir.write(
+      "snapshot/works/updated_date=2024-01-01/part_000.gz",
+      gzipSync(jsonl(work("W10"), work("W11", { referenced_works: ["https://openalex.org/W10"] }))),
+    );
     dir.write("snapshot/works/updated_date=2024-01-02/part_000.gz", gzipSync(jsonl(work("W12", { publication_year: 801 }))));
     dir.write("snapshot/works/updated_date=2024-01-02/manifest", JSON.stringify({ entries: [] }));
     const corpus = await readCorpus(`${dir.root}/snapshot/works`);
     assert.equal(corpus.format, "openalex");
-    assert.deepEqual(corpus.papers.map((p) => [p.externalId, p.year]), [["W10", 2019], ["W11", 2019], ["W12", null]]);
+    assert.deepEqual(
+      corpus.papers.map((p) => [p.externalId, p.year]),
+      [
+        ["W10", 2019],
+        ["W11", 2019],
+        ["W12", null],
+      ],
+    );
     assert.deepEqual(corpus.citations, [{ citing: "W11", cited: "W10" }]);
     assert.deepEqual(located(corpus.notices ?? []), [
       "updated_date=2024-01-02/part_000.gz:1: year 801 is outside 1000–2100: imported without a year (fix it in the source to keep it)",

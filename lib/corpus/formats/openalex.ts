@@ -22,7 +22,8 @@ export function openAlexWorkId(v: unknown): string | null {
  */
 export function abstractFromInvertedIndex(index: unknown): { text: string | null } | { error: string } {
   if (index === null || index === undefined) return { text: null };
-  if (typeof index !== "object" || Array.isArray(index)) return { error: `"abstract_inverted_index" must be an object of word → positions, got ${showValue(index)}` };
+  if (typeof index !== "object" || Array.isArray(index))
+    return { error: `"abstract_inverted_index" must be an object of word → positions, got ${showValue(index)}` };
   const words: string[] = [];
   for (const [word, positions] of Object.entries(index as Record<string, unknown>)) {
     if (!Array.isArray(positions) || positions.some((p) => !Number.isInteger(p) || (p as number) < 0 || (p as number) > 1_000_000)) {

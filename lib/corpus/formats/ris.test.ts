@@ -77,13 +77,18 @@ describe("RIS", () => {
       ],
     );
     assert.equal(corpus.papers[0].abstract, "We introduce a new type of deep contextualized word representation.");
-    assert.deepEqual(located(corpus.notices ?? []), ["mendeley.ris:10: year 801 is outside 1000–2100: imported without a year (fix it in the source to keep it)"]);
+    assert.deepEqual(located(corpus.notices ?? []), [
+      "mendeley.ris:10: year 801 is outside 1000–2100: imported without a year (fix it in the source to keep it)",
+    ]);
   });
 
   test("EndNote's UTF-16 export reads the same", async () => {
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(ZOTERO.replace(/\n/g, "\r\n"), "utf16le")]);
     const corpus = await readCorpus(dir.write("endnote.txt", utf16), { format: "ris" });
-    assert.deepEqual(corpus.papers.map((p) => p.title), ["Sprachmodelle für die Übersetzung: eine Übersicht", "Deep contextualized word representations"]);
+    assert.deepEqual(
+      corpus.papers.map((p) => p.title),
+      ["Sprachmodelle für die Übersetzung: eine Übersicht", "Deep contextualized word representations"],
+    );
   });
 
   test("malformed records: all located, nothing read", async () => {
@@ -118,7 +123,10 @@ describe("RIS", () => {
   test("--skip-invalid keeps the good records", async () => {
     const ris = ["TY  - JOUR", "PY  - 2001", "ER  - ", "TY  - JOUR", "TI  - Good", "ER  - "].join("\n");
     const corpus = await readCorpus(dir.write("skip.ris", ris), { skipInvalid: true });
-    assert.deepEqual(corpus.papers.map((p) => p.title), ["Good"]);
+    assert.deepEqual(
+      corpus.papers.map((p) => p.title),
+      ["Good"],
+    );
     assert.deepEqual(located(corpus.skipped), ['skip.ris:1: skipped invalid line: "title" is missing']);
   });
 });

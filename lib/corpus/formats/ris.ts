@@ -31,8 +31,15 @@ const ascii = (s: string) =>
 /** "mueller2019uber-1a2b3c": readable, and unique per (title, year, authors). */
 export function generatedKey(title: string, year: number | null, authors: string[]): string {
   const family = ascii(authors[0]?.split(" ").pop() ?? "") || "anon";
-  const word = title.split(/\s+/).map(ascii).find((w) => w.length > 3 && !["with", "from", "that", "this", "into", "over"].includes(w)) ?? "";
-  const hash = createHash("sha1").update(JSON.stringify([title, year, authors])).digest("hex").slice(0, 6);
+  const word =
+    title
+      .split(/\s+/)
+      .map(ascii)
+      .find((w) => w.length > 3 && !["with", "from", "that", "this", "into", "over"].includes(w)) ?? "";
+  const hash = createHash("sha1")
+    .update(JSON.stringify([title, year, authors]))
+    .digest("hex")
+    .slice(0, 6);
   return `${family}${year ?? ""}${word}-${hash}`;
 }
 
@@ -104,7 +111,9 @@ export async function readRis(path: string, c: CorpusCollector): Promise<CorpusF
       if (!strayReported) {
         c.badRecord(
           { file, line: lineNo },
-          tag ? `"${tag}  - " outside a record: a RIS record starts with "TY  - " and ends with "ER  - "` : `not a RIS line (a record starts with "TY  - "): ${JSON.stringify(line.slice(0, 60))}`,
+          tag
+            ? `"${tag}  - " outside a record: a RIS record starts with "TY  - " and ends with "ER  - "`
+            : `not a RIS line (a record starts with "TY  - "): ${JSON.stringify(line.slice(0, 60))}`,
         );
         strayReported = true;
       }

@@ -99,7 +99,8 @@ function safeCodePoint(n: number): string | null {
 }
 
 /** Font and sizing commands: their argument is the text, the command itself says nothing. */
-const STYLE_MACRO = /^(?:math[a-z]+|text[a-z]*|operatorname\*?|boldsymbol|bm|rm|bf|it|sf|tt|cal|left|right|[bB]ig+[lr]?|displaystyle|scriptstyle|emph|cite[a-z]*|ref|label|url|href)$/;
+const STYLE_MACRO =
+  /^(?:math[a-z]+|text[a-z]*|operatorname\*?|boldsymbol|bm|rm|bf|it|sf|tt|cal|left|right|[bB]ig+[lr]?|displaystyle|scriptstyle|emph|cite[a-z]*|ref|label|url|href)$/;
 
 /**
  * Commands the parser does not know: dropped in text (their argument stays), but an unknown

@@ -84,7 +84,10 @@ describe("kMeans", () => {
     assert.equal(a.assignment.length, rows.length);
     assert.ok(a.count >= 4 && a.count <= 5, `clusters: ${a.count}`);
     // Renumbered densely: every index below count is used.
-    assert.deepEqual([...new Set(a.assignment)].sort(), Array.from({ length: a.count }, (_, i) => i));
+    assert.deepEqual(
+      [...new Set(a.assignment)].sort(),
+      Array.from({ length: a.count }, (_, i) => i),
+    );
   });
 
   test("returns fewer clusters than k when there are fewer distinct points", () => {
@@ -106,9 +109,15 @@ describe("buildClusterTree (hierarchical k-means)", () => {
     for (const members of leaves.values()) {
       assert.ok(members.length <= 10);
       // Leaf index = position among the leaf's members, corpus order.
-      assert.deepEqual(members.map((p) => tree.leafIndex[p]), members.map((_, i) => i));
+      assert.deepEqual(
+        members.map((p) => tree.leafIndex[p]),
+        members.map((_, i) => i),
+      );
     }
-    assert.equal([...leaves.values()].reduce((s, m) => s + m.length, 0), n);
+    assert.equal(
+      [...leaves.values()].reduce((s, m) => s + m.length, 0),
+      n,
+    );
     const shape = treeShape(tree);
     assert.equal(shape.leaves, leaves.size);
     assert.ok(shape.maxDepth >= 2, "135 papers need at least two levels");
@@ -136,7 +145,10 @@ describe("buildClusterTree (hierarchical k-means)", () => {
   test("a corpus of at most 10 papers is a single leaf", () => {
     const { data, dim } = blobs(2, 4);
     const tree = buildClusterTree(data, dim, 8);
-    assert.deepEqual(tree.paths, Array.from({ length: 8 }, () => []));
+    assert.deepEqual(
+      tree.paths,
+      Array.from({ length: 8 }, () => []),
+    );
     assert.deepEqual(tree.leafIndex, [0, 1, 2, 3, 4, 5, 6, 7]);
   });
 });
@@ -149,8 +161,17 @@ function blobCorpus(groups: number, size: number, words: string[][]): SchemeCorp
   const vec = (p: number): Float32Array => data.slice(p * dim, (p + 1) * dim);
   const facets: FacetLists[] = Array.from({ length: n }, (_, p) => ({ methods: [words[group[p]].join(" ") + ` item ${p}`] }));
   const items = Object.fromEntries(FACETS.map((f) => [f, emptyItems(n, dim)])) as Record<Facet, PackedFacetItems>;
-  items.methods = packFacetItems(Array.from({ length: n }, (_, p) => [vec(p)]), dim);
-  return { ids: Array.from({ length: n }, (_, p) => `P${p}`), facets, titles: Array.from({ length: n }, (_, p) => `Paper ${p} on ${words[group[p]][0]}`), items, group };
+  items.methods = packFacetItems(
+    Array.from({ length: n }, (_, p) => [vec(p)]),
+    dim,
+  );
+  return {
+    ids: Array.from({ length: n }, (_, p) => `P${p}`),
+    facets,
+    titles: Array.from({ length: n }, (_, p) => `Paper ${p} on ${words[group[p]][0]}`),
+    items,
+    group,
+  };
 }
 
 describe("numeric codebook", () => {
@@ -201,10 +222,34 @@ describe("C2T cluster keywords", () => {
     const vocab = ["language", "parsing", "translation", "model"];
     // Papers 0-2 parse, 3-5 translate; every paper says "language", papers 0 and 1 also "model".
     // Parser cluster: parsing 1·ln(1+6/3) = 1.10 > model 2/3·ln(1+6/2) = 0.92 > language 1·ln(1+6/6) = 0.69.
-    const terms = [[0, 1, 3], [0, 1, 3], [0, 1], [0, 2], [0, 2], [0, 2]];
-    assert.deepEqual(childKeywords(terms, vocab, [[0, 1, 2], [3, 4, 5]]), ["parsing", "translation"]);
+    const terms = [
+      [0, 1, 3],
+      [0, 1, 3],
+      [0, 1],
+      [0, 2],
+      [0, 2],
+      [0, 2],
+    ];
+    assert.deepEqual(
+      childKeywords(terms, vocab, [
+        [0, 1, 2],
+        [3, 4, 5],
+      ]),
+      ["parsing", "translation"],
+    );
     // An ancestor's keyword is not reused.
-    assert.deepEqual(childKeywords(terms, vocab, [[0, 1, 2], [3, 4, 5]], new Set([1])), ["model", "translation"]);
+    assert.deepEqual(
+      childKeywords(
+        terms,
+        vocab,
+        [
+          [0, 1, 2],
+          [3, 4, 5],
+        ],
+        new Set([1]),
+      ),
+      ["model", "translation"],
+    );
   });
 
   test("siblings get distinct keywords: the better-scoring one keeps a shared favourite", () => {
@@ -212,7 +257,11 @@ describe("C2T cluster keywords", () => {
     // Parent of 7 papers. A = {0, 1}: neural 1·ln(1+7/5) = 0.88. B = {2, 3, 4}: tagging
     // 2/3·ln(1+7/2) = 1.00, neural 0.58. C = {5, 6}: only neural, 1/2·0.88 = 0.44, which A takes.
     const terms = [[0], [0], [0, 1], [0], [1], [0], []];
-    const kw = childKeywords(terms, vocab, [[0, 1], [2, 3, 4], [5, 6]]);
+    const kw = childKeywords(terms, vocab, [
+      [0, 1],
+      [2, 3, 4],
+      [5, 6],
+    ]);
     assert.deepEqual(kw, ["neural", "tagging", "2"], "C has no word left: its index");
   });
 
@@ -220,14 +269,21 @@ describe("C2T cluster keywords", () => {
     const vocab = ["also", "treebank", "lexicon"];
     // Both children: every word in all members and absent from the sibling, so all tie.
     const terms = [[0, 1, 2], [0, 1, 2], [], []];
-    const children = [[0, 1], [2, 3]];
+    const children = [
+      [0, 1],
+      [2, 3],
+    ];
     assert.deepEqual(childKeywords(terms, vocab, children, new Set(), [900, 3, 3]), ["lexicon", "1"]);
     assert.deepEqual(childKeywords(terms, vocab, children, new Set(), [900, 2, 3]), ["treebank", "1"]);
     assert.deepEqual(childKeywords(terms, vocab, children), ["also", "1"], "without corpus counts: alphabetical");
   });
 
   test("identifiers are the path's keywords, leaf-mates collide and keep every paper", () => {
-    const corpus = blobCorpus(3, 30, [["parsing", "syntax"], ["translation", "bleu"], ["speech", "acoustic"]]);
+    const corpus = blobCorpus(3, 30, [
+      ["parsing", "syntax"],
+      ["translation", "bleu"],
+      ["speech", "acoustic"],
+    ]);
     const { identifiers, tree } = schemeIdentifiers("c2t", corpus, { branching: 3, seed: 0 });
     assert.ok(tree);
     const index = identifiers.index;
@@ -247,7 +303,10 @@ describe("C2T cluster keywords", () => {
     }
     const shape = identifierShape(index.facets.methods);
     assert.equal(shape.distinctIdentifiers, leavesOf(tree).size);
-    assert.equal(shape.papersInCollisions, [...leavesOf(tree).values()].filter((m) => m.length > 1).reduce((s, m) => s + m.length, 0));
+    assert.equal(
+      shape.papersInCollisions,
+      [...leavesOf(tree).values()].filter((m) => m.length > 1).reduce((s, m) => s + m.length, 0),
+    );
   });
 
   test("keywords are cut to 12 Llama-3 tokens", () => {
@@ -285,7 +344,12 @@ describe("baseline Identifiers through the pipeline", () => {
       const n = base.ids.length;
       // Problems items for the even papers (two each), so facets differ in coverage.
       const dim = base.items.methods.dim;
-      base.items.problems = packFacetItems(Array.from({ length: n }, (_, p) => (p % 2 === 0 ? [base.items.methods.data.slice(p * dim, (p + 1) * dim), base.items.methods.data.slice(p * dim, (p + 1) * dim)] : [])), dim);
+      base.items.problems = packFacetItems(
+        Array.from({ length: n }, (_, p) =>
+          p % 2 === 0 ? [base.items.methods.data.slice(p * dim, (p + 1) * dim), base.items.methods.data.slice(p * dim, (p + 1) * dim)] : [],
+        ),
+        dim,
+      );
       base.facets.forEach((f, p) => (f.problems = p % 2 === 0 ? [`problem a ${p}`, `problem b ${p}`] : []));
       const { identifiers } = schemeIdentifiers(scheme, base);
       assert.deepEqual(identifiers.index.facets.problems.itemIdentifiers[0].length, 2);
@@ -293,7 +357,12 @@ describe("baseline Identifiers through the pipeline", () => {
       // Every facet's trie holds the same identifiers.
       for (const f of FACETS) assert.equal(identifiers.tries[f].identifierCount, identifiers.tries.methods.identifierCount);
 
-      const corpus: GenretCorpus = { ids: base.ids, splits: base.ids.map((_, p): Split => (p % 2 === 0 ? "train" : "test")), facets: base.facets, graph: graphOf(n) };
+      const corpus: GenretCorpus = {
+        ids: base.ids,
+        splits: base.ids.map((_, p): Split => (p % 2 === 0 ? "train" : "test")),
+        facets: base.facets,
+        graph: graphOf(n),
+      };
       for (const variant of ["uniform", "+fallback"]) {
         const ex = trainingExamples(corpus, identifiers, variant, 0);
         assert.ok(ex.length > 0);
@@ -307,7 +376,15 @@ describe("baseline Identifiers through the pipeline", () => {
       const dir = mkdtempSync(path.join(tmpdir(), `docid-${scheme}-`));
       try {
         const examples = trainingExamples(corpus, identifiers, "uniform", 0);
-        const header = writeTrainingPack(path.join(dir, "pack"), { index: identifiers.index, vocab: identifiers.vocab, items: base.items, examples, tries: identifiers.tries, embedder: "test", variant: "uniform" });
+        const header = writeTrainingPack(path.join(dir, "pack"), {
+          index: identifiers.index,
+          vocab: identifiers.vocab,
+          items: base.items,
+          examples,
+          tries: identifiers.tries,
+          embedder: "test",
+          variant: "uniform",
+        });
         assert.equal(header.numExamples, examples.length);
         assert.equal(header.numTargets, FACETS.length * identifiers.tries.methods.identifierCount);
         assert.equal(header.maxLen, identifiers.index.maxTokens + 1);

@@ -59,7 +59,13 @@ function squaredDistance(data: Float32Array, row: number, centroids: Float64Arra
  * stops once every row coincides with a centroid). Ties go to the lower centroid, and an
  * emptied cluster keeps its centroid, so the result is a function of (data, rows, k, seed).
  */
-export function kMeans(data: Float32Array, dim: number, rows: ArrayLike<number>, k: number, options: KMeansOptions = {}): { assignment: Int32Array; count: number } {
+export function kMeans(
+  data: Float32Array,
+  dim: number,
+  rows: ArrayLike<number>,
+  k: number,
+  options: KMeansOptions = {},
+): { assignment: Int32Array; count: number } {
   const n = rows.length;
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
   const assignment = new Int32Array(n);
@@ -178,7 +184,8 @@ export function paperEmbeddings(items: Record<Facet, PackedFacetItems>): { data:
     acc.fill(0);
     for (const f of FACETS) {
       const it = items[f];
-      if (it.dim !== dim || it.offsets.length !== numPapers + 1) throw new Error(`paperEmbeddings: facet ${f} does not match ${FACETS[0]} (dim or paper count)`);
+      if (it.dim !== dim || it.offsets.length !== numPapers + 1)
+        throw new Error(`paperEmbeddings: facet ${f} does not match ${FACETS[0]} (dim or paper count)`);
       for (let r = it.offsets[p]; r < it.offsets[p + 1]; r++) for (let d = 0; d < dim; d++) acc[d] += it.data[r * dim + d];
     }
     let ss = 0;
@@ -200,8 +207,10 @@ export function buildClusterTree(data: Float32Array, dim: number, numPapers: num
   const branching = options.branching ?? CLUSTER_BRANCHING;
   const leafSize = options.leafSize ?? CLUSTER_LEAF_SIZE;
   const seed = options.seed ?? 0;
-  if (!Number.isInteger(branching) || branching < 2 || branching > 10) throw new RangeError(`branching must be an integer in 2..10 (one digit per level), got ${branching}`);
-  if (!Number.isInteger(leafSize) || leafSize < 1 || leafSize > 10) throw new RangeError(`leafSize must be an integer in 1..10 (one digit per leaf index), got ${leafSize}`);
+  if (!Number.isInteger(branching) || branching < 2 || branching > 10)
+    throw new RangeError(`branching must be an integer in 2..10 (one digit per level), got ${branching}`);
+  if (!Number.isInteger(leafSize) || leafSize < 1 || leafSize > 10)
+    throw new RangeError(`leafSize must be an integer in 1..10 (one digit per leaf index), got ${leafSize}`);
   if (data.length !== numPapers * dim) throw new Error(`buildClusterTree: ${data.length} floats for ${numPapers} papers of dim ${dim}`);
   const paths: number[][] = Array.from({ length: numPapers }, () => []);
   const leafIndex = new Array<number>(numPapers).fill(-1);
@@ -226,7 +235,10 @@ export function buildClusterTree(data: Float32Array, dim: number, numPapers: num
     }
     return { members, children: groups.map((g, c) => split(g, [...path, c])) };
   };
-  const root = split(Array.from({ length: numPapers }, (_, p) => p), []);
+  const root = split(
+    Array.from({ length: numPapers }, (_, p) => p),
+    [],
+  );
   return { root, paths, leafIndex };
 }
 
@@ -257,7 +269,12 @@ export function digitTokens(): number[] {
  * ones keep every paper (the same in each facet); `truncated[p]` marks papers whose
  * identifier was cut, counted per item as docid.ts counts cut items.
  */
-export function perPaperDocIdIndex(corpus: Pick<SchemeCorpus, "ids" | "items">, tokensOf: readonly (readonly number[])[], maxTokens: number, truncated?: readonly boolean[]): DocIdIndex {
+export function perPaperDocIdIndex(
+  corpus: Pick<SchemeCorpus, "ids" | "items">,
+  tokensOf: readonly (readonly number[])[],
+  maxTokens: number,
+  truncated?: readonly boolean[],
+): DocIdIndex {
   const n = corpus.ids.length;
   if (tokensOf.length !== n) throw new Error(`perPaperDocIdIndex: ${tokensOf.length} identifiers for ${n} papers`);
   if (new Set(corpus.ids).size !== n) throw new Error("perPaperDocIdIndex: duplicate external ids");
@@ -266,7 +283,8 @@ export function perPaperDocIdIndex(corpus: Pick<SchemeCorpus, "ids" | "items">, 
   const idOf = new Int32Array(n);
   const byKey = new Map<string, number>();
   tokensOf.forEach((tokens, p) => {
-    if (tokens.length === 0 || tokens.length > maxTokens) throw new Error(`paper ${corpus.ids[p]}: identifier of ${tokens.length} tokens (1..${maxTokens} allowed)`);
+    if (tokens.length === 0 || tokens.length > maxTokens)
+      throw new Error(`paper ${corpus.ids[p]}: identifier of ${tokens.length} tokens (1..${maxTokens} allowed)`);
     const key = tokens.join(",");
     let id = byKey.get(key);
     if (id === undefined) {
@@ -415,7 +433,13 @@ export function c2tKeywordPaths(corpus: Pick<SchemeCorpus, "facets" | "titles">,
       return;
     }
     const exclude = new Set(path.map((w) => vocabIndex.get(w)).filter((w): w is number => w !== undefined));
-    const words = childKeywords(memberTerms, vocab, node.children.map((c) => c.members), exclude, corpusDf);
+    const words = childKeywords(
+      memberTerms,
+      vocab,
+      node.children.map((c) => c.members),
+      exclude,
+      corpusDf,
+    );
     node.children.forEach((child, c) => walk(child, [...path, words[c]]));
   };
   if (tree.root.children.length === 0) {
@@ -426,7 +450,11 @@ export function c2tKeywordPaths(corpus: Pick<SchemeCorpus, "facets" | "titles">,
   return keywordsOf;
 }
 
-export function c2tDocIdIndex(corpus: Pick<SchemeCorpus, "ids" | "items" | "facets" | "titles">, tree: ClusterTree, maxTokens: number = DOCID_MAX_TOKENS): DocIdIndex {
+export function c2tDocIdIndex(
+  corpus: Pick<SchemeCorpus, "ids" | "items" | "facets" | "titles">,
+  tree: ClusterTree,
+  maxTokens: number = DOCID_MAX_TOKENS,
+): DocIdIndex {
   const truncated: boolean[] = [];
   const tokens = c2tKeywordPaths(corpus, tree).map((words) => {
     const full = encodeDocIdTokens(words.join(" "));
@@ -516,7 +544,13 @@ export function treeShape(tree: ClusterTree): TreeShape {
   };
   visit(tree.root, 0);
   const n = tree.paths.length;
-  return { nodes, leaves, maxDepth, meanPaperDepth: n === 0 ? 0 : tree.paths.reduce((s, p) => s + p.length, 0) / n, meanLeafSize: leaves === 0 ? 0 : n / leaves };
+  return {
+    nodes,
+    leaves,
+    maxDepth,
+    meanPaperDepth: n === 0 ? 0 : tree.paths.reduce((s, p) => s + p.length, 0) / n,
+    meanLeafSize: leaves === 0 ? 0 : n / leaves,
+  };
 }
 
 /** Identifier text of a paper's first identifier in a facet (for examples), or null. */

@@ -21,7 +21,10 @@ const isMinder = (variant: GenerativeVariant): boolean => variant === "minder";
 
 export async function createGenerativeProvider(context: GenerativeProviderContext): Promise<GenerativeProvider> {
   const { GRAFT_GENRET_MODELS, GRAFT_BEAMS: beams } = config();
-  const root = GRAFT_GENRET_MODELS !== undefined ? path.resolve(repoRoot, GRAFT_GENRET_MODELS) : path.join(context.dataRoot, path.basename(path.resolve(context.corpusDir)), "genret-models");
+  const root =
+    GRAFT_GENRET_MODELS !== undefined
+      ? path.resolve(repoRoot, GRAFT_GENRET_MODELS)
+      : path.join(context.dataRoot, path.basename(path.resolve(context.corpusDir)), "genret-models");
   const dirOf = (variant: string): string => path.join(root, variant);
   const loaded = new Map<string, Promise<GenretModel | MinderModel>>();
 

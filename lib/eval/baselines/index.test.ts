@@ -44,14 +44,25 @@ test("dense item lists: per item nearest items, concatenated in bullet order, qu
   assert.ok(Math.abs((lists.methods?.[1].score ?? 0) - Math.SQRT1_2) < 1e-6);
   // Excluding paper 0 (the query itself): its items never appear.
   const ex = denseItemLists(index, { methods: [unit(1, 0)] }, { perItem: 2, exclude: 0 });
-  assert.deepEqual(ex.methods?.map((c) => c.paper), [1, 2]);
+  assert.deepEqual(
+    ex.methods?.map((c) => c.paper),
+    [1, 2],
+  );
   assert.equal(ex.problems, undefined);
 });
 
-const paper = (title: string, problems: string[], methods: string[] = []): PaperText => ({ title, abstract: "", facets: { problems, methods, results: [], contributions: [] } });
+const paper = (title: string, problems: string[], methods: string[] = []): PaperText => ({
+  title,
+  abstract: "",
+  facets: { problems, methods, results: [], contributions: [] },
+});
 
 test("BM25 over title and facets finds the lexical match and skips the query", () => {
-  const corpus = [paper("Neural machine translation", ["translation quality"]), paper("Named entity recognition", ["tagging entities in tweets"]), paper("Sentiment of reviews", ["polarity"], ["lexicon features"])];
+  const corpus = [
+    paper("Neural machine translation", ["translation quality"]),
+    paper("Named entity recognition", ["tagging entities in tweets"]),
+    paper("Sentiment of reviews", ["polarity"], ["lexicon features"]),
+  ];
   const bm25 = bm25Retriever(corpus);
   assert.deepEqual([...bm25.retrieve(paper("Entity tagging", ["entities in clinical notes"]), 2)], [1]);
   assert.deepEqual([...bm25.retrieve(corpus[0], 5, 0)], []);

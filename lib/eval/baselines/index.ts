@@ -56,7 +56,7 @@ export function topKIndices(scores: ArrayLike<number>, k: number, exclude: (i: n
     if (k <= 0 || Number.isNaN(scores[i]) || exclude(i)) continue;
     if (heap.length < k) {
       heap.push(i);
-      for (let c = heap.length - 1; c > 0; ) {
+      for (let c = heap.length - 1; c > 0;) {
         const p = (c - 1) >> 1;
         if (!worse(heap[c], heap[p])) break;
         [heap[c], heap[p]] = [heap[p], heap[c]];

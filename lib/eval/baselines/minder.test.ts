@@ -50,7 +50,12 @@ function bruteNgrams(texts: number[][], min: number, max: number): Map<string, n
 describe("buildSubstringTrie", () => {
   // A repeated n-gram inside one text ([3,4,5] in text 0), one shared across texts ([3,4,5]
   // in 0 and 1), a text too short for any n-gram (text 2), a text of exactly min tokens.
-  const texts = [[2, 3, 4, 5, 6, 3, 4, 5], [9, 3, 4, 5], [2, 3], [7, 8, 9]];
+  const texts = [
+    [2, 3, 4, 5, 6, 3, 4, 5],
+    [9, 3, 4, 5],
+    [2, 3],
+    [7, 8, 9],
+  ];
 
   it("ends an identifier at every node of depth >= min, and only there, with the papers containing each n-gram", () => {
     const trie = buildSubstringTrie(texts, 3, 4);
@@ -115,7 +120,13 @@ describe("bestSubstring", () => {
   });
 
   it("abstractIdf is ln(N / document frequency)", () => {
-    const v = abstractIdf([[2, 3, 3], [3, 4]], 6);
+    const v = abstractIdf(
+      [
+        [2, 3, 3],
+        [3, 4],
+      ],
+      6,
+    );
     assert.ok(Math.abs(v[2] - Math.log(2)) < 1e-12);
     assert.equal(v[3], 0);
     assert.equal(v[5], 0, "a token in no abstract");
@@ -178,7 +189,12 @@ describe("buildMinderIdentifiers", () => {
     const docIds = FACETS.reduce((s, f) => s + index.facets[f].identifiers.length, 0);
     assert.equal(pseudo.identifierCount, docIds - 1);
     for (const f of FACETS) {
-      index.facets[f].identifiers.forEach((llama, id) => assert.deepEqual(ids.pseudoTokens[ids.pseudoOf[f][id]], llama.map((t) => compact.get(t))));
+      index.facets[f].identifiers.forEach((llama, id) =>
+        assert.deepEqual(
+          ids.pseudoTokens[ids.pseudoOf[f][id]],
+          llama.map((t) => compact.get(t)),
+        ),
+      );
     }
   });
 
@@ -354,7 +370,11 @@ describe("minderViewLists", () => {
 
   it("leaves the query paper out of every view", async () => {
     const views = await minderViewLists({ tries: ids.tries, maxTokens: ids.maxTokens, decoder }, { ...query, exclude: 0 }, { beams: 4 });
-    for (const v of MINDER_VIEWS) assert.ok(views[v].every((c) => c.paper !== 0), v);
+    for (const v of MINDER_VIEWS)
+      assert.ok(
+        views[v].every((c) => c.paper !== 0),
+        v,
+      );
     assert.equal(views.substring[0].paper, 1);
   });
 
@@ -419,7 +439,8 @@ describe("MINDER end to end: pack → trainer (PyTorch) → ONNX → eval provid
       return [f, { dim: DIM, offsets, data }];
     }),
   ) as Record<Facet, { dim: number; offsets: Int32Array; data: Float32Array }>;
-  const vectorOf = (f: Facet, paper: number, item: number): Float32Array => items[f].data.subarray((items[f].offsets[paper] + item) * DIM, (items[f].offsets[paper] + item + 1) * DIM);
+  const vectorOf = (f: Facet, paper: number, item: number): Float32Array =>
+    items[f].data.subarray((items[f].offsets[paper] + item) * DIM, (items[f].offsets[paper] + item + 1) * DIM);
   // The task: each source item -> its pair's neighbour, in every view.
   const pairs = pairsOf([
     ["problems", 1, 0, 0, "problems", 0],
@@ -462,7 +483,14 @@ describe("MINDER end to end: pack → trainer (PyTorch) → ONNX → eval provid
       const queries = [0, 1, 2].map((r) => {
         const f = FACETS[pairs.facet[r]];
         const q = pairs.sourcePaper[r];
-        return { id: `p${q}`, corpusIndex: at(q), title: "", abstract: "", facets: { problems: [], methods: [], results: [], contributions: [] }, items: { [f]: [vectorOf(f, q, pairs.sourceItem[r])] } };
+        return {
+          id: `p${q}`,
+          corpusIndex: at(q),
+          title: "",
+          abstract: "",
+          facets: { problems: [], methods: [], results: [], contributions: [] },
+          items: { [f]: [vectorOf(f, q, pairs.sourceItem[r])] },
+        };
       });
       const results = await provider.run("minder", queries, { corpusIds, embedder: "toy" });
       assert.equal(results.length, 3);

@@ -504,20 +504,31 @@ export function minderStatistics(ids: MinderIdentifiers): { vocabSize: number; m
     const postings = trie.postings as Int32Array;
     let max = 0;
     for (let i = 0; i < trie.identifierCount; i++) max = Math.max(max, ps[i + 1] - ps[i]);
-    views[v] = { identifiers: trie.identifierCount, postings: postings.length, papers: new Set(postings).size, maxPapersPerIdentifier: max, trie: trieStatistics(trie) };
+    views[v] = {
+      identifiers: trie.identifierCount,
+      postings: postings.length,
+      papers: new Set(postings).size,
+      maxPapersPerIdentifier: max,
+      trie: trieStatistics(trie),
+    };
   }
   return { vocabSize: ids.vocab.size, maxTokens: ids.maxTokens, views };
 }
 
 export function minderExampleStatistics(examples: MinderExamples) {
-  const byView = Object.fromEntries(MINDER_VIEWS.map((v) => [v, { examples: 0, distinctTargets: examples.targets[v].size, targetPapers: 0, skippedPairs: examples.skipped[v] }]));
+  const byView = Object.fromEntries(
+    MINDER_VIEWS.map((v) => [v, { examples: 0, distinctTargets: examples.targets[v].size, targetPapers: 0, skippedPairs: examples.skipped[v] }]),
+  );
   const papers = MINDER_VIEWS.map(() => new Set<number>());
   for (let r = 0; r < examples.length; r++) {
     byView[MINDER_VIEWS[examples.slot[r]]].examples += 1;
     papers[examples.slot[r]].add(examples.targetPaper[r]);
   }
   MINDER_VIEWS.forEach((v, i) => (byView[v].targetPapers = papers[i].size));
-  return { examples: examples.length, views: byView as Record<MinderView, { examples: number; distinctTargets: number; targetPapers: number; skippedPairs: number }> };
+  return {
+    examples: examples.length,
+    views: byView as Record<MinderView, { examples: number; distinctTargets: number; targetPapers: number; skippedPairs: number }>,
+  };
 }
 
 // ── the identifier files of a model directory ──

@@ -1,16 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import {
-  charLength,
-  groundingScores,
-  paperPassages,
-  paragraphSpans,
-  redundancyFlags,
-  sentenceCount,
-  specificityScore,
-  structuralChecks,
-} from "./checks";
+import { charLength, groundingScores, paperPassages, paragraphSpans, redundancyFlags, sentenceCount, specificityScore, structuralChecks } from "./checks";
 import { boilerplateMatches, isMetaDescription, specificTokens } from "./patterns";
 
 const facets = (over: Partial<Record<Facet, string[]>> = {}): Record<Facet, string[]> => ({
@@ -71,13 +62,14 @@ test("structural: meta-descriptions, fully meta facets, and papers over half met
   );
   assert.deepEqual(r.items.problems, [["meta"], []]);
   assert.deepEqual(r.facets.contributions, ["meta-facet"]);
-  assert.deepEqual(r.items.contributions, [["meta", "facet-meta"], ["meta", "facet-meta"]]);
+  assert.deepEqual(r.items.contributions, [
+    ["meta", "facet-meta"],
+    ["meta", "facet-meta"],
+  ]);
   assert.equal(r.metaPaper, false, "3 of 6 items is not more than half");
   assert.equal(r.ok, false, "a fully meta facet is an issue");
 
-  const meta = structuralChecks(
-    facets({ problems: ["The paper studies X."], methods: ["We propose Y."], results: ["The authors find Z."] }),
-  );
+  const meta = structuralChecks(facets({ problems: ["The paper studies X."], methods: ["We propose Y."], results: ["The authors find Z."] }));
   assert.equal(meta.metaPaper, true, "3 of 4 items");
   assert.ok(meta.items.contributions[0].includes("paper-meta"), "copied onto every item");
 });
@@ -111,9 +103,7 @@ test("specificity: the paper's weights, caps and clamp", () => {
   const two = specificityScore("Extensive experiments show state-of-the-art results.");
   assert.equal(two.boilerplate, 2);
   assert.equal(two.specificity, 0.6);
-  const capped = specificityScore(
-    "Extensive experiments show state-of-the-art results, significantly improving over existing methods with promising results.",
-  );
+  const capped = specificityScore("Extensive experiments show state-of-the-art results, significantly improving over existing methods with promising results.");
   assert.ok(capped.boilerplate >= 3);
   assert.equal(capped.genericness, 0.5, "boilerplate capped at 0.5");
   const credited = specificityScore("Extensive experiments on WMT14 and IWSLT show state-of-the-art BLEU.");
@@ -150,7 +140,14 @@ test("passages: title and abstract sentences with offsets into the raw text", ()
   assert.equal(" Hindi Parsing ".slice(ps[0].start, ps[0].end), "Hindi Parsing");
   const full = "Intro para one.\n\n  Method para two.  \n\n\n";
   const withBody = paperPassages({ title: "T", abstract: "", fullText: full });
-  assert.deepEqual(withBody.map((p) => [p.source, p.source === "title" ? p.text : full.slice(p.start, p.end)]), [["title", "T"], ["fullText", "Intro para one."], ["fullText", "Method para two."]]);
+  assert.deepEqual(
+    withBody.map((p) => [p.source, p.source === "title" ? p.text : full.slice(p.start, p.end)]),
+    [
+      ["title", "T"],
+      ["fullText", "Intro para one."],
+      ["fullText", "Method para two."],
+    ],
+  );
   assert.deepEqual(paragraphSpans("\n\n"), []);
 });
 
@@ -190,11 +187,26 @@ test("redundancy: intra-facet above 0.92, cross-facet above 0.90; both items of 
   );
   assert.deepEqual(r.flags, [["near-duplicate"], ["near-duplicate"], ["cross-facet-overlap"], ["cross-facet-overlap"], []]);
   // Between the two thresholds: an overlap across facets, not a near-duplicate within one.
-  assert.deepEqual(redundancyFlags([{ facet: "methods", index: 0, vector: e1 }, { facet: "methods", index: 1, vector: at(0.915) }]).pairs, []);
   assert.deepEqual(
-    redundancyFlags([{ facet: "methods", index: 0, vector: e1 }, { facet: "results", index: 0, vector: at(0.915) }]).pairs.map((p) => p.kind),
+    redundancyFlags([
+      { facet: "methods", index: 0, vector: e1 },
+      { facet: "methods", index: 1, vector: at(0.915) },
+    ]).pairs,
+    [],
+  );
+  assert.deepEqual(
+    redundancyFlags([
+      { facet: "methods", index: 0, vector: e1 },
+      { facet: "results", index: 0, vector: at(0.915) },
+    ]).pairs.map((p) => p.kind),
     ["cross-facet-overlap"],
   );
-  assert.deepEqual(redundancyFlags([{ facet: "methods", index: 0, vector: e1 }, { facet: "results", index: 0, vector: at(0.895) }]).pairs, []);
+  assert.deepEqual(
+    redundancyFlags([
+      { facet: "methods", index: 0, vector: e1 },
+      { facet: "results", index: 0, vector: at(0.895) },
+    ]).pairs,
+    [],
+  );
   void e2;
 });

@@ -29,7 +29,10 @@ test("segmentText: cuts at every boundary, lists covering marks, clips and drops
     ],
   );
   assert.equal(segs.map((s) => s.text).join(""), text, "the segments rebuild the text");
-  assert.deepEqual(segmentText("abc", []).map((s) => s.text), ["abc"]);
+  assert.deepEqual(
+    segmentText("abc", []).map((s) => s.text),
+    ["abc"],
+  );
   assert.deepEqual(segmentText("", [{ start: 0, end: 3, data: 1 }]), []);
 });
 

@@ -62,13 +62,20 @@ test("auditPaper: grounding, evidence, structural, redundancy, specificity and t
   assert.deepEqual(res.flags, ["ungrounded"], "0.577 < 0.6");
   assert.deepEqual(r.facets.contributions, ["empty-facet"]);
   assert.equal(r.structuralOk, false);
-  assert.deepEqual(r.pairs.map((x) => x.kind), ["near-duplicate"]);
+  assert.deepEqual(
+    r.pairs.map((x) => x.kind),
+    ["near-duplicate"],
+  );
 });
 
 test("auditPaper without an ungrounded threshold never flags grounding; no passages gives null grounding", () => {
   const r = auditPaper(input({ results: [{ text: "LAS rises 2.1 points.", vector: v(1, 1, 1) }] }));
   assert.deepEqual(r.items[0].flags, []);
-  const bare = auditPaper({ facets: { problems: [{ text: "A problem of parsing.", vector: v(1, 0, 0) }], methods: [], results: [], contributions: [] }, passages: [], passageVectors: [] });
+  const bare = auditPaper({
+    facets: { problems: [{ text: "A problem of parsing.", vector: v(1, 0, 0) }], methods: [], results: [], contributions: [] },
+    passages: [],
+    passageVectors: [],
+  });
   assert.equal(bare.items[0].grounding, null);
   assert.deepEqual(bare.items[0].evidence, []);
 });

@@ -65,9 +65,7 @@ export function auditPaper(
   input: { facets: Record<Facet, readonly AuditItemInput[]>; passages: readonly Passage[]; passageVectors: readonly Float32Array[] },
   thresholds: AuditThresholds = DEFAULT_THRESHOLDS,
 ): PaperAuditResult {
-  const structural = structuralChecks(
-    Object.fromEntries(FACETS.map((f) => [f, (input.facets[f] ?? []).map((i) => i.text)])) as Record<Facet, string[]>,
-  );
+  const structural = structuralChecks(Object.fromEntries(FACETS.map((f) => [f, (input.facets[f] ?? []).map((i) => i.text)])) as Record<Facet, string[]>);
   const flat = FACETS.flatMap((facet) => (input.facets[facet] ?? []).map((item, index) => ({ facet, index, ...item })));
   const grounding = groundingScores(
     flat.map((i) => i.vector),

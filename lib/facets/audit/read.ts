@@ -66,7 +66,13 @@ export async function loadPaperAudit(db: Db, paperId: number): Promise<PaperAudi
       abstract: true,
       fullText: true,
       facetItems: {
-        select: { id: true, facet: true, position: true, text: true, audit: { select: { grounding: true, evidence: true, flags: true, specificity: true, createdAt: true } } },
+        select: {
+          id: true,
+          facet: true,
+          position: true,
+          text: true,
+          audit: { select: { grounding: true, evidence: true, flags: true, specificity: true, createdAt: true } },
+        },
         orderBy: [{ facet: "asc" }, { position: "asc" }],
       },
     },

@@ -45,11 +45,11 @@ export function renderAuditText(s: AuditSummary): string {
     ["empty facets", n(st.emptyFacets)],
     ["papers with no structural issue", `${n(s.papers - st.papersWithIssues)} (${pct(st.shareClean)})`],
     [`papers with an intra-facet near-duplicate (> ${s.thresholds.intraFacet})`, n(s.redundancy.papersWithNearDuplicate)],
-    [`papers with a cross-facet overlap (> ${s.thresholds.crossFacet})`, `${n(s.redundancy.papersWithOverlap)} (${pct(s.redundancy.papersWithOverlap / Math.max(1, s.papers))})`],
     [
-      `ungrounded items (grounding < ${s.grounding.threshold === null ? "—" : s.grounding.threshold.toFixed(3)}, the null median)`,
-      n(s.grounding.ungrounded),
+      `papers with a cross-facet overlap (> ${s.thresholds.crossFacet})`,
+      `${n(s.redundancy.papersWithOverlap)} (${pct(s.redundancy.papersWithOverlap / Math.max(1, s.papers))})`,
     ],
+    [`ungrounded items (grounding < ${s.grounding.threshold === null ? "—" : s.grounding.threshold.toFixed(3)}, the null median)`, n(s.grounding.ungrounded)],
     [`generic items (specificity < ${s.thresholds.genericBelow})`, n(s.specificity.generic)],
   ];
   const width = Math.max(...rows.map((r) => r[0].length));
@@ -142,10 +142,14 @@ export function renderAuditReport(s: AuditSummary, meta: { command: string; seco
   out.push("| facet | mean | p10 | median | p90 | whole abstract (mean) |", "|---|---|---|---|---|---|");
   for (const f of FACETS) {
     const d = s.grounding.perFacet[f];
-    out.push(`| ${f} | ${f3(d.mean)} | ${f3(d.p10)} | ${f3(d.median)} | ${f3(d.p90)} | ${s.grounding.abstractLevel ? f3(s.grounding.abstractLevel.perFacet[f].mean) : "—"} |`);
+    out.push(
+      `| ${f} | ${f3(d.mean)} | ${f3(d.p10)} | ${f3(d.median)} | ${f3(d.p90)} | ${s.grounding.abstractLevel ? f3(s.grounding.abstractLevel.perFacet[f].mean) : "—"} |`,
+    );
   }
   const a = s.grounding.all;
-  out.push(`| **all** | **${f3(a.mean)}** | ${f3(a.p10)} | ${f3(a.median)} | ${f3(a.p90)} | ${s.grounding.abstractLevel ? f3(s.grounding.abstractLevel.all.mean) : "—"} |`);
+  out.push(
+    `| **all** | **${f3(a.mean)}** | ${f3(a.p10)} | ${f3(a.median)} | ${f3(a.p90)} | ${s.grounding.abstractLevel ? f3(s.grounding.abstractLevel.all.mean) : "—"} |`,
+  );
   const nl = s.grounding.null;
   out.push(`| null (item vs a random other paper) | ${f3(nl.mean)} | ${f3(nl.p10)} | ${f3(nl.median)} | ${f3(nl.p90)} | — |`);
   out.push(`| paper (MiniLM, full-text paragraphs) | ${P.groundingMean} | | | | per facet ${P.groundingPerFacet} |`, "");

@@ -92,7 +92,10 @@ describe("auditCorpus", { concurrency: false }, () => {
     assert.ok(report.newlyEmbedded > 0);
 
     const a = await audits(paperA);
-    assert.ok(a.every((i) => i.id !== undefined), "every item audited");
+    assert.ok(
+      a.every((i) => i.id !== undefined),
+      "every item audited",
+    );
     const results = a.find((i) => i.facet === "results")!;
     assert.equal(results.grounding, 1);
     const best = results.evidence[0];
@@ -128,7 +131,10 @@ describe("auditCorpus", { concurrency: false }, () => {
     assert.equal(embedder.embedded, 0);
     const after = (await audits(paperA)).map((i) => i.id);
     assert.equal(await db.itemAudit.count(), 9, "one row per item, not two");
-    assert.ok(after.every((id, k) => id !== before[k]), "rows were replaced");
+    assert.ok(
+      after.every((id, k) => id !== before[k]),
+      "rows were replaced",
+    );
   });
 
   test("a failing write batch leaves that batch's previous audits intact; earlier batches are replaced", async () => {
@@ -157,7 +163,10 @@ describe("auditCorpus", { concurrency: false }, () => {
       if (pg) await db.$executeRawUnsafe(`DROP FUNCTION audit_fail()`);
     }
     const a = await audits(paperA);
-    assert.ok(a.every((i) => i.flags.includes("generic")), "first batch written with the new thresholds");
+    assert.ok(
+      a.every((i) => i.flags.includes("generic")),
+      "first batch written with the new thresholds",
+    );
     const b = await audits(paperB);
     assert.deepEqual(b, old, "second batch untouched");
     const job = await db.job.findFirstOrThrow({ where: { stage: "audit" }, orderBy: { id: "desc" } });

@@ -180,9 +180,7 @@ export async function auditCorpus(db: Db, options: AuditCorpusOptions): Promise<
         async (tx) => {
           const ids = part.flatMap((r) => r.work.items.map((i) => i.id));
           // Items replaced since they were read (a re-extraction) are skipped: their new rows get audited next time.
-          const current = new Map(
-            (await tx.facetItem.findMany({ where: { id: { in: ids } }, select: { id: true, text: true } })).map((i) => [i.id, i.text]),
-          );
+          const current = new Map((await tx.facetItem.findMany({ where: { id: { in: ids } }, select: { id: true, text: true } })).map((i) => [i.id, i.text]));
           await tx.itemAudit.deleteMany({ where: { facetItemId: { in: ids } } });
           const rows: (string | number | null)[][] = [];
           for (const { work: w, result } of part) {

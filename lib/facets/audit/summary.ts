@@ -112,7 +112,13 @@ export class AuditStats {
     emptyFacets: 0,
     papersWithIssues: 0,
   };
-  private readonly r = { nearDuplicatePairs: 0, papersWithNearDuplicate: 0, overlapPairs: 0, papersWithOverlap: 0, overlapByFacets: {} as Record<string, number> };
+  private readonly r = {
+    nearDuplicatePairs: 0,
+    papersWithNearDuplicate: 0,
+    overlapPairs: 0,
+    papersWithOverlap: 0,
+    overlapByFacets: {} as Record<string, number>,
+  };
 
   /** `abstractScores`: each item's cosine with the whole abstract (same order as result.items), when computed. */
   add(result: PaperAuditResult, extra: { nullScores?: readonly number[]; abstractScores?: readonly (number | null)[] } = {}): void {

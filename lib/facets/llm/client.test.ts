@@ -183,8 +183,20 @@ test("Retry-After parsing and backoff bounds", () => {
   assert.equal(retryAfterMs(h({ "retry-after-ms": "250", "retry-after": "9" }), now), 250);
   assert.equal(retryAfterMs(h({ "retry-after": "soon" }), now), null);
   assert.equal(retryAfterMs(h({}), now), null);
-  assert.equal(backoffMs(0, 1000, 60_000, () => 0), 500);
-  assert.equal(backoffMs(0, 1000, 60_000, () => 1), 1000);
-  assert.equal(backoffMs(3, 1000, 60_000, () => 0.5), 6000);
-  assert.equal(backoffMs(20, 1000, 60_000, () => 1), 60_000);
+  assert.equal(
+    backoffMs(0, 1000, 60_000, () => 0),
+    500,
+  );
+  assert.equal(
+    backoffMs(0, 1000, 60_000, () => 1),
+    1000,
+  );
+  assert.equal(
+    backoffMs(3, 1000, 60_000, () => 0.5),
+    6000,
+  );
+  assert.equal(
+    backoffMs(20, 1000, 60_000, () => 1),
+    60_000,
+  );
 });

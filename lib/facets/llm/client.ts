@@ -9,10 +9,7 @@
 import type { TokenUsage } from "../extractor";
 import { LLM_ENV, type LlmConfig } from "./config";
 
-export type ChatClientConfig = Pick<
-  LlmConfig,
-  "baseUrl" | "apiKey" | "timeoutMs" | "maxRetries" | "retryBaseDelayMs" | "retryMaxDelayMs"
->;
+export type ChatClientConfig = Pick<LlmConfig, "baseUrl" | "apiKey" | "timeoutMs" | "maxRetries" | "retryBaseDelayMs" | "retryMaxDelayMs">;
 
 export interface ChatCompletion {
   /** choices[0].message.content; null when the server sent none (e.g. a refusal). */
@@ -77,10 +74,7 @@ export function createChatClient(config: ChatClientConfig, deps: ChatClientDeps 
     return key ? s.split(key).join("[redacted]") : s;
   };
 
-  async function attempt(
-    payload: string,
-    signal: AbortSignal | undefined,
-  ): Promise<Omit<ChatCompletion, "attempts"> | Failure> {
+  async function attempt(payload: string, signal: AbortSignal | undefined): Promise<Omit<ChatCompletion, "attempts"> | Failure> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -132,11 +126,7 @@ export function createChatClient(config: ChatClientConfig, deps: ChatClientDeps 
         if (!("retryable" in outcome)) return { ...outcome, attempts: n + 1 };
         const attempts = n + 1;
         if (!outcome.retryable) {
-          throw new LlmRequestError(
-            redact(`LLM request failed: ${outcome.message}${hintFor(outcome.status)}`),
-            outcome.status,
-            attempts,
-          );
+          throw new LlmRequestError(redact(`LLM request failed: ${outcome.message}${hintFor(outcome.status)}`), outcome.status, attempts);
         }
         if (n >= config.maxRetries) {
           throw new LlmRequestError(
@@ -223,10 +213,7 @@ function parseCompletion(text: string, url: string): Omit<ChatCompletion, "attem
     refusal: typeof message.refusal === "string" ? message.refusal : null,
     finishReason: typeof first?.finish_reason === "string" ? first.finish_reason : null,
     model: typeof j.model === "string" && j.model !== "" ? j.model : null,
-    usage:
-      typeof prompt === "number" && typeof completion === "number"
-        ? { promptTokens: prompt, completionTokens: completion }
-        : undefined,
+    usage: typeof prompt === "number" && typeof completion === "number" ? { promptTokens: prompt, completionTokens: completion } : undefined,
   };
 }
 

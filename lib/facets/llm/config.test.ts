@@ -28,39 +28,36 @@ test("reads every variable; trailing slashes leave the base URL; blank counts as
     GRAFT_LLM_REASONING_EFFORT: "minimal",
     GRAFT_LLM_API_KEY: "",
   });
-  assert.deepEqual(
-    c,
-    {
-      baseUrl: "http://127.0.0.1:11434/v1",
-      model: "llama3.1:8b",
-      apiKey: null,
-      maxInputTokens: 8000,
-      concurrency: 2,
-      timeoutMs: 5000,
-      maxRetries: 0,
-      reasoningEffort: "minimal",
-      retryBaseDelayMs: LLM_DEFAULTS.retryBaseDelayMs,
-      retryMaxDelayMs: LLM_DEFAULTS.retryMaxDelayMs,
-    },
-  );
+  assert.deepEqual(c, {
+    baseUrl: "http://127.0.0.1:11434/v1",
+    model: "llama3.1:8b",
+    apiKey: null,
+    maxInputTokens: 8000,
+    concurrency: 2,
+    timeoutMs: 5000,
+    maxRetries: 0,
+    reasoningEffort: "minimal",
+    retryBaseDelayMs: LLM_DEFAULTS.retryBaseDelayMs,
+    retryMaxDelayMs: LLM_DEFAULTS.retryMaxDelayMs,
+  });
 });
 
 test("API key: GRAFT_LLM_API_KEY wins over OPENAI_API_KEY, which is the fallback", () => {
   assert.equal(loadLlmConfig({ GRAFT_LLM_MODEL: "m", OPENAI_API_KEY: "sk-b" }).apiKey?.reveal(), "sk-b");
-  assert.equal(
-    loadLlmConfig({ GRAFT_LLM_MODEL: "m", GRAFT_LLM_API_KEY: "sk-a", OPENAI_API_KEY: "sk-b" }).apiKey?.reveal(),
-    "sk-a",
-  );
+  assert.equal(loadLlmConfig({ GRAFT_LLM_MODEL: "m", GRAFT_LLM_API_KEY: "sk-a", OPENAI_API_KEY: "sk-b" }).apiKey?.reveal(), "sk-a");
 });
 
 test("a missing model is a clear error naming GRAFT_LLM_MODEL", () => {
   assert.equal(isLlmConfigured({}), false);
   assert.equal(isLlmConfigured({ GRAFT_LLM_MODEL: "m" }), true);
-  assert.throws(() => loadLlmConfig({ GRAFT_LLM_MODEL: "  " }), (e: Error) => {
-    assert.ok(e instanceof LlmConfigError);
-    assert.match(e.message, /GRAFT_LLM_MODEL is not set/);
-    return true;
-  });
+  assert.throws(
+    () => loadLlmConfig({ GRAFT_LLM_MODEL: "  " }),
+    (e: Error) => {
+      assert.ok(e instanceof LlmConfigError);
+      assert.match(e.message, /GRAFT_LLM_MODEL is not set/);
+      return true;
+    },
+  );
 });
 
 test("bad values name their variable and all problems at once", () => {

@@ -107,8 +107,7 @@ export function loadLlmConfig(env?: Env): LlmConfig {
  * take the defaults. The base URL loses trailing slashes so paths join cleanly.
  */
 export function llmConfig(settings: { model: string } & { [K in keyof LlmConfig]?: LlmConfig[K] | undefined }): LlmConfig {
-  const pick = <K extends keyof typeof LLM_DEFAULTS>(k: K): LlmConfig[K] =>
-    (settings[k] ?? LLM_DEFAULTS[k]) as LlmConfig[K];
+  const pick = <K extends keyof typeof LLM_DEFAULTS>(k: K): LlmConfig[K] => (settings[k] ?? LLM_DEFAULTS[k]) as LlmConfig[K];
   const atLeast = (k: keyof typeof LLM_DEFAULTS, min: number): void => {
     const value = pick(k);
     if (typeof value !== "number" || !Number.isInteger(value) || value < min) {

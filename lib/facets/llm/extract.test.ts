@@ -50,7 +50,10 @@ test("valid answer: facets kept verbatim, usage and the server's model recorded,
   assert.equal(req.headers.authorization, "Bearer sk-x");
   const body = req.body as SentBody;
   assert.equal(body.model, "test-model");
-  assert.deepEqual(body.messages.map((m) => m.role), ["system", "user"]);
+  assert.deepEqual(
+    body.messages.map((m) => m.role),
+    ["system", "user"],
+  );
   assert.equal(body.messages[0].content, SYSTEM_PROMPT);
   const user = body.messages[1].content;
   assert.match(user, /^Analyse this academic paper and extract the following facets\./);
@@ -115,7 +118,13 @@ test("schema violations are discarded as invalid, each named, never retried", as
 
 test("extra keys are ignored; facets come back in the paper's order", async () => {
   const good = facetAnswer("P5");
-  const content = JSON.stringify({ summary: "extra", contributions: good.contributions, results: good.results, methods: good.methods, problems: good.problems });
+  const content = JSON.stringify({
+    summary: "extra",
+    contributions: good.contributions,
+    results: good.results,
+    methods: good.methods,
+    problems: good.problems,
+  });
   const s = await stub(() => completion(content));
   const r = await createLlmExtractor(cfg(s.baseUrl)).extract(PAPER);
   assert.ok(r.ok);
@@ -125,11 +134,7 @@ test("extra keys are ignored; facets come back in the paper's order", async () =
 
 test("refusal, empty content and a cut-off answer are invalid with a reason", async () => {
   const s = await stub(
-    sequence(
-      completion(null, { refusal: "I can't help with that." }),
-      completion(""),
-      completion('{"problems": ["a"', { finishReason: "length" }),
-    ),
+    sequence(completion(null, { refusal: "I can't help with that." }), completion(""), completion('{"problems": ["a"', { finishReason: "length" })),
   );
   const ex = createLlmExtractor(cfg(s.baseUrl));
   const [a, b, c] = [await ex.extract(PAPER), await ex.extract(PAPER), await ex.extract(PAPER)];
@@ -140,15 +145,13 @@ test("refusal, empty content and a cut-off answer are invalid with a reason", as
 
 test("transport trouble is retried and then succeeds: 429, 500, timeout", async () => {
   const answer = JSON.stringify(facetAnswer("P6"));
-  const s = await stub(
-    sequence({ status: 429, headers: { "retry-after": "0" }, text: "" }, { status: 500, text: "oops" }, { hang: true }, completion(answer)),
-  );
+  const s = await stub(sequence({ status: 429, headers: { "retry-after": "0" }, text: "" }, { status: 500, text: "oops" }, { hang: true }, completion(answer)));
   const r = await createLlmExtractor(cfg(s.baseUrl, { maxRetries: 3, timeoutMs: 150 })).extract(PAPER);
   assert.equal(r.ok, true);
   assert.equal(s.requests.length, 4);
 });
 
-test("errors after retries, and 4xx at once, are kind \"error\" with the configured model", async () => {
+test('errors after retries, and 4xx at once, are kind "error" with the configured model', async () => {
   const s = await stub(() => ({ status: 500, json: { error: { message: "overloaded" } } }));
   const r = await createLlmExtractor(cfg(s.baseUrl, { maxRetries: 1 })).extract(PAPER);
   assert.deepEqual(r, {

@@ -17,18 +17,14 @@ import { buildFacetRequest } from "./prompt";
 export const MIN_ITEMS = 1;
 export const MAX_ITEMS = 5;
 
-const item = z
-  .string({ error: (iss) => `expected a string, got ${describe(iss.input)}` })
-  .refine((s) => s.trim() !== "", { message: "empty item" });
+const item = z.string({ error: (iss) => `expected a string, got ${describe(iss.input)}` }).refine((s) => s.trim() !== "", { message: "empty item" });
 
-const itemList = z
-  .array(item, { error: (iss) => (iss.input === undefined ? "missing" : `expected a list, got ${describe(iss.input)}`) })
-  .check((ctx) => {
-    const n = ctx.value.length;
-    if (n < MIN_ITEMS || n > MAX_ITEMS) {
-      ctx.issues.push({ code: "custom", input: ctx.value, message: `expected ${MIN_ITEMS}-${MAX_ITEMS} items, got ${n}` });
-    }
-  });
+const itemList = z.array(item, { error: (iss) => (iss.input === undefined ? "missing" : `expected a list, got ${describe(iss.input)}`) }).check((ctx) => {
+  const n = ctx.value.length;
+  if (n < MIN_ITEMS || n > MAX_ITEMS) {
+    ctx.issues.push({ code: "custom", input: ctx.value, message: `expected ${MIN_ITEMS}-${MAX_ITEMS} items, got ${n}` });
+  }
+});
 
 /**
  * The answer's shape. Keys other than the four facets are ignored, not rejected: the facets
@@ -36,10 +32,9 @@ const itemList = z
  * sometimes add a summary or title; discarding a paid, otherwise good answer for that would
  * only lose data. (OpenAI's strict mode never sends extra keys in the first place.)
  */
-export const facetAnswerSchema = z.object(
-  Object.fromEntries(FACETS.map((f) => [f, itemList])) as Record<Facet, typeof itemList>,
-  { error: (iss) => `expected a JSON object, got ${describe(iss.input)}` },
-);
+export const facetAnswerSchema = z.object(Object.fromEntries(FACETS.map((f) => [f, itemList])) as Record<Facet, typeof itemList>, {
+  error: (iss) => `expected a JSON object, got ${describe(iss.input)}`,
+});
 
 /** Strips one surrounding Markdown code fence (```json ... ```), which chat models often add. */
 export function stripCodeFence(content: string): string {
@@ -48,9 +43,7 @@ export function stripCodeFence(content: string): string {
 }
 
 /** Validates an answer's text: the facets, or a one-line reason naming every problem. */
-export function parseFacetAnswer(
-  content: string,
-): { ok: true; facets: Record<Facet, string[]> } | { ok: false; reason: string } {
+export function parseFacetAnswer(content: string): { ok: true; facets: Record<Facet, string[]> } | { ok: false; reason: string } {
   let json: unknown;
   try {
     json = JSON.parse(stripCodeFence(content));
@@ -60,8 +53,7 @@ export function parseFacetAnswer(
   }
   const parsed = facetAnswerSchema.safeParse(json);
   if (!parsed.success) {
-    const where = (path: PropertyKey[]) =>
-      path.map((k, i) => (typeof k === "number" ? `[${k}]` : `${i ? "." : ""}${String(k)}`)).join("");
+    const where = (path: PropertyKey[]) => path.map((k, i) => (typeof k === "number" ? `[${k}]` : `${i ? "." : ""}${String(k)}`)).join("");
     const problems = parsed.error.issues.map((i) => (i.path.length ? `${where(i.path)}: ${i.message}` : i.message));
     return { ok: false, reason: `answer violates the facet schema: ${problems.join("; ")}` };
   }
@@ -92,7 +84,7 @@ export function createLlmExtractor(config: LlmConfig, deps: ChatClientDeps = {})
       }
       const model = answer.model ?? config.model;
       const usage = answer.usage;
-      const cutOff = answer.finishReason === "length" ? " (the answer hit the output-token limit: finish_reason \"length\")" : "";
+      const cutOff = answer.finishReason === "length" ? ' (the answer hit the output-token limit: finish_reason "length")' : "";
       if (answer.content === null || answer.content.trim() === "") {
         const reason = answer.refusal !== null ? `model refused: ${clip(answer.refusal)}` : `answer has no content${cutOff}`;
         return { ok: false, kind: "invalid", reason, usage, model };

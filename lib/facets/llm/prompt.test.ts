@@ -5,15 +5,7 @@ import { test } from "node:test";
 import { sharedDataDir } from "@/lib/corpus/paths";
 import { encodeDocIdTokens } from "@/lib/text/tokenizer";
 import { llmConfig } from "./config";
-import {
-  FACET_JSON_SCHEMA,
-  SYSTEM_PROMPT,
-  TRUNCATION_MARKER,
-  USER_PROMPT_TEMPLATE,
-  buildFacetRequest,
-  paperText,
-  truncateToTokens,
-} from "./prompt";
+import { FACET_JSON_SCHEMA, SYSTEM_PROMPT, TRUNCATION_MARKER, USER_PROMPT_TEMPLATE, buildFacetRequest, paperText, truncateToTokens } from "./prompt";
 
 // The paper's source sits beside the shared data directory (../shared/spec).
 const PAPER_TEX = path.join(path.dirname(sharedDataDir()), "spec", "graft-paper.tex");

@@ -114,10 +114,7 @@ export interface FacetRequest {
  * The chat-completions request for one paper. No temperature or seed is sent: the paper's
  * gpt-5 models accept neither, and other servers' defaults are left alone.
  */
-export function buildFacetRequest(
-  paper: PaperInput,
-  config: Pick<LlmConfig, "model" | "maxInputTokens" | "reasoningEffort">,
-): FacetRequest {
+export function buildFacetRequest(paper: PaperInput, config: Pick<LlmConfig, "model" | "maxInputTokens" | "reasoningEffort">): FacetRequest {
   const { text, truncated } = truncateToTokens(paperText(paper), config.maxInputTokens);
   // split/join rather than String.replace: a replacement string would expand "$&" or "$'"
   // occurring in the paper text.

@@ -35,8 +35,7 @@ async function paperServer(delayMs: number): Promise<StubServer> {
   return s;
 }
 
-const cfg = (baseUrl: string) =>
-  llmConfig({ model: "test-model", baseUrl, timeoutMs: 2000, maxRetries: 1, retryBaseDelayMs: 5, retryMaxDelayMs: 20 });
+const cfg = (baseUrl: string) => llmConfig({ model: "test-model", baseUrl, timeoutMs: 2000, maxRetries: 1, retryBaseDelayMs: 5, retryMaxDelayMs: 20 });
 
 test("bounded concurrency at the server; every paper's result and usage reported", async () => {
   const s = await paperServer(40);
@@ -66,7 +65,10 @@ test("bounded concurrency at the server; every paper's result and usage reported
     usage: { promptTokens: 10 * 100 + 45, completionTokens: 100 },
     aborted: false,
   });
-  assert.deepEqual(progress.map((p) => p.done), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  assert.deepEqual(
+    progress.map((p) => p.done),
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+  );
   assert.ok(progress.every((p) => p.inFlight >= 0 && p.inFlight <= 3));
 });
 
@@ -79,7 +81,12 @@ test("concurrency 1 is sequential; mixed outcomes are counted, failed ones' usag
     onResult: (p, r) => void seen.push([p.id, r.ok, r.ok ? undefined : r.kind]),
   });
   assert.equal(s.maxInFlight, 1);
-  assert.deepEqual(seen, [["paper-0", true, undefined], ["paper-1", true, undefined], ["x", false, "invalid"], ["y", false, "error"]]);
+  assert.deepEqual(seen, [
+    ["paper-0", true, undefined],
+    ["paper-1", true, undefined],
+    ["x", false, "invalid"],
+    ["y", false, "error"],
+  ]);
   assert.equal(summary.ok, 2);
   assert.equal(summary.invalid, 1);
   assert.equal(summary.error, 1);
@@ -97,7 +104,10 @@ test("resume: a second run over the papers still lacking facets finishes the set
   assert.equal(store.size, 3);
   const before = s.requests.length;
   const missing = input.filter((p) => !store.has(p.id));
-  assert.deepEqual(missing.map((p) => p.id), ["p-bad"]);
+  assert.deepEqual(
+    missing.map((p) => p.id),
+    ["p-bad"],
+  );
   await extractAll(missing, createLlmExtractor(cfg(s.baseUrl)), { concurrency: 2, onResult: persist });
   assert.equal(s.requests.length - before, 1, "only the unprocessed paper is requested again");
 });

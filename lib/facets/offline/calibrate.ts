@@ -24,11 +24,7 @@ export interface Calibration {
 /** Lexical F1 at which a sentence is taken as an item's source for the positive pairs. */
 export const SOURCE_MIN_F1 = 0.4;
 
-export function calibrateThreshold(
-  papers: readonly CalibrationPaper[],
-  cos: (a: string, b: string) => number,
-  seed = 7,
-): Calibration {
+export function calibrateThreshold(papers: readonly CalibrationPaper[], cos: (a: string, b: string) => number, seed = 7): Calibration {
   const rand = rng(seed);
   const positive: number[] = [];
   const nul: number[] = [];

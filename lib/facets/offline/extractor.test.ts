@@ -55,7 +55,11 @@ test("extract returns four non-empty facets of at most 5 items, within the audit
     assert.equal(new Set(r.facets[f]).size, r.facets[f].length, "no duplicates within a facet");
   }
   // Openers are rewritten away.
-  assert.ok(Object.values(r.facets).flat().every((s) => !/^we (propose|present)\b/i.test(s)));
+  assert.ok(
+    Object.values(r.facets)
+      .flat()
+      .every((s) => !/^we (propose|present)\b/i.test(s)),
+  );
 });
 
 test("extract handles empty input and abort", async () => {

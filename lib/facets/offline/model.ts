@@ -125,6 +125,9 @@ export function composeUnit(units: readonly Unit[], scores: readonly number[]): 
  */
 export function selectUnits(probs: readonly number[], sel: FacetSelection): number[] {
   const order = probs.map((p, i) => [p, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
-  const picked = order.filter(([p]) => p >= sel.threshold).slice(0, sel.maxItems).map(([, i]) => i);
+  const picked = order
+    .filter(([p]) => p >= sel.threshold)
+    .slice(0, sel.maxItems)
+    .map(([, i]) => i);
   return picked.length > 0 ? picked : order.slice(0, 1).map(([, i]) => i);
 }

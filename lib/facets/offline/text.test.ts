@@ -57,10 +57,10 @@ test("splitList splits long parallel clauses but keeps short lists together", ()
   ]);
   assert.deepEqual(splitList("We evaluate on English, German and French."), ["We evaluate on English, German and French."]);
   assert.deepEqual(splitList("A; B"), ["A, B"]);
-  assert.deepEqual(
-    splitList("We collect dialogues from three online forums, and we show that models trained on them transfer well"),
-    ["We collect dialogues from three online forums", "We show that models trained on them transfer well"],
-  );
+  assert.deepEqual(splitList("We collect dialogues from three online forums, and we show that models trained on them transfer well"), [
+    "We collect dialogues from three online forums",
+    "We show that models trained on them transfer well",
+  ]);
 });
 
 test("finishItem, tokenize and meta-description detection", () => {

@@ -9,16 +9,60 @@
  * Single capital letters (initials, "J. Smith") are handled separately.
  */
 const ABBREVIATIONS = new Set([
-  "e.g", "i.e", "etc", "et al", "al", "cf", "vs", "viz", "fig", "figs", "eq", "eqs", "sec", "secs", "tab",
-  "no", "nos", "vol", "pp", "approx", "resp", "dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "inc", "ltd",
-  "co", "corp", "dept", "univ", "ch", "ref", "refs", "def", "thm", "esp", "incl", "w.r.t", "a.k.a", "u.s", "u.k",
+  "e.g",
+  "i.e",
+  "etc",
+  "et al",
+  "al",
+  "cf",
+  "vs",
+  "viz",
+  "fig",
+  "figs",
+  "eq",
+  "eqs",
+  "sec",
+  "secs",
+  "tab",
+  "no",
+  "nos",
+  "vol",
+  "pp",
+  "approx",
+  "resp",
+  "dr",
+  "mr",
+  "mrs",
+  "ms",
+  "prof",
+  "st",
+  "jr",
+  "sr",
+  "inc",
+  "ltd",
+  "co",
+  "corp",
+  "dept",
+  "univ",
+  "ch",
+  "ref",
+  "refs",
+  "def",
+  "thm",
+  "esp",
+  "incl",
+  "w.r.t",
+  "a.k.a",
+  "u.s",
+  "u.k",
 ]);
 
 /**
  * Words that open sentences and do not follow an initial ("J. Smith"): after a lone capital they
  * mark a boundary, as in "for subtask B. We then…".
  */
-const SENTENCE_OPENER = /^["'([]?(?:We|The|This|These|Our|In|It|To|For|However|Finally|Moreover|Furthermore|Additionally|Overall|As|Here|Then|Thus|Therefore|Experiments?|Results?)\b/;
+const SENTENCE_OPENER =
+  /^["'([]?(?:We|The|This|These|Our|In|It|To|For|However|Finally|Moreover|Furthermore|Additionally|Overall|As|Here|Then|Thus|Therefore|Experiments?|Results?)\b/;
 
 /**
  * True when the text before a period ends with an abbreviation (so the period is not a
@@ -166,7 +210,10 @@ export function splitList(sentence: string, minWords = 6): string[] {
 
 /** Normalises an item: trims, removes a trailing colon, ensures final punctuation. */
 export function finishItem(item: string): string {
-  let s = item.trim().replace(/\s+/g, " ").replace(/[,:;]+$/, "");
+  let s = item
+    .trim()
+    .replace(/\s+/g, " ")
+    .replace(/[,:;]+$/, "");
   if (s && !/[.!?]["')\]]*$/.test(s)) s += ".";
   return capitalise(s);
 }

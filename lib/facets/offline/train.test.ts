@@ -65,9 +65,21 @@ test("relabel uses the given matcher", () => {
 test("tuning tries composition for contributions only when a compose matcher is given", () => {
   const labeled = papers.map(labelPaper);
   const w = trainWeights(labeled, { ...DEFAULT_TRAIN, minCount: 1, epochs: 30 });
-  const never = tuneSelection(labeled, w, () => false, "min", () => false);
+  const never = tuneSelection(
+    labeled,
+    w,
+    () => false,
+    "min",
+    () => false,
+  );
   assert.equal(never.selection.contributions.compose, undefined, "a composition that never matches is not chosen");
-  const always = tuneSelection(labeled, w, () => false, "min", () => true);
+  const always = tuneSelection(
+    labeled,
+    w,
+    () => false,
+    "min",
+    () => true,
+  );
   assert.equal(always.selection.contributions.compose, true);
   assert.deepEqual([always.scores.contributions.precision, always.scores.contributions.recall], [1, 1]);
   assert.equal(always.selection.methods.compose, undefined, "methods never compose");

@@ -23,7 +23,12 @@ export interface LabeledPaper {
 export function labelPaper(p: { id: string; title: string; abstract: string; facets: FacetLists }): LabeledPaper {
   const units = paperUnits(p);
   const facets = Object.fromEntries(FACETS.map((f) => [f, p.facets[f] ?? []])) as Record<Facet, string[]>;
-  const perFacet = FACETS.map((f) => labelUnits(facets[f], units.map((u) => u.text)));
+  const perFacet = FACETS.map((f) =>
+    labelUnits(
+      facets[f],
+      units.map((u) => u.text),
+    ),
+  );
   return {
     id: p.id,
     abstract: p.abstract,
@@ -223,13 +228,14 @@ export function tuneSelection(
     for (let j = 0; j < FACETS.length; j++) {
       if (j !== k) for (const w of MIX_WEIGHTS) mixes.push(FACETS.map((_, i) => (i === j ? w : 0)));
     }
-    for (const mix of mixes) for (const threshold of THRESHOLDS) {
-      for (let maxItems = 1; maxItems <= 5; maxItems++) {
-        const sel: FacetSelection = mix ? { threshold, maxItems, mix } : { threshold, maxItems };
-        const s = proxyScore(papers, probs, k, sel, matches);
-        if (!best || value(s) > value(best.s) + 1e-9) best = { sel, s };
+    for (const mix of mixes)
+      for (const threshold of THRESHOLDS) {
+        for (let maxItems = 1; maxItems <= 5; maxItems++) {
+          const sel: FacetSelection = mix ? { threshold, maxItems, mix } : { threshold, maxItems };
+          const s = proxyScore(papers, probs, k, sel, matches);
+          if (!best || value(s) > value(best.s) + 1e-9) best = { sel, s };
+        }
       }
-    }
     if (composeMatches && COMPOSE_FACETS.includes(facet)) {
       for (const mix of mixes) {
         const sel: FacetSelection = mix ? { threshold: 0, maxItems: 1, mix, compose: true } : { threshold: 0, maxItems: 1, compose: true };

@@ -32,7 +32,14 @@ registerStage<GenretStageParams>(
       corpus: params.corpus,
       variant: params.variant,
       seed: params.seed,
-      trainer: { timeBudget: params.trainMinutes * 60, epochs: params.epochs, dModel: params.dModel, layers: params.layers, tokenPrior: params.tokenPrior, device: params.device },
+      trainer: {
+        timeBudget: params.trainMinutes * 60,
+        epochs: params.epochs,
+        dModel: params.dModel,
+        layers: params.layers,
+        tokenPrior: params.tokenPrior,
+        device: params.device,
+      },
       onProgress: (phase, done, total, detail) => {
         const [a, b] = SPANS[phase];
         progress(done, total, `${phase}${detail ? ` ${detail}` : ""}`, a + (b - a) * (total ? done / total : 1));

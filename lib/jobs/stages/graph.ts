@@ -111,7 +111,12 @@ registerStage<GraphStageParams>(
       signal,
       onProgress: (phase, done, total, detail) => {
         const [a, b] = SPANS[phase];
-        progress(done, total, `${phase}${detail ? ` ${detail}` : ""} ${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")}`, a + (b - a) * (total ? done / total : 1));
+        progress(
+          done,
+          total,
+          `${phase}${detail ? ` ${detail}` : ""} ${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")}`,
+          a + (b - a) * (total ? done / total : 1),
+        );
       },
       onPhase: async (phase, build) => {
         const what = {

@@ -64,5 +64,8 @@ registerStage<ImportStageParams>(
     for (const n of summary.notices.slice(0, 50)) log(`note: ${n.line > 0 ? `${n.file}:${n.line}` : n.file}: ${n.message}`);
     return { ...summary, skipped: summary.skipped.length, notices: summary.notices.length };
   },
-  { params: importStageParams, description: "import a corpus directory or papers file: Graft JSONL, BibTeX, RIS, OpenAlex, Semantic Scholar, arXiv (idempotent, all-or-nothing)" },
+  {
+    params: importStageParams,
+    description: "import a corpus directory or papers file: Graft JSONL, BibTeX, RIS, OpenAlex, Semantic Scholar, arXiv (idempotent, all-or-nothing)",
+  },
 );

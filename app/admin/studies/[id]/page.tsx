@@ -27,8 +27,8 @@ export default async function StudyPage({ params }: { params: Promise<{ id: stri
         title={study.name}
         description={
           <>
-            <span className="font-mono">{study.corpus}</span> · {study.params.papers} papers · {study.items} items · core {study.coreItems} · seed {study.seed} ·{" "}
-            {study.ratings} of {study.expectedRatings} ratings in
+            <span className="font-mono">{study.corpus}</span> · {study.params.papers} papers · {study.items} items · core {study.coreItems} · seed {study.seed}{" "}
+            · {study.ratings} of {study.expectedRatings} ratings in
           </>
         }
         user={user}

@@ -52,7 +52,7 @@ export const POST = handleRoute(async (req: Request) => {
   try {
     raw = await req.json();
   } catch {
-    throw new HttpError(400, "invalid_request", "Send a JSON body: {\"stage\": \"graph\", \"params\": {…}}.");
+    throw new HttpError(400, "invalid_request", 'Send a JSON body: {"stage": "graph", "params": {…}}.');
   }
   const input = parseWith(startBody, raw);
   try {

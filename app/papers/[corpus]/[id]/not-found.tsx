@@ -6,8 +6,8 @@ export default function PaperNotFound() {
       <p className="font-mono text-sm text-ink-faint">404</p>
       <h1 className="mt-2 text-2xl font-semibold tracking-tight">Paper not found</h1>
       <p className="mt-3 text-[0.9375rem] leading-relaxed text-ink-muted">
-        This corpus has no paper with that id, or the corpus itself has not been imported. Paper ids are the corpus&apos;s own
-        identifiers, such as an ACL Anthology id.
+        This corpus has no paper with that id, or the corpus itself has not been imported. Paper ids are the corpus&apos;s own identifiers, such as an ACL
+        Anthology id.
       </p>
       <Link
         href="/papers"

@@ -84,9 +84,7 @@ export default async function PaperPage({ params }: { params: Params }) {
               {paper.externalId}
             </span>
           </nav>
-          <h1 className="mt-4 max-w-4xl text-2xl font-semibold leading-tight tracking-tight text-balance sm:text-[1.875rem]">
-            {paper.title}
-          </h1>
+          <h1 className="mt-4 max-w-4xl text-2xl font-semibold leading-tight tracking-tight text-balance sm:text-[1.875rem]">{paper.title}</h1>
           <p className="mt-3 max-w-4xl text-[0.9375rem] leading-relaxed text-ink-muted" data-testid="paper-authors">
             {paper.authors.length > 0 ? paper.authors.join(", ") : "Unknown authors"}
           </p>
@@ -132,9 +130,7 @@ export default async function PaperPage({ params }: { params: Params }) {
                 Facets
               </h2>
               <p className="mt-0.5 text-sm text-ink-muted">
-                {facetTotal > 0
-                  ? `${plural(facetTotal, "item")} extracted from the title and abstract.`
-                  : "No facets have been extracted for this paper yet."}
+                {facetTotal > 0 ? `${plural(facetTotal, "item")} extracted from the title and abstract.` : "No facets have been extracted for this paper yet."}
               </p>
             </div>
             <div className="flex flex-wrap gap-1.5">

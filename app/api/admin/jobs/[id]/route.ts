@@ -7,7 +7,13 @@ import { getJobDetail } from "@/lib/jobs/queue";
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-export const jobIdParams = z.object({ id: z.coerce.number().int("job id must be an integer").positive("job id must be positive").max(2 ** 31 - 1) });
+export const jobIdParams = z.object({
+  id: z.coerce
+    .number()
+    .int("job id must be an integer")
+    .positive("job id must be positive")
+    .max(2 ** 31 - 1),
+});
 
 const detailQuery = z.object({
   logsAfter: z.coerce.number().int().min(0).optional(),
