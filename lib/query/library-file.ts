@@ -60,7 +60,7 @@ export function libraryFormat(name: string, text: string): Library["format"] | n
 }
 
 /** A file name safe to write in a temp folder, ending as the upload did (error messages quote it). */
-function safeName(name: string): string {
+export function safeName(name: string): string {
   const base = path
     .basename(name.replace(/\\/g, "/"))
     .replace(/[^\w.\- ]+/g, "_")

@@ -96,6 +96,8 @@ export function routePolicy(
   }
   if (/^\/api\/papers\/[^/]+\/[^/]+\/related$/.test(p)) return { rate: "query", maxBodyBytes: s.maxJsonBytes };
   if (p.startsWith("/api/uploads") || p.startsWith("/api/upload")) return { rate: "upload", maxBodyBytes: s.maxUploadBytes };
+  // The admin's corpus upload (issue 19) carries a papers file: the upload size, not the admin JSON cap.
+  if (m === "POST" && p === "/api/admin/corpora/import") return { rate: "admin", maxBodyBytes: s.maxUploadBytes };
   if (STATE_CHANGING.has(m) && (/^\/api\/(auth|login|logout|session|signin|signup|register)\b/.test(p) || p === "/login" || p === "/signin"))
     return { rate: "auth", maxBodyBytes: 64 * KB };
   if (STATE_CHANGING.has(m) && p.startsWith("/api/admin/")) return { rate: "admin", maxBodyBytes: 64 * KB };

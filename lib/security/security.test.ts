@@ -173,6 +173,15 @@ describe("request screen", () => {
     assert.equal(status(screen.check(req("POST", "/api/admin/jobs", { "content-type": "application/json", "content-length": String(65 * 1024) }))), 413);
     assert.equal(status(screen.check(req("POST", "/api/related", { "content-type": "multipart/form-data; boundary=x", "content-length": "9000" }))), 200);
     assert.equal(status(screen.check(req("POST", "/api/related", { "content-type": "multipart/form-data; boundary=x", "content-length": "10001" }))), 413);
+    // The admin's corpus upload takes a papers file: the upload limit, not the admin JSON cap.
+    assert.equal(
+      status(screen.check(req("POST", "/api/admin/corpora/import", { "content-type": "multipart/form-data; boundary=x", "content-length": "9000" }))),
+      200,
+    );
+    assert.equal(
+      status(screen.check(req("POST", "/api/admin/corpora/import", { "content-type": "multipart/form-data; boundary=x", "content-length": "10001" }))),
+      413,
+    );
     assert.equal(status(screen.check(req("POST", "/api/related", { "content-type": "application/json", "transfer-encoding": "chunked" }))), 411);
     assert.equal(status(screen.check(req("POST", "/api/related", { "content-type": "text/html", "content-length": "50" }))), 415);
     assert.equal(status(screen.check(req("POST", "/api/related", { "content-type": "application/json", "content-length": "abc" }))), 400);
