@@ -13,6 +13,7 @@ import { registerAudit } from "./commands/audit";
 import { registerDb } from "./commands/db";
 import { registerEval } from "./commands/eval";
 import { registerExtract } from "./commands/extract";
+import { registerFitEncoder } from "./commands/fit-encoder";
 import { registerImport } from "./commands/import";
 import { registerJobs } from "./commands/jobs";
 import { registerPapers } from "./commands/papers";
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerPapers(program);
   registerExtract(program);
   registerAudit(program);
+  registerFitEncoder(program);
   registerBuild(program);
   registerJobs(program);
   registerQuery(program);

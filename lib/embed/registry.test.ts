@@ -2,6 +2,10 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import { after } from "node:test";
+import { fitLsa, saveLsaModel } from "./lsa";
 import { createEmbedder, embedderSpecFromEnv, parseEmbedderSpec } from "./registry";
 
 const TINY_BERT = fileURLToPath(new URL("./fixtures/tiny-bert", import.meta.url));
@@ -21,11 +25,27 @@ describe("parseEmbedderSpec", () => {
     // A path may contain colons after the first one.
     assert.deepEqual(parseEmbedderSpec("minilm:./a:b"), { name: "minilm", model: "./a:b" });
     assert.deepEqual(parseEmbedderSpec("minilm:./m;q8;max=256"), { name: "minilm", model: "./m", dtype: "q8", maxTokens: 256 });
+    assert.deepEqual(parseEmbedderSpec("lsa:/models/acl"), { name: "lsa", folder: "/models/acl" });
+    assert.deepEqual(parseEmbedderSpec(" lsa:./m ; fp=0a1b2c3d4e5f "), { name: "lsa", folder: "./m", fingerprint: "0a1b2c3d4e5f" });
   });
 
   test("invalid specs name the valid choices", () => {
-    for (const bad of ["bert", "USE-lite", "use-lite:x", "use-lite@", "minilm:", "minilm@1:x", "minilm:x;fp16", "minilm:x;max=1"]) {
-      assert.throws(() => parseEmbedderSpec(bad), /Valid embedders: "use-lite".*"minilm"/, bad);
+    for (const bad of [
+      "bert",
+      "USE-lite",
+      "use-lite:x",
+      "use-lite@",
+      "minilm:",
+      "minilm@1:x",
+      "minilm:x;fp16",
+      "minilm:x;max=1",
+      "lsa",
+      "lsa:",
+      "lsa@1:x",
+      "lsa:x;fp=XYZ",
+      "lsa:x;q8",
+    ]) {
+      assert.throws(() => parseEmbedderSpec(bad), /Valid embedders: "use-lite".*"minilm".*"lsa:<model folder>"/, bad);
     }
     assert.throws(() => parseEmbedderSpec("bert"), /Unknown embedder "bert"/);
   });
@@ -53,6 +73,22 @@ describe("createEmbedder", () => {
     assert.deepEqual(await again.embed(["same text"]), await e.embed(["same text"]));
     await e.close?.();
     await again.close?.();
+  });
+
+  test("lsa from a model folder; its id re-creates it and pins the fit", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "graft-registry-lsa-"));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const texts = ["tree parser grammar", "parser treebank grammar", "speech audio pitch", "audio speech prosody", "tree grammar arcs"];
+    saveLsaModel(dir, fitLsa(texts, { dims: 2, minDf: 1 }));
+    const e = await createEmbedder(`lsa:${dir}`);
+    assert.match(e.id, /^lsa:.*;fp=[0-9a-f]{12}$/);
+    assert.equal(e.dim, 2);
+    const again = await createEmbedder(e.id);
+    assert.equal(again.id, e.id);
+    assert.deepEqual(await again.embed(["grammar of trees"]), await e.embed(["grammar of trees"]));
+    saveLsaModel(dir, fitLsa(texts, { dims: 3, minDf: 1 }));
+    await assert.rejects(createEmbedder(e.id), /refitted/);
+    await assert.rejects(createEmbedder(`lsa:${dir}-absent`), /fit-encoder/);
   });
 
   test("unknown names are rejected before anything loads", async () => {

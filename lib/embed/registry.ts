@@ -7,6 +7,8 @@
  *   minilm:<hub id>          another hub repo, e.g. minilm:sentence-transformers/all-MiniLM-L12-v2
  *   minilm:<folder>          a local model folder (absolute, or starting with "." or "~")
  *   minilm:<model>;q8;max=256  options: weights file (fp32 | q8) and word pieces per text
+ *   lsa:<folder>             an LSA model fitted by `graft fit-encoder` (lsa.ts)
+ *   lsa:<folder>;fp=<hex>    the same, refusing a folder that holds another fit (the recorded id)
  *
  * An embedder id recorded in a build manifest ("use-lite@0.2.0", "minilm:<model>") is itself a
  * valid spec, so a build can re-create the embedder it was made with.
@@ -15,13 +17,16 @@ import { z } from "zod";
 import { configFrom, defaultOf, type Env } from "@/lib/config";
 import type { Embedder } from "./types";
 
-export const EMBEDDER_NAMES = ["use-lite", "minilm"] as const;
+export const EMBEDDER_NAMES = ["use-lite", "minilm", "lsa"] as const;
 export type EmbedderName = (typeof EMBEDDER_NAMES)[number];
 export const DEFAULT_EMBEDDER_SPEC = defaultOf("GRAFT_EMBEDDER");
 
-export type EmbedderSpec = { name: "use-lite"; version?: string } | { name: "minilm"; model?: string; dtype?: "fp32" | "q8"; maxTokens?: number };
+export type EmbedderSpec =
+  | { name: "use-lite"; version?: string }
+  | { name: "minilm"; model?: string; dtype?: "fp32" | "q8"; maxTokens?: number }
+  | { name: "lsa"; folder: string; fingerprint?: string };
 
-const USAGE = `Valid embedders: "use-lite" (default, offline), "minilm", "minilm:<hub id or local folder>".`;
+const USAGE = `Valid embedders: "use-lite" (default, offline), "minilm", "minilm:<hub id or local folder>", "lsa:<model folder>".`;
 
 const specSchema = z
   .string()
@@ -53,6 +58,20 @@ const specSchema = z
       }
       return spec;
     }
+    if (name === "lsa" && version === undefined) {
+      const [folder, ...opts] = (arg ?? "").split(";").map((p) => p.trim());
+      if (!folder) {
+        ctx.addIssue({ code: "custom", message: `"lsa" needs its model folder: "lsa:<folder>".` });
+        return z.NEVER;
+      }
+      const spec: EmbedderSpec = { name, folder };
+      for (const o of opts) {
+        const fp = /^fp=([0-9a-f]{6,64})$/.exec(o);
+        if (fp) spec.fingerprint = fp[1];
+        else ctx.addIssue({ code: "custom", message: `Unknown lsa option "${o}" (expected fp=<hex fingerprint>).` });
+      }
+      return spec;
+    }
     ctx.addIssue({ code: "custom", message: `Unknown embedder "${s}".` });
     return z.NEVER;
   });
@@ -79,6 +98,10 @@ export async function createEmbedder(spec: string = embedderSpecFromEnv()): Prom
       throw new Error(`Embedder "${spec}" is not installed: this build has ${USE_LITE_ID}.`);
     }
     return createUseLiteEmbedder();
+  }
+  if (parsed.name === "lsa") {
+    const { createLsaEmbedder } = await import("./lsa");
+    return createLsaEmbedder(parsed.folder, parsed.fingerprint);
   }
   const { createMiniLmEmbedder } = await import("./minilm");
   return createMiniLmEmbedder({ model: parsed.model, dtype: parsed.dtype, maxTokens: parsed.maxTokens });

@@ -1,0 +1,484 @@
+/**
+ * LSA: a fast offline item encoder fitted on a corpus's own text (issue 18, cold embedding at
+ * 64k papers). TF-IDF over the fitting documents (titles + abstracts), reduced by a truncated
+ * SVD computed with a seeded randomized range finder (Halko, Martinsson & Tropp 2011):
+ *
+ *   Y = Aᵀ Ω,  then q times Y ← Aᵀ (A Y), each Y orthonormalised;  B = A Q;  BᵀB = W Σ² Wᵀ;
+ *   projection P = Q W  (vocabulary × dims: the top right singular vectors of A).
+ *
+ * A text is embedded as the L2-normalised projection x P of its TF-IDF vector x, a few
+ * multiply-adds per term: thousands of items per second on one core, against ≈ 105/s for
+ * USE-lite. Terms the model never saw are ignored; a text with no known term gets the zero
+ * vector (cosine 0 to everything), which `normaliseRows` leaves as it is.
+ *
+ * Model folder (written atomically, model.json last, as the commit record):
+ *   projection.f32  vocabulary × dims float32, little-endian, row-major
+ *   model.json      {format, version, scheme, dims, docs, seed, vocabulary, idf, projectionSha256, fingerprint}
+ * The fingerprint (a hash of both) is part of the embedder id, so a refitted model gets its own
+ * vector cache and a build records which model it used.
+ *
+ * Dense linear algebra (no npm package for it is installed here): Gram-matrix orthonormalisation
+ * applied twice (CholeskyQR2-like, via a symmetric eigensolver) and a cyclic Jacobi eigensolver,
+ * in float64.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { writeFileAtomic } from "@/lib/atomic-write";
+import { CodedError } from "@/lib/errors";
+import { mulberry32 } from "@/lib/random";
+import type { Embedder } from "./types";
+
+export const LSA_FORMAT = "graft-lsa";
+export const LSA_VERSION = 1;
+/** Tokenisation and weighting; stored with the model so it is read the way it was made. */
+export const LSA_SCHEME = "lsa-tokens-1";
+const MODEL_FILE = "model.json";
+const PROJECTION_FILE = "projection.f32";
+
+/** English function words plus a few words every scientific sentence uses. */
+const STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    "a about above after again against all also am an and any are as at be because been before being below between both but by " +
+    "can could did do does doing down during each either etc few for from further had has have having he her here hers him his how " +
+    "i if in into is it its itself just may me might more most much must my no nor not now of off on once only or other our ours " +
+    "out over own same she should so some such than that the their theirs them themselves then there these they this those through " +
+    "thus to too under until up upon us very via was we well were what when where whether which while who whom whose why will with " +
+    "within without would yet you your"
+  ).split(" "),
+);
+const TOKEN = /[\p{L}\p{N}]+/gu;
+
+/**
+ * Terms of a text: lowercased runs of letters and digits, stopwords and one-character tokens
+ * dropped, plurals folded ("models" → "model", "studies" → "study"). No full stemmer: LSA joins
+ * the other variants through their co-occurrence, and lib/graph's Porter stemmer sits above this
+ * layer.
+ */
+export function lsaTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.toLowerCase().matchAll(TOKEN)) {
+    let t = m[0];
+    if (t.length < 2 || STOPWORDS.has(t)) continue;
+    if (t.length > 4 && t.endsWith("ies")) t = `${t.slice(0, -3)}y`;
+    else if (t.length > 3 && t.endsWith("s") && !/(ss|us|is)$/.test(t)) t = t.slice(0, -1);
+    out.push(t);
+  }
+  return out;
+}
+
+/** Smooth idf, as lib/graph/lexical.ts: ln((1 + N)/(1 + df)) + 1. */
+const smoothIdf = (docs: number, df: number) => Math.log((1 + docs) / (1 + df)) + 1;
+
+export interface LsaModel {
+  dims: number;
+  /** Documents the model was fitted on. */
+  docs: number;
+  seed: number;
+  vocabulary: string[];
+  idf: Float32Array;
+  /** vocabulary.length × dims, row-major. */
+  projection: Float32Array;
+}
+
+export interface FitLsaOptions {
+  /** Latent dimensions (default 256). */
+  dims?: number;
+  /** Seed of the random test matrix Ω (default 0). */
+  seed?: number;
+  /** Keep terms in at least this many documents (default 2). */
+  minDf?: number;
+  /** Keep at most this many terms, the most frequent (default 50,000). */
+  maxVocab?: number;
+  /** Extra random directions beyond `dims` (default 16). */
+  oversample?: number;
+  /** Power iterations (default 2). */
+  powerIterations?: number;
+  onProgress?: (phase: string, done: number, total: number) => void;
+}
+
+/** Sparse documents × terms matrix, rows L2-normalised TF-IDF. */
+interface Csr {
+  rows: number;
+  cols: number;
+  offsets: Int32Array;
+  cols_: Int32Array;
+  values: Float64Array;
+}
+
+/** Fits the model: vocabulary and idf over `texts`, then the truncated SVD of their TF-IDF matrix. */
+export function fitLsa(texts: readonly string[], options: FitLsaOptions = {}): LsaModel {
+  const dims = options.dims ?? 256;
+  const seed = options.seed ?? 0;
+  const minDf = options.minDf ?? 2;
+  const maxVocab = options.maxVocab ?? 50_000;
+  const power = options.powerIterations ?? 2;
+  const report = options.onProgress ?? (() => {});
+  if (!Number.isInteger(dims) || dims < 1) throw new CodedError("invalid_request", `dims must be a positive integer, got ${dims}`);
+
+  // ── vocabulary: provisional ids while tokenising, then the kept terms by df ──
+  const provisional = new Map<string, number>();
+  const df: number[] = [];
+  const docTerms: Int32Array[] = [];
+  for (let d = 0; d < texts.length; d++) {
+    const seen = new Set<number>();
+    const ids: number[] = [];
+    for (const t of lsaTerms(texts[d])) {
+      let id = provisional.get(t);
+      if (id === undefined) {
+        id = df.length;
+        provisional.set(t, id);
+        df.push(0);
+      }
+      ids.push(id);
+      if (!seen.has(id)) {
+        seen.add(id);
+        df[id]++;
+      }
+    }
+    docTerms.push(Int32Array.from(ids));
+    if ((d + 1) % 5000 === 0) report("tokenise", d + 1, texts.length);
+  }
+  const terms = [...provisional.keys()];
+  const kept = terms
+    .map((t, id) => ({ t, id }))
+    .filter(({ id }) => df[id] >= minDf)
+    .sort((a, b) => df[b.id] - df[a.id] || (a.t < b.t ? -1 : a.t > b.t ? 1 : 0))
+    .slice(0, maxVocab);
+  const remap = new Int32Array(terms.length).fill(-1);
+  kept.forEach(({ id }, i) => (remap[id] = i));
+  const vocabulary = kept.map(({ t }) => t);
+  const idf = Float32Array.from(kept, ({ id }) => smoothIdf(texts.length, df[id]));
+  const maxRank = Math.min(texts.length, vocabulary.length);
+  if (dims > maxRank) {
+    throw new CodedError("invalid_request", `dims ${dims} exceeds what ${texts.length} documents with ${vocabulary.length} kept terms can give (${maxRank})`);
+  }
+
+  // ── the TF-IDF matrix ──
+  const a = tfidfMatrix(docTerms, remap, idf);
+  docTerms.length = 0;
+
+  // ── randomized range finder over the term space ──
+  const l = Math.min(dims + (options.oversample ?? 16), maxRank);
+  const rnd = mulberry32(seed);
+  const omega = new Float64Array(a.rows * l);
+  for (let i = 0; i < omega.length; i++) omega[i] = gaussian(rnd);
+  let y = multiplyTransposed(a, omega, l);
+  orthonormaliseColumns(y, a.cols, l);
+  orthonormaliseColumns(y, a.cols, l);
+  report("svd", 1, power + 2);
+  for (let q = 0; q < power; q++) {
+    y = multiplyTransposed(a, multiply(a, y, l), l);
+    orthonormaliseColumns(y, a.cols, l);
+    orthonormaliseColumns(y, a.cols, l);
+    report("svd", q + 2, power + 2);
+  }
+  // Rayleigh–Ritz: B = A Q, BᵀB = W Σ² Wᵀ, right singular vectors Q W.
+  const b = multiply(a, y, l);
+  const { values, vectors } = symmetricEigen(gram(b, a.rows, l), l);
+  const order = [...values.keys()].sort((i, j) => values[j] - values[i]).slice(0, dims);
+  const projection = new Float32Array(vocabulary.length * dims);
+  for (let c = 0; c < dims; c++) {
+    const w = order[c];
+    // Column c of Q W, its sign fixed (largest entry positive) so a fit is reproducible.
+    const col = new Float64Array(vocabulary.length);
+    let big = 0;
+    for (let r = 0; r < vocabulary.length; r++) {
+      let s = 0;
+      for (let k = 0; k < l; k++) s += y[r * l + k] * vectors[k * l + w];
+      col[r] = s;
+      if (Math.abs(s) > Math.abs(big)) big = s;
+    }
+    const sign = big < 0 ? -1 : 1;
+    for (let r = 0; r < vocabulary.length; r++) projection[r * dims + c] = sign * col[r];
+  }
+  report("svd", power + 2, power + 2);
+  return { dims, docs: texts.length, seed, vocabulary, idf, projection };
+}
+
+function tfidfMatrix(docTerms: Int32Array[], remap: Int32Array, idf: Float32Array): Csr {
+  const offsets = new Int32Array(docTerms.length + 1);
+  const colsOut: number[] = [];
+  const valuesOut: number[] = [];
+  const counts = new Map<number, number>();
+  for (let d = 0; d < docTerms.length; d++) {
+    counts.clear();
+    for (const p of docTerms[d]) {
+      const t = remap[p];
+      if (t >= 0) counts.set(t, (counts.get(t) ?? 0) + 1);
+    }
+    const ids = [...counts.keys()].sort((x, y) => x - y);
+    let ss = 0;
+    const start = valuesOut.length;
+    for (const t of ids) {
+      const v = (1 + Math.log(counts.get(t) as number)) * idf[t];
+      colsOut.push(t);
+      valuesOut.push(v);
+      ss += v * v;
+    }
+    if (ss > 0) for (let i = start; i < valuesOut.length; i++) valuesOut[i] /= Math.sqrt(ss);
+    offsets[d + 1] = valuesOut.length;
+  }
+  return { rows: docTerms.length, cols: idf.length, offsets, cols_: Int32Array.from(colsOut), values: Float64Array.from(valuesOut) };
+}
+
+/** Box–Muller normal draw from a uniform source. */
+function gaussian(rnd: () => number): number {
+  const u = 1 - rnd();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rnd());
+}
+
+/** A X: (rows × cols sparse) · (cols × l dense, row-major) → rows × l. */
+function multiply(a: Csr, x: Float64Array, l: number): Float64Array {
+  const out = new Float64Array(a.rows * l);
+  for (let i = 0; i < a.rows; i++) {
+    const o = i * l;
+    for (let p = a.offsets[i]; p < a.offsets[i + 1]; p++) {
+      const v = a.values[p];
+      const xo = a.cols_[p] * l;
+      for (let k = 0; k < l; k++) out[o + k] += v * x[xo + k];
+    }
+  }
+  return out;
+}
+
+/** Aᵀ X: (rows × cols sparse)ᵀ · (rows × l dense) → cols × l. */
+function multiplyTransposed(a: Csr, x: Float64Array, l: number): Float64Array {
+  const out = new Float64Array(a.cols * l);
+  for (let i = 0; i < a.rows; i++) {
+    const xo = i * l;
+    for (let p = a.offsets[i]; p < a.offsets[i + 1]; p++) {
+      const v = a.values[p];
+      const o = a.cols_[p] * l;
+      for (let k = 0; k < l; k++) out[o + k] += v * x[xo + k];
+    }
+  }
+  return out;
+}
+
+/** MᵀM of a rows × l row-major matrix (full symmetric l × l). */
+function gram(m: Float64Array, rows: number, l: number): Float64Array {
+  const g = new Float64Array(l * l);
+  for (let r = 0; r < rows; r++) {
+    const o = r * l;
+    for (let i = 0; i < l; i++) {
+      const v = m[o + i];
+      if (v === 0) continue;
+      const gi = i * l;
+      for (let j = i; j < l; j++) g[gi + j] += v * m[o + j];
+    }
+  }
+  for (let i = 0; i < l; i++) for (let j = 0; j < i; j++) g[i * l + j] = g[j * l + i];
+  return g;
+}
+
+/**
+ * Orthonormalises the columns of a rows × l row-major matrix in place: with MᵀM = W Λ Wᵀ,
+ * M ← M W Λ^(-1/2) (columns of a numerically null direction become zero). Squaring the
+ * condition number loses accuracy, so callers apply it twice (the second pass starts from
+ * nearly orthonormal columns and restores orthogonality to machine precision).
+ */
+export function orthonormaliseColumns(m: Float64Array, rows: number, l: number): void {
+  const { values, vectors } = symmetricEigen(gram(m, rows, l), l);
+  const top = Math.max(0, ...values);
+  const t = new Float64Array(l * l);
+  for (let c = 0; c < l; c++) {
+    if (!(values[c] > top * 1e-13) || values[c] <= 0) continue;
+    const s = 1 / Math.sqrt(values[c]);
+    for (let k = 0; k < l; k++) t[k * l + c] = vectors[k * l + c] * s;
+  }
+  const row = new Float64Array(l);
+  for (let r = 0; r < rows; r++) {
+    const o = r * l;
+    row.fill(0);
+    for (let k = 0; k < l; k++) {
+      const v = m[o + k];
+      if (v === 0) continue;
+      const tk = k * l;
+      for (let c = 0; c < l; c++) row[c] += v * t[tk + c];
+    }
+    m.set(row, o);
+  }
+}
+
+/**
+ * Eigen-decomposition of a symmetric n × n matrix (row-major, destroyed) by cyclic Jacobi
+ * rotations: `values[c]` with eigenvector column c of `vectors` (row-major n × n), unsorted.
+ */
+export function symmetricEigen(a: Float64Array, n: number, maxSweeps = 60): { values: Float64Array; vectors: Float64Array } {
+  const v = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) v[i * n + i] = 1;
+  for (let sweep = 0; sweep < maxSweeps; sweep++) {
+    let off = 0;
+    let diag = 0;
+    for (let i = 0; i < n; i++) {
+      diag += a[i * n + i] * a[i * n + i];
+      for (let j = i + 1; j < n; j++) off += a[i * n + j] * a[i * n + j];
+    }
+    if (off <= 1e-30 * diag || off === 0) break;
+    for (let p = 0; p < n - 1; p++) {
+      for (let q = p + 1; q < n; q++) {
+        const apq = a[p * n + q];
+        if (apq === 0) continue;
+        const app = a[p * n + p];
+        const aqq = a[q * n + q];
+        if (Math.abs(apq) < 1e-300 || Math.abs(apq) <= 1e-18 * Math.sqrt(Math.abs(app * aqq))) {
+          a[p * n + q] = a[q * n + p] = 0;
+          continue;
+        }
+        const theta = (aqq - app) / (2 * apq);
+        const tan = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const cos = 1 / Math.sqrt(tan * tan + 1);
+        const sin = tan * cos;
+        for (let k = 0; k < n; k++) {
+          const akp = a[k * n + p];
+          const akq = a[k * n + q];
+          a[k * n + p] = cos * akp - sin * akq;
+          a[k * n + q] = sin * akp + cos * akq;
+        }
+        const rp = p * n;
+        const rq = q * n;
+        for (let k = 0; k < n; k++) {
+          const apk = a[rp + k];
+          const aqk = a[rq + k];
+          a[rp + k] = cos * apk - sin * aqk;
+          a[rq + k] = sin * apk + cos * aqk;
+        }
+        for (let k = 0; k < n; k++) {
+          const vkp = v[k * n + p];
+          const vkq = v[k * n + q];
+          v[k * n + p] = cos * vkp - sin * vkq;
+          v[k * n + q] = sin * vkp + cos * vkq;
+        }
+      }
+    }
+  }
+  const values = new Float64Array(n);
+  for (let i = 0; i < n; i++) values[i] = a[i * n + i];
+  return { values, vectors: v };
+}
+
+// ── model folder ──
+
+const modelSchema = z.object({
+  format: z.literal(LSA_FORMAT),
+  version: z.literal(LSA_VERSION),
+  scheme: z.literal(LSA_SCHEME),
+  dims: z.number().int().positive(),
+  docs: z.number().int().nonnegative(),
+  seed: z.number().int(),
+  vocabulary: z.array(z.string()),
+  idf: z.array(z.number()),
+  projectionSha256: z.string(),
+  fingerprint: z.string(),
+});
+
+const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
+const projectionBytes = (p: Float32Array) => new Uint8Array(p.buffer, p.byteOffset, p.byteLength);
+
+/** The model's identity: a hash of its vocabulary, idf and projection (12 hex digits). */
+export function lsaFingerprint(model: LsaModel): string {
+  const head = JSON.stringify({ scheme: LSA_SCHEME, dims: model.dims, vocabulary: model.vocabulary, idf: Array.from(model.idf) });
+  return sha256(`${sha256(head)}:${sha256(projectionBytes(model.projection))}`).slice(0, 12);
+}
+
+/** Writes the model folder (created if needed); projection first, model.json last. Returns its fingerprint. */
+export function saveLsaModel(folder: string, model: LsaModel): string {
+  mkdirSync(folder, { recursive: true });
+  const bytes = projectionBytes(model.projection);
+  writeFileAtomic(path.join(folder, PROJECTION_FILE), bytes);
+  const fingerprint = lsaFingerprint(model);
+  const json = {
+    format: LSA_FORMAT,
+    version: LSA_VERSION,
+    scheme: LSA_SCHEME,
+    dims: model.dims,
+    docs: model.docs,
+    seed: model.seed,
+    projectionSha256: sha256(bytes),
+    fingerprint,
+    vocabulary: model.vocabulary,
+    idf: Array.from(model.idf),
+  };
+  writeFileAtomic(path.join(folder, MODEL_FILE), JSON.stringify(json));
+  return fingerprint;
+}
+
+/** Reads a model folder written by saveLsaModel; refuses a torn or foreign one. */
+export function loadLsaModel(folder: string): LsaModel & { fingerprint: string } {
+  const file = path.join(folder, MODEL_FILE);
+  if (!existsSync(file))
+    throw new CodedError("not_ready", `No LSA model in ${folder} (missing ${MODEL_FILE}): run \`graft fit-encoder --out ${folder}\` first`);
+  const parsed = modelSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.success) throw new CodedError("invalid_request", `${file} is not a ${LSA_FORMAT} v${LSA_VERSION} model: ${parsed.error.issues[0]?.message}`);
+  const m = parsed.data;
+  const buf = readFileSync(path.join(folder, PROJECTION_FILE));
+  if (buf.byteLength !== m.vocabulary.length * m.dims * 4 || sha256(buf) !== m.projectionSha256) {
+    throw new CodedError("conflict", `${folder}/${PROJECTION_FILE} does not match ${MODEL_FILE} (interrupted write?): refit the model`);
+  }
+  if (m.idf.length !== m.vocabulary.length) throw new CodedError("invalid_request", `${file}: idf and vocabulary differ in length`);
+  const projection = new Float32Array(m.vocabulary.length * m.dims);
+  projectionBytes(projection).set(buf);
+  return { dims: m.dims, docs: m.docs, seed: m.seed, vocabulary: m.vocabulary, idf: Float32Array.from(m.idf), projection, fingerprint: m.fingerprint };
+}
+
+// ── the embedder ──
+
+/** The embedder id: a valid registry spec naming the folder and the model it must hold. */
+export const lsaEmbedderId = (folder: string, fingerprint: string) => `lsa:${path.resolve(folder)};fp=${fingerprint}`;
+
+export class LsaEmbedder implements Embedder {
+  readonly id: string;
+  readonly dim: number;
+  private readonly termIds: Map<string, number>;
+
+  constructor(
+    private readonly model: LsaModel,
+    id: string,
+  ) {
+    this.id = id;
+    this.dim = model.dims;
+    this.termIds = new Map(model.vocabulary.map((t, i) => [t, i]));
+  }
+
+  /** One text's unit vector (zero when it has no known term). */
+  embedOne(text: string): Float32Array {
+    const { dims, idf, projection } = this.model;
+    const counts = new Map<number, number>();
+    for (const t of lsaTerms(text)) {
+      const id = this.termIds.get(t);
+      if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    const acc = new Float64Array(dims);
+    for (const [id, tf] of counts) {
+      const w = (1 + Math.log(tf)) * idf[id];
+      const o = id * dims;
+      for (let k = 0; k < dims; k++) acc[k] += w * projection[o + k];
+    }
+    let ss = 0;
+    for (let k = 0; k < dims; k++) ss += acc[k] * acc[k];
+    const out = new Float32Array(dims);
+    if (ss > 0) {
+      const inv = 1 / Math.sqrt(ss);
+      for (let k = 0; k < dims; k++) out[k] = acc[k] * inv;
+    }
+    return out;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map((t) => this.embedOne(t));
+  }
+}
+
+/**
+ * Loads the embedder of a model folder. `expectFingerprint` (from a recorded id) refuses a folder
+ * that now holds another model, so a build never silently mixes two models' vectors.
+ */
+export function createLsaEmbedder(folder: string, expectFingerprint?: string): LsaEmbedder {
+  const model = loadLsaModel(folder);
+  if (expectFingerprint && expectFingerprint !== model.fingerprint) {
+    throw new CodedError("conflict", `LSA model ${folder} is ${model.fingerprint}, not ${expectFingerprint} (refitted since?)`);
+  }
+  return new LsaEmbedder(model, lsaEmbedderId(folder, model.fingerprint));
+}
