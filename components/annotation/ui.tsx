@@ -78,10 +78,11 @@ export function StudyHeader({
   );
 }
 
-export function adminNav(current: "studies" | "users" | "annotate" | "jobs"): NavLink[] {
+export function adminNav(current: "studies" | "users" | "annotate" | "jobs" | "corpora"): NavLink[] {
   return [
     { href: "/admin", label: "Studies", current: current === "studies" },
     { href: "/admin/users", label: "Annotators", current: current === "users" },
+    { href: "/admin/corpora", label: "Corpora", current: current === "corpora" },
     { href: "/admin/jobs", label: "Jobs", current: current === "jobs" },
     { href: "/annotate", label: "My sheets", current: current === "annotate" },
   ];
