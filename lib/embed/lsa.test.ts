@@ -71,8 +71,8 @@ describe("dense linear algebra", () => {
     // Badly scaled columns (1 to 1e4), as power iterations produce.
     for (let r = 0; r < rows; r++) for (let c = 0; c < l; c++) m[r * l + c] = (rnd() - 0.5) * 10 ** (c / 2) + (c > 0 ? m[r * l] : 0);
     const original = m.slice();
-    orthonormaliseColumns(m, rows, l);
-    orthonormaliseColumns(m, rows, l);
+    assert.ok(orthonormaliseColumns(m, rows, l) > 1e3, "the columns were badly conditioned");
+    assert.ok(Math.abs(orthonormaliseColumns(m, rows, l) - 1) < 1e-6, "the second pass starts orthonormal");
     for (let a = 0; a < l; a++) {
       for (let b = 0; b < l; b++) {
         let s = 0;

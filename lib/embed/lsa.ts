@@ -161,22 +161,24 @@ export function fitLsa(texts: readonly string[], options: FitLsaOptions = {}): L
 
   // ── randomized range finder over the term space ──
   const l = Math.min(dims + (options.oversample ?? 16), maxRank);
+  const steps = power + 2;
+  // Progress inside each long loop: the fit is synchronous, so a timer could not report it.
+  const at = (step: number, what: string): Tick => {
+    const phase = `svd ${step}/${steps} ${what}`;
+    return (done, total) => report(phase, done, total);
+  };
   const rnd = mulberry32(seed);
   const omega = new Float64Array(a.rows * l);
   for (let i = 0; i < omega.length; i++) omega[i] = gaussian(rnd);
-  let y = multiplyTransposed(a, omega, l);
-  orthonormaliseColumns(y, a.cols, l);
-  orthonormaliseColumns(y, a.cols, l);
-  report("svd", 1, power + 2);
+  let y = multiplyTransposed(a, omega, l, at(1, "Aᵀ·Ω"));
+  orthonormalise(y, a.cols, l, at(1, "orthonormalise"));
   for (let q = 0; q < power; q++) {
-    y = multiplyTransposed(a, multiply(a, y, l), l);
-    orthonormaliseColumns(y, a.cols, l);
-    orthonormaliseColumns(y, a.cols, l);
-    report("svd", q + 2, power + 2);
+    y = multiplyTransposed(a, multiply(a, y, l, at(q + 2, "A·Q")), l, at(q + 2, "Aᵀ·(A·Q)"));
+    orthonormalise(y, a.cols, l, at(q + 2, "orthonormalise"));
   }
   // Rayleigh–Ritz: B = A Q, BᵀB = W Σ² Wᵀ, right singular vectors Q W.
-  const b = multiply(a, y, l);
-  const { values, vectors } = symmetricEigen(gram(b, a.rows, l), l);
+  const b = multiply(a, y, l, at(steps, "A·Q"));
+  const { values, vectors } = symmetricEigen(gram(b, a.rows, l, at(steps, "BᵀB")), l);
   const order = [...values.keys()].sort((i, j) => values[j] - values[i]).slice(0, dims);
   const projection = new Float32Array(vocabulary.length * dims);
   for (let c = 0; c < dims; c++) {
@@ -192,8 +194,8 @@ export function fitLsa(texts: readonly string[], options: FitLsaOptions = {}): L
     }
     const sign = big < 0 ? -1 : 1;
     for (let r = 0; r < vocabulary.length; r++) projection[r * dims + c] = sign * col[r];
+    if ((c + 1) % 32 === 0) report(`svd ${steps}/${steps} projection`, c + 1, dims);
   }
-  report("svd", power + 2, power + 2);
   return { dims, docs: texts.length, seed, vocabulary, idf, projection };
 }
 
@@ -223,6 +225,10 @@ function tfidfMatrix(docTerms: Int32Array[], remap: Int32Array, idf: Float32Arra
   return { rows: docTerms.length, cols: idf.length, offsets, cols_: Int32Array.from(colsOut), values: Float64Array.from(valuesOut) };
 }
 
+/** Progress of a loop over rows (called every few thousand rows). */
+type Tick = (done: number, total: number) => void;
+const TICK_ROWS = 4096;
+
 /** Box–Muller normal draw from a uniform source. */
 function gaussian(rnd: () => number): number {
   const u = 1 - rnd();
@@ -230,9 +236,10 @@ function gaussian(rnd: () => number): number {
 }
 
 /** A X: (rows × cols sparse) · (cols × l dense, row-major) → rows × l. */
-function multiply(a: Csr, x: Float64Array, l: number): Float64Array {
+function multiply(a: Csr, x: Float64Array, l: number, tick?: Tick): Float64Array {
   const out = new Float64Array(a.rows * l);
   for (let i = 0; i < a.rows; i++) {
+    if (tick && i % TICK_ROWS === 0) tick(i, a.rows);
     const o = i * l;
     for (let p = a.offsets[i]; p < a.offsets[i + 1]; p++) {
       const v = a.values[p];
@@ -244,9 +251,10 @@ function multiply(a: Csr, x: Float64Array, l: number): Float64Array {
 }
 
 /** Aᵀ X: (rows × cols sparse)ᵀ · (rows × l dense) → cols × l. */
-function multiplyTransposed(a: Csr, x: Float64Array, l: number): Float64Array {
+function multiplyTransposed(a: Csr, x: Float64Array, l: number, tick?: Tick): Float64Array {
   const out = new Float64Array(a.cols * l);
   for (let i = 0; i < a.rows; i++) {
+    if (tick && i % TICK_ROWS === 0) tick(i, a.rows);
     const xo = i * l;
     for (let p = a.offsets[i]; p < a.offsets[i + 1]; p++) {
       const v = a.values[p];
@@ -258,9 +266,10 @@ function multiplyTransposed(a: Csr, x: Float64Array, l: number): Float64Array {
 }
 
 /** MᵀM of a rows × l row-major matrix (full symmetric l × l). */
-function gram(m: Float64Array, rows: number, l: number): Float64Array {
+function gram(m: Float64Array, rows: number, l: number, tick?: Tick): Float64Array {
   const g = new Float64Array(l * l);
   for (let r = 0; r < rows; r++) {
+    if (tick && r % TICK_ROWS === 0) tick(r, rows);
     const o = r * l;
     for (let i = 0; i < l; i++) {
       const v = m[o + i];
@@ -273,14 +282,23 @@ function gram(m: Float64Array, rows: number, l: number): Float64Array {
   return g;
 }
 
+/** Condition of MᵀM above which one pass leaves columns measurably non-orthogonal (≈ 1e-16 · κ). */
+const SECOND_PASS_CONDITION = 1e6;
+
+/** Orthonormalises columns in place: one pass, and a second when the first was ill-conditioned. */
+function orthonormalise(m: Float64Array, rows: number, l: number, tick?: Tick): void {
+  if (orthonormaliseColumns(m, rows, l, tick) > SECOND_PASS_CONDITION) orthonormaliseColumns(m, rows, l, tick);
+}
+
 /**
  * Orthonormalises the columns of a rows × l row-major matrix in place: with MᵀM = W Λ Wᵀ,
- * M ← M W Λ^(-1/2) (columns of a numerically null direction become zero). Squaring the
- * condition number loses accuracy, so callers apply it twice (the second pass starts from
- * nearly orthonormal columns and restores orthogonality to machine precision).
+ * M ← M W Λ^(-1/2) (columns of a numerically null direction become zero). Returns the
+ * condition number of MᵀM (Infinity when a direction was dropped): the Gram matrix squares it,
+ * so the columns are orthonormal to about 1e-16 times it, and a second pass (starting from
+ * nearly orthonormal columns) restores machine precision.
  */
-export function orthonormaliseColumns(m: Float64Array, rows: number, l: number): void {
-  const { values, vectors } = symmetricEigen(gram(m, rows, l), l);
+export function orthonormaliseColumns(m: Float64Array, rows: number, l: number, tick?: Tick): number {
+  const { values, vectors } = symmetricEigen(gram(m, rows, l, tick), l);
   const top = Math.max(0, ...values);
   const t = new Float64Array(l * l);
   for (let c = 0; c < l; c++) {
@@ -290,6 +308,7 @@ export function orthonormaliseColumns(m: Float64Array, rows: number, l: number):
   }
   const row = new Float64Array(l);
   for (let r = 0; r < rows; r++) {
+    if (tick && r % TICK_ROWS === 0) tick(r, rows);
     const o = r * l;
     row.fill(0);
     for (let k = 0; k < l; k++) {
@@ -300,6 +319,10 @@ export function orthonormaliseColumns(m: Float64Array, rows: number, l: number):
     }
     m.set(row, o);
   }
+  let least = Infinity;
+  for (const v of values) if (v > 0) least = Math.min(least, v);
+  const dropped = values.some((v) => !(v > top * 1e-13));
+  return dropped ? Infinity : top / least;
 }
 
 /**
