@@ -31,21 +31,29 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { FACETS, type Facet, type Split } from "@/lib/corpus/types";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import type { PaperGraph } from "@/lib/graph/csr";
 import { mulberry32 } from "@/lib/random";
 import { writeFileAtomic } from "@/lib/atomic-write";
+import {
+  coverageFloor,
+  ExampleBuilder,
+  facetExampleWriter,
+  identifierCounts as identifierCountsOf,
+  incomingEdgeInAnyFacet,
+  REPLICATION_CEILING,
+  reverseNeighbourFallback,
+  sampleEdgeExamples,
+  type SamplingSettings,
+} from "./distill-steps";
 
-/** Replication ceiling C ("Edge-weighted oversampling with replication ceiling C=5"). */
-export const REPLICATION_CEILING = 5;
+export { edgeLossWeight, ORIGIN_EDGE, ORIGIN_FALLBACK, ORIGIN_FLOOR, REPLICATION_CEILING, replicationCount } from "./distill-steps";
+
 /** Coverage floor K_min ("coverage floor K_min=3"). */
 export const K_MIN = 3;
 /** Reverse-neighbour fallback breadth N ("reverse-neighbour fallback breadth N=10"). */
 export const FALLBACK_BREADTH = 10;
 
-/** How an example came to be, kept so statistics can attribute examples to each step. */
-export const ORIGIN_EDGE = 0;
-export const ORIGIN_FALLBACK = 1;
-export const ORIGIN_FLOOR = 2;
+/** How an example came to be (ORIGIN_EDGE, ORIGIN_FALLBACK, ORIGIN_FLOOR index it), kept so statistics can attribute examples to each step. */
 export const ORIGINS = ["edge", "fallback", "floor"] as const;
 
 export interface HardNegativeOptions {
@@ -207,285 +215,77 @@ export function trainingSources(splits: readonly (Split | null | undefined)[]): 
   return { mask, papers, total, train, withoutSplit, heldOut, rule };
 }
 
-/** Replication count 1..C, linear in w / w_max. */
-export function replicationCount(weight: number, maxWeight: number, ceiling: number = REPLICATION_CEILING): number {
-  if (!(maxWeight > 0) || !(weight > 0)) return 1;
-  const r = Math.min(1, weight / maxWeight);
-  return Math.max(1, Math.min(ceiling, 1 + Math.round((ceiling - 1) * r)));
-}
-
-/** The unrounded replication factor, used as CE weight so reweighting carries the same mass. */
-export function edgeLossWeight(weight: number, maxWeight: number, ceiling: number = REPLICATION_CEILING): number {
-  if (!(maxWeight > 0) || !(weight > 0)) return 1;
-  return 1 + (ceiling - 1) * Math.min(1, weight / maxWeight);
-}
-
-/** Growable columns; doubling keeps appends amortised O(1) without a per-row object. */
-class ExampleBuilder {
-  length = 0;
-  private cap = 1024;
-  facet = new Uint8Array(this.cap);
-  origin = new Uint8Array(this.cap);
-  sourcePaper = new Int32Array(this.cap);
-  sourceItem = new Int32Array(this.cap);
-  targetPaper = new Int32Array(this.cap);
-  targetIdentifier = new Int32Array(this.cap);
-  weight = new Float32Array(this.cap);
-  negative = new Int32Array(this.cap);
-
-  push(f: number, o: number, q: number, i: number, d: number, t: number, w: number, neg: number): void {
-    if (this.length === this.cap) this.grow();
-    const r = this.length++;
-    this.facet[r] = f;
-    this.origin[r] = o;
-    this.sourcePaper[r] = q;
-    this.sourceItem[r] = i;
-    this.targetPaper[r] = d;
-    this.targetIdentifier[r] = t;
-    this.weight[r] = w;
-    this.negative[r] = neg;
-  }
-
-  private grow(): void {
-    this.cap *= 2;
-    const g = <T extends Uint8Array | Int32Array | Float32Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(this.cap);
-      b.set(a);
-      return b;
-    };
-    this.facet = g(this.facet);
-    this.origin = g(this.origin);
-    this.sourcePaper = g(this.sourcePaper);
-    this.sourceItem = g(this.sourceItem);
-    this.targetPaper = g(this.targetPaper);
-    this.targetIdentifier = g(this.targetIdentifier);
-    this.weight = g(this.weight);
-    this.negative = g(this.negative);
-  }
-
-  finish(meta: DistillationMeta): DistillationExamples {
-    const n = this.length;
-    return {
-      length: n,
-      facet: this.facet.slice(0, n),
-      origin: this.origin.slice(0, n),
-      sourcePaper: this.sourcePaper.slice(0, n),
-      sourceItem: this.sourceItem.slice(0, n),
-      targetPaper: this.targetPaper.slice(0, n),
-      targetIdentifier: this.targetIdentifier.slice(0, n),
-      weight: this.weight.slice(0, n),
-      negative: this.negative.slice(0, n),
-      meta,
-    };
-  }
-}
-
-/** Items of a paper that have a DocID, as (item index, identifier) pairs. */
-function validItems(row: readonly number[] | undefined): { item: number; id: number }[] {
-  const out: { item: number; id: number }[] = [];
-  if (row) row.forEach((id, item) => id >= 0 && out.push({ item, id }));
-  return out;
-}
-
-/** Edge indices of a row, strongest first (rows are ranked already; sorting makes it a guarantee). */
-function rankedEdges(csr: FacetCsr, p: number): number[] {
-  const edges: number[] = [];
-  for (let e = csr.offsets[p]; e < csr.offsets[p + 1]; e++) edges.push(e);
-  return edges.sort((a, b) => csr.weights[b] - csr.weights[a] || a - b);
-}
-
-/**
- * Hard-negative pool of a source: the best-ranked candidates beyond its kept neighbours,
- * up to rank poolSize overall (so a top-50 pool at K = 20 holds about 30 papers).
- */
-function negativePool(csr: FacetCsr, candidates: FacetCsr | undefined, q: number, poolSize: number, hasItems: (p: number) => boolean): number[] {
-  const positives = new Set<number>([q]);
-  for (let e = csr.offsets[q]; e < csr.offsets[q + 1]; e++) positives.add(csr.targets[e]);
-  const room = poolSize - (positives.size - 1);
-  if (room <= 0) return [];
-  const pool: number[] = [];
-  if (candidates) {
-    for (let e = candidates.offsets[q]; e < candidates.offsets[q + 1] && pool.length < room; e++) {
-      // Rank counts every candidate, including positives, so the pool is "within top-poolSize".
-      if (e - candidates.offsets[q] >= poolSize) break;
-      const y = candidates.targets[e];
-      if (!positives.has(y) && hasItems(y)) pool.push(y);
-    }
-    return pool;
-  }
-  const score = new Map<number, number>();
-  for (let e = csr.offsets[q]; e < csr.offsets[q + 1]; e++) {
-    const x = csr.targets[e];
-    for (let g = csr.offsets[x]; g < csr.offsets[x + 1]; g++) {
-      const y = csr.targets[g];
-      if (positives.has(y) || !hasItems(y)) continue;
-      const s = csr.weights[e] * csr.weights[g];
-      if (s > (score.get(y) ?? -Infinity)) score.set(y, s);
-    }
-  }
-  return [...score.entries()]
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, room)
-    .map(([y]) => y);
-}
-
-/** Builds the training examples of one variant. Deterministic given the seed. */
-export function distill(input: DistillInput, options: DistillOptions = {}): DistillationExamples {
-  const { graph, items, sourceMask } = input;
+/** distill()'s options with their defaults, validated. */
+function distillSettings(input: DistillInput, options: DistillOptions) {
   const seed = options.seed ?? 0;
   const ceiling = options.replicationCeiling ?? REPLICATION_CEILING;
   const kMin = options.kMin ?? K_MIN;
   const breadth = options.fallbackBreadth ?? FALLBACK_BREADTH;
   const scope = options.fallbackScope ?? "facet";
-  const hardNeg = options.hardNegatives;
   if (!Number.isInteger(ceiling) || ceiling < 1) throw new RangeError(`replicationCeiling must be a positive integer, got ${ceiling}`);
   if (!Number.isInteger(kMin) || kMin < 0) throw new RangeError(`kMin must be a non-negative integer, got ${kMin}`);
   if (!Number.isInteger(breadth) || breadth < 0) throw new RangeError(`fallbackBreadth must be a non-negative integer, got ${breadth}`);
-  if (sourceMask.length !== graph.numPapers) throw new Error(`sourceMask has ${sourceMask.length} entries, graph ${graph.numPapers} papers`);
+  if (input.sourceMask.length !== input.graph.numPapers)
+    throw new Error(`sourceMask has ${input.sourceMask.length} entries, graph ${input.graph.numPapers} papers`);
+  const sampling: SamplingSettings = {
+    oversample: Boolean(options.oversample),
+    reweight: Boolean(options.reweight),
+    exhaustive: Boolean(options.exhaustive),
+    ceiling,
+    hardNegatives: options.hardNegatives,
+  };
+  return { seed, kMin, breadth, scope, sampling };
+}
+
+/** The options as recorded with the examples: a hard-negative candidate graph is summarised by its pool size. */
+function recordedOptions(options: DistillOptions): DistillationMeta["options"] {
+  const { hardNegatives: _candidates, ...rest } = options;
+  return { ...rest, ...(options.hardNegatives ? { hardNegatives: { poolSize: options.hardNegatives.poolSize } } : {}) };
+}
+
+/**
+ * Builds the training examples of one variant. Deterministic given the seed. Per facet, in
+ * order: edge score-proportionate sampling, the reverse-neighbour fallback, the K_min floor
+ * (each in ./distill-steps.ts); one target-sampling stream runs through all of them.
+ */
+export function distill(input: DistillInput, options: DistillOptions = {}): DistillationExamples {
+  const { graph, items, sourceMask } = input;
+  const { seed, kMin, breadth, scope, sampling } = distillSettings(input, options);
   const n = graph.numPapers;
   const isSource = (p: number): boolean => Boolean(sourceMask[p]);
   const facets = (options.facets ?? FACETS).filter((f) => graph.facets[f] && items[f]);
-
-  const identifierCounts = Object.fromEntries(FACETS.map((f) => [f, 0])) as Record<Facet, number>;
-  for (const f of FACETS) {
-    const rows = items[f]?.itemIdentifiers;
-    if (!rows) continue;
-    if (rows.length !== n) throw new Error(`items.${f} has ${rows.length} papers, graph ${n}`);
-    let max = -1;
-    for (const row of rows) for (const id of row) if (id > max) max = id;
-    identifierCounts[f] = max + 1;
-  }
-
+  const identifierCounts = identifierCountsOf(items, n);
   // Paper-level "no incoming edge" needs every facet's in-degree before any facet is distilled.
-  const hasInEdgeAnyFacet = new Uint8Array(n);
-  for (const f of facets) {
-    const csr = graph.facets[f] as FacetCsr;
-    for (let q = 0; q < n; q++) {
-      if (!isSource(q)) continue;
-      for (let e = csr.offsets[q]; e < csr.offsets[q + 1]; e++) if (csr.targets[e] !== q) hasInEdgeAnyFacet[csr.targets[e]] = 1;
-    }
-  }
+  const hasInEdgeAnyFacet = incomingEdgeInAnyFacet(graph, facets, isSource);
 
   const rand = mulberry32(seed);
   const pick = (k: number): number => Math.floor(rand() * k);
   // Negatives draw from their own stream so the positives match the base variant exactly
   // ("all at matched configuration").
   const negRand = mulberry32((seed ^ 0x9e3779b9) >>> 0);
-  const pickNeg = (k: number): number => Math.floor(negRand() * k);
+  const pickNegative = (k: number): number => Math.floor(negRand() * k);
   const out = new ExampleBuilder();
 
   for (const f of facets) {
-    const fi = FACETS.indexOf(f);
-    const csr = graph.facets[f] as FacetCsr;
-    const candCsr = hardNeg?.candidates?.facets[f];
-    const rows = (items[f] as FacetItemIdentifiers).itemIdentifiers;
-    const valid = rows.map(validItems);
-    const hasItems = (p: number): boolean => valid[p].length > 0;
-    let maxWeight = 0;
-    for (let e = 0; e < csr.weights.length; e++) if (csr.weights[e] > maxWeight) maxWeight = csr.weights[e];
-    const exposures = new Int32Array(identifierCounts[f]);
-    // Gold in-neighbours per target paper (train sources only), plus flipped edges once added.
-    const inNeighbours: number[][] = Array.from({ length: n }, () => []);
-
-    const poolCache = new Map<number, number[]>();
-    const negativeFor = (q: number, targetId: number): number => {
-      if (!hardNeg) return -1;
-      let pool = poolCache.get(q);
-      if (!pool) {
-        pool = negativePool(csr, candCsr, q, hardNeg.poolSize, hasItems);
-        poolCache.set(q, pool);
-      }
-      if (pool.length === 0) return -1;
-      const y = pool[pickNeg(pool.length)];
-      const neg = valid[y][pickNeg(valid[y].length)].id;
-      // A DocID shared with the positive (a collision) must not be pushed down.
-      return neg === targetId ? -1 : neg;
-    };
-
-    const emit = (origin: number, q: number, item: number, d: number, id: number, w: number): void => {
-      exposures[id] += 1;
-      out.push(fi, origin, q, item, d, id, w, negativeFor(q, id));
-    };
-
-    // One source->target edge: every source item yields examples (replicated when
-    // oversampling), each with its own sampled target item, or all of them when exhaustive.
-    const emitEdge = (origin: number, q: number, d: number, w: number): void => {
-      const targets = valid[d];
-      if (targets.length === 0) return;
-      const reps = options.oversample ? replicationCount(w, maxWeight, ceiling) : 1;
-      const lossWeight = options.reweight ? edgeLossWeight(w, maxWeight, ceiling) : 1;
-      for (const { item } of valid[q]) {
-        for (let r = 0; r < reps; r++) {
-          if (options.exhaustive) {
-            for (const t of targets) emit(origin, q, item, d, t.id, lossWeight);
-          } else {
-            emit(origin, q, item, d, targets[pick(targets.length)].id, lossWeight);
-          }
-        }
-      }
-    };
-
-    for (let q = 0; q < n; q++) {
-      if (!isSource(q)) continue;
-      for (let e = csr.offsets[q]; e < csr.offsets[q + 1]; e++) {
-        const d = csr.targets[e];
-        if (d === q) continue;
-        inNeighbours[d].push(q);
-        emitEdge(ORIGIN_EDGE, q, d, csr.weights[e]);
-      }
-    }
-
+    const writer = facetExampleWriter({
+      graph,
+      facet: f,
+      items: items[f] as FacetItemIdentifiers,
+      identifiers: identifierCounts[f],
+      settings: sampling,
+      out,
+      pick,
+      pickNegative,
+    });
+    sampleEdgeExamples(writer, isSource);
     if (options.fallback) {
-      const orphan = (a: number): boolean => (scope === "paper" ? !hasInEdgeAnyFacet[a] : inNeighbours[a].length === 0);
-      for (let a = 0; a < n; a++) {
-        if (!orphan(a) || !hasItems(a)) continue;
-        let taken = 0;
-        for (const e of rankedEdges(csr, a)) {
-          if (taken >= breadth) break;
-          const b = csr.targets[e];
-          if (b === a || !isSource(b) || !hasItems(b)) continue;
-          taken += 1;
-          // w_f is symmetric in value, so the flipped edge B -> A keeps A -> B's weight.
-          inNeighbours[a].push(b);
-          emitEdge(ORIGIN_FALLBACK, b, a, csr.weights[e]);
-        }
-      }
+      const isOrphan = (a: number): boolean => (scope === "paper" ? !hasInEdgeAnyFacet[a] : writer.inNeighbours[a].length === 0);
+      reverseNeighbourFallback(writer, isSource, isOrphan, breadth);
     }
-
-    if (options.floor && kMin > 0) {
-      const owners: number[][] = Array.from({ length: identifierCounts[f] }, () => []);
-      for (let p = 0; p < n; p++) for (const { id } of valid[p]) if (owners[id].at(-1) !== p) owners[id].push(p);
-      for (let id = 0; id < owners.length; id++) {
-        const deficit = kMin - exposures[id];
-        if (deficit <= 0) continue;
-        // Every (in-neighbour, source item) pair is a candidate; a shuffled prefix spreads the
-        // top-ups over distinct sources before any repeats.
-        const cands: [number, number, number][] = [];
-        for (const d of owners[id]) {
-          for (const q of new Set(inNeighbours[d])) for (const { item } of valid[q]) cands.push([q, item, d]);
-        }
-        if (cands.length === 0) continue;
-        for (let i = cands.length - 1; i > 0; i--) {
-          const j = pick(i + 1);
-          [cands[i], cands[j]] = [cands[j], cands[i]];
-        }
-        for (let k = 0; k < deficit; k++) {
-          const [q, item, d] = cands[k % cands.length];
-          emit(ORIGIN_FLOOR, q, item, d, id, 1);
-        }
-      }
-    }
+    if (options.floor && kMin > 0) coverageFloor(writer, kMin, pick);
   }
 
-  const { hardNegatives: _candidates, ...rest } = options;
-  const meta: DistillationMeta = {
-    numPapers: n,
-    identifierCounts,
-    kMin,
-    seed,
-    options: { ...rest, ...(hardNeg ? { hardNegatives: { poolSize: hardNeg.poolSize } } : {}) },
-  };
-  return out.finish(meta);
+  return out.finish({ numPapers: n, identifierCounts, kMin, seed, options: recordedOptions(options) });
 }
 
 export interface FacetDistillationStatistics {
