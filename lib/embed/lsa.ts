@@ -170,14 +170,14 @@ export function fitLsa(texts: readonly string[], options: FitLsaOptions = {}): L
   const rnd = mulberry32(seed);
   const omega = new Float64Array(a.rows * l);
   for (let i = 0; i < omega.length; i++) omega[i] = gaussian(rnd);
-  let y = multiplyTransposed(a, omega, l, at(1, "Aᵀ·Ω"));
+  let y = multiplyTransposed(a, omega, l, at(1, "Aᵀ×Ω"));
   orthonormalise(y, a.cols, l, at(1, "orthonormalise"));
   for (let q = 0; q < power; q++) {
-    y = multiplyTransposed(a, multiply(a, y, l, at(q + 2, "A·Q")), l, at(q + 2, "Aᵀ·(A·Q)"));
+    y = multiplyTransposed(a, multiply(a, y, l, at(q + 2, "A×Q")), l, at(q + 2, "Aᵀ×(A×Q)"));
     orthonormalise(y, a.cols, l, at(q + 2, "orthonormalise"));
   }
   // Rayleigh–Ritz: B = A Q, BᵀB = W Σ² Wᵀ, right singular vectors Q W.
-  const b = multiply(a, y, l, at(steps, "A·Q"));
+  const b = multiply(a, y, l, at(steps, "A×Q"));
   const { values, vectors } = symmetricEigen(gram(b, a.rows, l, at(steps, "BᵀB")), l);
   const order = [...values.keys()].sort((i, j) => values[j] - values[i]).slice(0, dims);
   const projection = new Float32Array(vocabulary.length * dims);
