@@ -9,7 +9,10 @@ import { type DbConfig, type DbProvider, dbConfig } from "./config";
  */
 export type Db = PrismaClient;
 
-const providers = new WeakMap<object, DbProvider>();
+// On globalThis, like the cached client below: Next bundles this module into each route
+// separately, and a client cached by one route's copy must be known to every other copy.
+const providers: WeakMap<object, DbProvider> = ((globalThis as unknown as { graftDbProviders?: WeakMap<object, DbProvider> }).graftDbProviders ??=
+  new WeakMap());
 
 export function createDb(config: DbConfig = dbConfig()): Db {
   const adapter = adapterFactory(config);
