@@ -41,6 +41,23 @@ const MALT: ExportRecord = {
   ],
 };
 
+/** A result of three seeds at once: two surfaced it, one of them a pasted text (no corpus id). */
+const SEEDED: ExportRecord = {
+  corpus: "acl-citegraph",
+  externalId: "P19-1542",
+  title: "Seeded Result",
+  authors: ["Ann Lee"],
+  year: 2019,
+  venue: "Proceedings of the 57th Annual Meeting of the Association for Computational Linguistics",
+  rank: 1,
+  score: 0.03,
+  facets: [{ facet: "results" }, { facet: "methods" }],
+  seeds: [
+    { seed: 1, seedId: "C16-1030", rank: 3, facets: ["methods"] },
+    { seed: 3, seedId: null, rank: 7, facets: ["methods", "results"] },
+  ],
+};
+
 const TACL: ExportRecord = {
   corpus: "acl-citegraph",
   externalId: "Q17-1010",
@@ -147,6 +164,14 @@ describe("BibTeX", () => {
     assert.equal(odd.fields.title, "50\\% of \\{all\\} tricks\\_x");
     assert.equal(odd.fields.url, undefined);
     assert.equal(odd.fields.year, undefined);
+    assert.equal(odd.fields.note, undefined);
+  });
+
+  test("a result of several seeds notes its facets and the seeds that surfaced it", () => {
+    const [seeded] = parseBibtex(toBibtex([SEEDED]));
+    assert.equal(seeded.fields.note, "Related via methods, results; surfaced by seed 1 (C16-1030, rank 3), seed 3 (rank 7)");
+    const [onlySeeds] = parseBibtex(toBibtex([{ ...SEEDED, facets: [] }]));
+    assert.equal(onlySeeds.fields.note, "Surfaced by seed 1 (C16-1030, rank 3), seed 3 (rank 7)");
   });
 });
 
@@ -178,6 +203,12 @@ describe("RIS", () => {
     assert.ok(lines.includes(`JO  - ${TACL.venue}`));
     assert.ok(lines.includes("AB  - Line one. Line two."));
     assert.equal(lines.filter((l) => l.startsWith("AU  - ")).length, 1 + 4 + 3);
+    assert.ok(lines.includes("N1  - Related via methods (rank 1), results (rank 4)"));
+  });
+
+  test("a result of several seeds: the seeds in N1", () => {
+    const lines = toRis([SEEDED]).split("\r\n");
+    assert.ok(lines.includes("N1  - Related via methods, results; surfaced by seed 1 (C16-1030, rank 3), seed 3 (rank 7)"));
   });
 });
 
@@ -186,15 +217,24 @@ describe("CSV", () => {
     const text = toCsv([EUROPARL, MALT]);
     const rows = text.split("\r\n");
     assert.equal(rows.at(-1), "");
-    assert.equal(rows[0], "rank,score,corpus,id,title,authors,year,venue,url,facets");
+    assert.equal(rows[0], "rank,score,corpus,id,title,authors,year,venue,url,facets,seeds");
     assert.equal(
       rows[1],
-      `,,acl-citegraph,2005.mtsummit-papers.11,Europarl: A Parallel Corpus for Statistical Machine Translation,Philipp Koehn,2005,Proceedings of Machine Translation Summit X: Papers,https://aclanthology.org/2005.mtsummit-papers.11,`,
+      `,,acl-citegraph,2005.mtsummit-papers.11,Europarl: A Parallel Corpus for Statistical Machine Translation,Philipp Koehn,2005,Proceedings of Machine Translation Summit X: Papers,https://aclanthology.org/2005.mtsummit-papers.11,,`,
     );
     assert.equal(
       rows[2],
-      `2,0.0312346,acl-citegraph,${MALT.externalId},MaltParser: A Data-Driven Parser-Generator for Dependency Parsing,Joakim Nivre; Johan Hall; Jens Nilsson,2006,Proceedings of the Fifth International Conference on Language Resources and Evaluation (LREC'06),${MALT.externalId},results#4 methods#1`,
+      `2,0.0312346,acl-citegraph,${MALT.externalId},MaltParser: A Data-Driven Parser-Generator for Dependency Parsing,Joakim Nivre; Johan Hall; Jens Nilsson,2006,Proceedings of the Fifth International Conference on Language Resources and Evaluation (LREC'06),${MALT.externalId},results#4 methods#1,`,
     );
+  });
+
+  test("a result of several seeds: its facets and a seeds column (seed id, else seed N, and the rank in that seed's list)", () => {
+    const rows = toCsv([SEEDED]).split("\r\n");
+    const header = rows[0].split(",");
+    const row = rows[1].split(",");
+    assert.equal(row.length, header.length);
+    assert.equal(row[header.indexOf("facets")], "results methods");
+    assert.equal(row[header.indexOf("seeds")], "C16-1030#3 seed3#7");
   });
 });
 
@@ -205,6 +245,8 @@ describe("JSON and files", () => {
     assert.equal(parsed.papers.length, 2);
     assert.deepEqual(parsed.papers[1].facets, MALT.facets);
     assert.equal(parsed.papers[0].url, "https://aclanthology.org/2005.mtsummit-papers.11");
+    const [seeded] = JSON.parse(toJson([SEEDED])).papers;
+    assert.deepEqual(seeded.seeds, SEEDED.seeds);
   });
 
   test("file names, types and ACL URLs", () => {

@@ -1,6 +1,6 @@
 import { FACETS } from "@/lib/corpus/types";
 import { toCsv as csvTable } from "@/lib/csv";
-import type { ExportFile, ExportFormat, ExportRecord } from "./types";
+import type { ExportFile, ExportFormat, ExportRecord, ExportSeedCredit } from "./types";
 
 // Citation exporters: pure functions from records to file text, shared by the results page, the
 // collection and the paper page. No I/O, no clock: the same records always give the same bytes.
@@ -129,10 +129,20 @@ export function entryKind(venue: string | null): EntryKind {
   return "other";
 }
 
-function facetNote(r: ExportRecord): string | null {
-  if (!r.facets?.length) return null;
-  const ordered = [...r.facets].sort((a, b) => FACETS.indexOf(a.facet) - FACETS.indexOf(b.facet));
-  return `Related via ${ordered.map((f) => `${f.facet} (rank ${f.rank})`).join(", ")}`;
+/** "seed 2 (P19-1542, rank 7)": a seed's share as the notes write it. */
+function seedCredit(s: ExportSeedCredit): string {
+  return `seed ${s.seed} (${s.seedId ? `${s.seedId}, ` : ""}rank ${s.rank})`;
+}
+
+/** Where a result came from, for BibTeX's note and RIS's N1: its credited facets, then the seeds that surfaced it. */
+function provenanceNote(r: ExportRecord): string | null {
+  const parts: string[] = [];
+  if (r.facets?.length) {
+    const ordered = [...r.facets].sort((a, b) => FACETS.indexOf(a.facet) - FACETS.indexOf(b.facet));
+    parts.push(`Related via ${ordered.map((f) => (f.rank === undefined ? f.facet : `${f.facet} (rank ${f.rank})`)).join(", ")}`);
+  }
+  if (r.seeds?.length) parts.push(`${parts.length ? "surfaced" : "Surfaced"} by ${r.seeds.map(seedCredit).join(", ")}`);
+  return parts.length ? parts.join("; ") : null;
 }
 
 export function toBibtex(records: ExportRecord[]): string {
@@ -149,7 +159,7 @@ export function toBibtex(records: ExportRecord[]): string {
       // biblatex reads url verbatim: only characters that would break the braces are encoded.
       if (url) fields.push(["url", url.replace(/[{}\\\s]/g, (c) => encodeURIComponent(c))]);
       if (r.abstract) fields.push(["abstract", escapeBibtex(r.abstract)]);
-      const note = facetNote(r);
+      const note = provenanceNote(r);
       if (note) fields.push(["note", escapeBibtex(note)]);
       const width = Math.max(...fields.map(([k]) => k.length));
       const body = fields.map(([k, v]) => `  ${k.padEnd(width)} = {${v}}`).join(",\n");
@@ -192,7 +202,7 @@ export function toRis(records: ExportRecord[]): string {
     if (r.abstract) out.push(risLine("AB", r.abstract));
     const url = paperUrl(r.externalId);
     if (url) out.push(risLine("UR", url));
-    const note = facetNote(r);
+    const note = provenanceNote(r);
     if (note) out.push(risLine("N1", note));
     out.push("ER  - ");
     out.push("");
@@ -203,7 +213,7 @@ export function toRis(records: ExportRecord[]): string {
 
 // ── CSV ──────────────────────────────────────────────────────────────────────────────────
 
-export const CSV_COLUMNS = ["rank", "score", "corpus", "id", "title", "authors", "year", "venue", "url", "facets"] as const;
+export const CSV_COLUMNS = ["rank", "score", "corpus", "id", "title", "authors", "year", "venue", "url", "facets", "seeds"] as const;
 
 /** The records as CSV (lib/csv.ts: RFC 4180, formulas defused), one row per paper. */
 export function toCsv(records: ExportRecord[]): string {
@@ -217,7 +227,9 @@ export function toCsv(records: ExportRecord[]): string {
     r.year,
     r.venue,
     paperUrl(r.externalId),
-    (r.facets ?? []).map((f) => `${f.facet}#${f.rank}`).join(" "),
+    (r.facets ?? []).map((f) => (f.rank === undefined ? f.facet : `${f.facet}#${f.rank}`)).join(" "),
+    // Like facets: the seed (its corpus id, else "seed N") and the paper's rank in its list.
+    (r.seeds ?? []).map((s) => `${s.seedId ?? `seed${s.seed}`}#${s.rank}`).join(" "),
   ]);
   return csvTable(CSV_COLUMNS, rows);
 }

@@ -5,8 +5,21 @@ import type { Facet } from "@/lib/corpus/types";
 
 export interface ExportFacetCredit {
   facet: Facet;
+  /** Rank in the facet's list and fusion weight; absent where a result only says which facets found it (several seeds). */
+  rank?: number;
+  weight?: number;
+}
+
+/** One seed's share in a result of several seeds at once. */
+export interface ExportSeedCredit {
+  /** The seed's position in the query, from 1 ("seed 1" on screen). */
+  seed: number;
+  /** Its corpus id; null for a seed that is not a corpus paper. */
+  seedId: string | null;
+  /** The paper's rank in that seed's list. */
   rank: number;
-  weight: number;
+  /** The facets that seed's list credited for it. */
+  facets: Facet[];
 }
 
 export interface ExportRecord {
@@ -22,6 +35,8 @@ export interface ExportRecord {
   score?: number;
   /** The facets fusion credited, for results. */
   facets?: ExportFacetCredit[];
+  /** The seeds that surfaced it, for results of several seeds. */
+  seeds?: ExportSeedCredit[];
 }
 
 export const EXPORT_FORMATS = ["bibtex", "ris", "csv", "json"] as const;
