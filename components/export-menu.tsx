@@ -9,7 +9,7 @@ const HINTS: Record<ExportFormat, string> = {
   bibtex: "LaTeX, Overleaf, JabRef",
   ris: "Zotero, Mendeley, EndNote",
   csv: "Spreadsheets",
-  json: "With facet provenance",
+  json: "With facet and seed provenance",
 };
 
 /**

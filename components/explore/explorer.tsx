@@ -15,9 +15,9 @@ import { ExportMenu } from "../export-menu";
 import { FACET_STYLES, FacetLegend, FacetLetter, facetVars } from "../facets";
 import { paperHref } from "../format";
 import { RelatedGraph } from "../graph/related-graph";
-import { buttonClass, Icon, quietButtonClass, Segmented } from "../ui";
+import { buttonClass, Icon, quietButtonClass } from "../ui";
 import { Composer } from "./composer";
-import { readParams, writeParams, type ExploreParams, type Sort, type View } from "./explore-state";
+import { readParams, writeParams, type ExploreParams, type Sort } from "./explore-state";
 import { FiltersPanel, FUSION_LABELS, RETRIEVER_LABELS } from "./filters-panel";
 import { LibraryPanel, type LibraryMarks } from "./library-panel";
 import { useLibrary } from "./library-store";
@@ -29,6 +29,7 @@ import { fetchRelated, inputKey, isGraftNotTrained, RelatedError, type Progress,
 import { ResultList, type RankedPaper, type SeedActions } from "./result-list";
 import { SeedResults } from "./seed-results";
 import { SeedTray } from "./seed-tray";
+import { ViewSwitch } from "./view-switch";
 
 /**
  * The explorer: the start page (paste text, drop a file, pick a corpus paper, or try an example)
@@ -107,6 +108,7 @@ export function Explorer() {
 
   // Seeds: corpus papers gathered in ?seeds=; with no other query, the results are all of theirs.
   const seedMode = !input && params.seeds.length > 0;
+  const seedMarkOf = useCallback((p: PaperIdentity): LibraryMatch | null => (library.index ? libraryMatch(library.index, p) : null), [library.index]);
   const [seedTitles, setSeedTitles] = useState<Record<string, string>>({});
   const addSeedTitles = useCallback((t: Record<string, string>) => setSeedTitles((cur) => ({ ...cur, ...t })), []);
   const queryTitle = related.data?.query.externalId ? related.data.query.title : null;
@@ -169,7 +171,16 @@ export function Explorer() {
             <FiltersPanel params={params} overview={overview.data} graftUnavailable={graftUnavailable} onChange={(p) => setParams(p)} />
           </aside>
           <section aria-label="Results" className="min-w-0">
-            <SeedResults corpus={params.corpus} seeds={params.seeds} options={options} actions={seedActions} onSeedTitles={addSeedTitles} />
+            <SeedResults
+              corpus={params.corpus}
+              seeds={params.seeds}
+              options={options}
+              actions={seedActions}
+              onSeedTitles={addSeedTitles}
+              view={params.view}
+              onView={(view) => setParams({ view })}
+              markOf={seedMarkOf}
+            />
           </section>
         </div>
       </div>
@@ -460,51 +471,7 @@ function Results({
           )}
         </p>
         <div className="flex flex-wrap items-center gap-2">
-          <Segmented<View>
-            name="view"
-            label="View"
-            value={params.view}
-            onChange={(view) => setParams({ view })}
-            options={[
-              {
-                value: "list",
-                label: (
-                  <>
-                    <Icon name="list" className="size-3.5" /> Ranked
-                  </>
-                ),
-                testId: "view-list",
-              },
-              {
-                value: "facets",
-                label: (
-                  <>
-                    <Icon name="columns" className="size-3.5" /> By facet
-                  </>
-                ),
-                testId: "view-facets",
-              },
-              {
-                value: "graph",
-                label: (
-                  <>
-                    <Icon name="graph" className="size-3.5" /> Graph
-                  </>
-                ),
-                testId: "view-graph",
-              },
-              {
-                value: "lineage",
-                label: (
-                  <>
-                    <Icon name="bookmark" className="size-3.5" /> Prior &amp; derivative
-                  </>
-                ),
-                title: "Corpus papers these results cite most, and papers citing most of them",
-                testId: "view-lineage",
-              },
-            ]}
-          />
+          <ViewSwitch value={params.view} onChange={(view) => setParams({ view })} />
           {params.view === "list" && (
             <label className="flex items-center gap-1.5 text-xs text-ink-muted">
               Sort

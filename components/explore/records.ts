@@ -1,4 +1,5 @@
 import type { ExportRecord } from "@/lib/export";
+import type { MultiSeedPaper, MultiSeedResult } from "@/lib/query/multi-seed";
 import type { RelatedPaper, RelatedResult } from "@/lib/query/types";
 
 /** A result as an export record, with its rank, score and credited facets. */
@@ -24,5 +25,33 @@ export function exportContext(result: RelatedResult): Record<string, unknown> {
     retriever: result.retriever,
     fusion: result.fusion,
     query: { source: result.query.source, externalId: result.query.externalId, title: result.query.title, facets: result.query.facets },
+  };
+}
+
+/** A result of several seeds as an export record: its facets and the seeds that surfaced it (seeds numbered from 1, as on screen). */
+export function toSeedRecord(corpus: string, r: MultiSeedPaper, rank: number): ExportRecord {
+  return {
+    corpus,
+    externalId: r.externalId,
+    title: r.title,
+    authors: r.authors,
+    year: r.year,
+    venue: r.venue,
+    rank,
+    score: r.score,
+    facets: r.facets.map((facet) => ({ facet })),
+    seeds: r.seeds.map((s) => ({ seed: s.seed + 1, seedId: s.seedId, rank: s.rank, facets: s.facets })),
+  };
+}
+
+/** What a JSON export says about a query of several seeds: the seeds in order and how their lists were fused. */
+export function seedExportContext(result: MultiSeedResult): Record<string, unknown> {
+  return {
+    corpus: result.corpus,
+    build: result.build,
+    retriever: result.retriever,
+    fusion: result.fusion,
+    rrfK: result.rrfK,
+    seeds: result.seeds.map((s) => ({ seed: s.index + 1, externalId: s.externalId, title: s.title, source: s.source })),
   };
 }

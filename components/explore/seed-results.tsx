@@ -2,22 +2,38 @@
 
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
-import { useEffect } from "react";
-import type { MultiSeedPaper, SeedInfo } from "@/lib/query/multi-seed";
-import { FacetLetter } from "../facets";
+import { useCallback, useEffect, useMemo } from "react";
+import { FACETS, type Facet } from "@/lib/corpus/types";
+import type { LibraryMatch, PaperIdentity } from "@/lib/query/library";
+import type { MultiSeedPaper, MultiSeedResult, SeedInfo } from "@/lib/query/multi-seed";
+import { ExportMenu } from "../export-menu";
+import { FACET_STYLES, FacetLegend, FacetLetter, facetVars } from "../facets";
 import { formatAuthors, paperHref, shortVenue } from "../format";
+import { RelatedGraph } from "../graph/related-graph";
 import { buttonClass } from "../ui";
-import { fetchMultiSeed, type QueryOptions } from "./related-client";
+import type { View } from "./explore-state";
+import { LineageView } from "./lineage-view";
+import { seedExportContext, toSeedRecord } from "./records";
+import { fetchMultiSeed, fetchRelated, type QueryOptions } from "./related-client";
 import type { SeedActions } from "./result-list";
 import { SeedButton } from "./seed-tray";
+import { ViewSwitch } from "./view-switch";
 
-/** The results of several seeds at once: each with the seeds that surfaced it ("seed 1 #3") and its facets. */
+/**
+ * The results of several seeds at once, in the same views as one query's: ranked (each result with
+ * the seeds that surfaced it, "seed 1 #3", and its facets), by facet (the fused results each facet
+ * credited, with the seeds that credited it), the typed graph (every seed a centre) and prior &
+ * derivative works. Exports carry each result's seeds.
+ */
 export function SeedResults({
   corpus,
   seeds,
   options,
   actions,
   onSeedTitles,
+  view,
+  onView,
+  markOf,
 }: {
   corpus: string;
   seeds: string[];
@@ -25,6 +41,10 @@ export function SeedResults({
   actions: SeedActions;
   /** The seeds' titles, once the answer names them. */
   onSeedTitles: (titles: Record<string, string>) => void;
+  view: View;
+  onView: (view: View) => void;
+  /** Marks papers of the reader's library (prior & derivative works). */
+  markOf: (p: PaperIdentity) => LibraryMatch | null;
 }) {
   const q = useQuery({
     queryKey: ["related-seeds", corpus, seeds, options],
@@ -34,6 +54,13 @@ export function SeedResults({
     retry: false,
   });
   const data = q.data;
+  const expand = useCallback(
+    (paperId: string) => fetchRelated({ kind: "paper", corpus, paperId }, { ...options, k: 10 }, () => {}),
+    // The options object is rebuilt each render; its JSON is the dependency that matters.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [corpus, JSON.stringify(options)],
+  );
+  const resultIds = useMemo(() => data?.results.map((r) => r.externalId) ?? [], [data]);
   useEffect(() => {
     if (data) onSeedTitles(Object.fromEntries(data.seeds.filter((s) => s.externalId).map((s) => [s.externalId!, s.title])));
   }, [data, onSeedTitles]);
@@ -56,20 +83,120 @@ export function SeedResults({
     );
   return (
     <div className={`transition-opacity ${q.isFetching ? "opacity-60" : ""}`} data-testid="seed-results">
-      <p className="pb-3 text-sm text-ink-muted" data-testid="results-summary">
-        <span className="font-semibold text-ink">{data.results.length}</span> papers related to {data.seeds.length} seeds · each seed&apos;s list fused by RRF ·{" "}
-        <span className="tabular-nums">{Math.round(data.timings.totalMs)} ms</span>
-      </p>
+      <div className="flex flex-wrap items-center justify-between gap-3 pb-3">
+        <p className="text-sm text-ink-muted" data-testid="results-summary">
+          <span className="font-semibold text-ink">{data.results.length}</span> papers related to {data.seeds.length} seeds · each seed&apos;s list fused by RRF
+          · <span className="tabular-nums">{Math.round(data.timings.totalMs)} ms</span>
+        </p>
+        <div className="flex flex-wrap items-center gap-2">
+          <ViewSwitch value={view} onChange={onView} />
+          <ExportMenu
+            records={() => data.results.map((r, i) => toSeedRecord(data.corpus, r, i + 1))}
+            name={`${data.seeds.length} seeds`}
+            context={() => seedExportContext(data)}
+            disabled={data.results.length === 0}
+          />
+        </div>
+      </div>
       <SeedLegend seeds={data.seeds} />
-      <ol
-        className="mt-3 divide-y divide-line overflow-hidden rounded-lg border border-line bg-surface shadow-xs"
-        data-testid="result-list"
-        aria-label="Related papers"
-      >
-        {data.results.map((r, i) => (
-          <SeedResultItem key={r.externalId} corpus={corpus} r={r} rank={i + 1} seeds={data.seeds} actions={actions} />
-        ))}
-      </ol>
+      <div className="mt-3">
+        {view === "facets" ? (
+          <SeedPerFacetView corpus={corpus} result={data} facets={FACETS.filter((f) => options.facets.includes(f))} />
+        ) : view === "graph" ? (
+          <RelatedGraph key={`${seeds.join(",")}-${data.results.length}-${data.retriever}`} result={data} expand={expand} name={`${data.seeds.length} seeds`} />
+        ) : view === "lineage" ? (
+          <LineageView corpus={corpus} papers={resultIds} exclude={seeds} markOf={markOf} />
+        ) : (
+          <ol
+            className="divide-y divide-line overflow-hidden rounded-lg border border-line bg-surface shadow-xs"
+            data-testid="result-list"
+            aria-label="Related papers"
+          >
+            {data.results.map((r, i) => (
+              <SeedResultItem key={r.externalId} corpus={corpus} r={r} rank={i + 1} seeds={data.seeds} actions={actions} />
+            ))}
+          </ol>
+        )}
+      </div>
+      {view !== "lineage" && (
+        <div className="mt-6">
+          <FacetLegend />
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** "seed 2 #7": a seed that surfaced a result, and the result's rank in that seed's list. */
+function SeedChip({ seed, rank, seeds }: { seed: { seed: number; seedId: string | null }; rank: number; seeds: SeedInfo[] }) {
+  return (
+    <span
+      className="inline-flex items-center rounded border border-line-strong bg-canvas px-1.5 text-[0.6875rem] font-medium text-ink"
+      title={`${seeds[seed.seed]?.title ?? `Seed ${seed.seed + 1}`}: rank ${rank} in its list`}
+      data-testid="seed-chip"
+      data-seed={seed.seedId ?? ""}
+    >
+      seed {seed.seed + 1} #{rank}
+    </span>
+  );
+}
+
+/**
+ * By facet, for several seeds: the fused results each facet credited (in fused order), each with
+ * the seeds whose lists credited it through that facet, as the one-query view lists each facet's
+ * own retrievals.
+ */
+function SeedPerFacetView({ corpus, result, facets }: { corpus: string; result: MultiSeedResult; facets: readonly Facet[] }) {
+  const ranked = result.results.map((r, i) => ({ r, fused: i + 1 })).filter(({ r }) => !r.unreached);
+  return (
+    <div className={`grid gap-3 md:grid-cols-2 ${facets.length >= 4 ? "xl:grid-cols-4" : ""}`} data-testid="per-facet-view">
+      {facets.map((f) => {
+        const s = FACET_STYLES[f];
+        const list = ranked.filter(({ r }) => r.facets.includes(f));
+        return (
+          <section
+            key={f}
+            style={facetVars(f)}
+            aria-labelledby={`per-facet-${f}`}
+            data-testid={`per-facet-${f}`}
+            className="flex min-w-0 wrap-anywhere flex-col rounded-lg border border-line border-t-4 border-t-(--facet) bg-surface shadow-xs"
+          >
+            <h3 id={`per-facet-${f}`} className="flex items-center gap-2 border-b border-line px-3.5 py-2.5 text-sm font-semibold text-(--facet-ink)">
+              <FacetLetter facet={f} size="md" />
+              {s.label}
+              <span className="ml-auto text-xs font-normal tabular-nums text-ink-faint">{list.length}</span>
+            </h3>
+            {list.length === 0 ? (
+              <p className="px-3.5 py-4 text-sm text-ink-faint">No result was found through this facet.</p>
+            ) : (
+              <ol className="divide-y divide-line/70">
+                {list.map(({ r, fused }) => (
+                  <li key={r.externalId} className="flex gap-2 px-3.5 py-2" data-testid="per-facet-entry" data-id={r.externalId}>
+                    <span className="w-5 shrink-0 text-right text-xs leading-5 tabular-nums text-ink-faint">{fused}</span>
+                    <div className="min-w-0 flex-1">
+                      <Link
+                        href={paperHref(corpus, r.externalId)}
+                        className="line-clamp-2 text-[0.8125rem] font-medium leading-snug hover:underline"
+                        title={r.title}
+                      >
+                        {r.title}
+                      </Link>
+                      <p className="mt-1 flex flex-wrap items-center gap-1 text-[0.6875rem] text-ink-faint">
+                        {r.seeds
+                          .filter((sp) => sp.facets.includes(f))
+                          .map((sp) => (
+                            <SeedChip key={sp.seed} seed={sp} rank={sp.rank} seeds={result.seeds} />
+                          ))}
+                        {r.facets.length === 1 && <span className="font-medium text-(--facet-ink)">only this facet</span>}
+                      </p>
+                    </div>
+                  </li>
+                ))}
+              </ol>
+            )}
+          </section>
+        );
+      })}
     </div>
   );
 }
@@ -110,15 +237,7 @@ function SeedResultItem({ corpus, r, rank, seeds, actions }: { corpus: string; r
           </p>
           <div className="mt-2 flex flex-wrap items-center gap-1.5">
             {r.seeds.map((s) => (
-              <span
-                key={s.seed}
-                className="inline-flex items-center rounded border border-line-strong bg-canvas px-1.5 text-[0.6875rem] font-medium text-ink"
-                title={`${seeds[s.seed]?.title ?? `Seed ${s.seed + 1}`}: rank ${s.rank} in its list`}
-                data-testid="seed-chip"
-                data-seed={s.seedId ?? ""}
-              >
-                seed {s.seed + 1} #{s.rank}
-              </span>
+              <SeedChip key={s.seed} seed={s} rank={s.rank} seeds={seeds} />
             ))}
             {r.facets.map((f) => (
               <FacetLetter key={f} facet={f} />

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Facet } from "@/lib/corpus/types";
+import type { MultiSeedResult } from "@/lib/query/multi-seed";
 import type { RelatedPaper, RelatedResult } from "@/lib/query/types";
 import {
   addResults,
@@ -11,6 +12,7 @@ import {
   edgeWidth,
   facetPie,
   fromResult,
+  fromSeedResult,
   layoutSprings,
   nodeFacets,
   relativeWeights,
@@ -174,5 +176,71 @@ describe("node size by citations, colour by year", () => {
     );
     assert.deepEqual(yearRange(m.nodes), { min: 2011, max: 2019 });
     assert.equal(yearRange([]), null);
+  });
+
+  test("several seeds: each seed a centre, each result linked to the seeds that surfaced it through their facets", () => {
+    const seeded: MultiSeedResult = {
+      corpus: "c",
+      build: 1,
+      retriever: "dense-graph",
+      seedFusion: ["graph-rrf", "graph-rrf"],
+      fusion: "rrf",
+      rrfK: 60,
+      seeds: [
+        { index: 0, externalId: "S1", title: "Seed one", source: "corpus", retrieved: 2 },
+        { index: 1, externalId: null, title: "", source: "text", retrieved: 1 },
+      ],
+      results: [
+        {
+          externalId: "A",
+          title: "A",
+          year: 2020,
+          venue: null,
+          authors: [],
+          score: 0.03,
+          facets: ["problems", "methods"],
+          seeds: [
+            { seed: 0, seedId: "S1", rank: 1, facets: ["methods"] },
+            { seed: 1, seedId: null, rank: 4, facets: ["problems"] },
+          ],
+        },
+        {
+          externalId: "B",
+          title: "B",
+          year: 2020,
+          venue: null,
+          authors: [],
+          score: 0.01,
+          facets: ["results"],
+          seeds: [{ seed: 0, seedId: "S1", rank: 2, facets: ["results"] }],
+        },
+      ],
+      timings: { perSeedMs: [0, 0], fuseMs: 0, totalMs: 0 },
+    };
+    const m = fromSeedResult(seeded);
+    assert.deepEqual(
+      m.nodes.map((n) => [n.id, n.depth, n.rank, n.linkable, n.seed ?? null, n.title]),
+      [
+        ["S1", 0, 0, true, 0, "Seed one"],
+        [`${CENTER_ID}1`, 0, 0, false, 1, "Seed 2"],
+        ["A", 1, 1, true, null, "A"],
+        ["B", 1, 2, true, null, "B"],
+      ],
+    );
+    assert.deepEqual(m.nodes[2].seeds, [
+      { seed: 0, rank: 1 },
+      { seed: 1, rank: 4 },
+    ]);
+    assert.deepEqual(
+      m.edges.map((e) => [e.id, e.rank]),
+      [
+        ["S1→A:methods", 1],
+        [`${CENTER_ID}1→A:problems`, 4],
+        ["S1→B:results", 2],
+      ],
+    );
+    assert.equal(m.edges[0].weight, 1 / 61);
+    // Hiding the first seed's facets leaves the second seed and what it surfaced.
+    assert.deepEqual([...visibleNodes(m, new Set<Facet>(["problems"]))].sort(), [`${CENTER_ID}1`, "A", "S1"].sort());
   });
 });

@@ -1,4 +1,5 @@
 import { FACETS, type Facet } from "@/lib/corpus/types";
+import type { MultiSeedResult } from "@/lib/query/multi-seed";
 import type { RelatedResult } from "@/lib/query/types";
 
 // The typed graph view's data, independent of cytoscape: the query (or a paper) in the centre,
@@ -19,6 +20,10 @@ export interface GraphNode {
   rank: number;
   /** Whether it is a corpus paper with a page (the query of a pasted text is not). */
   linkable: boolean;
+  /** A seed of a query of several seeds: its position in the query, from 0. */
+  seed?: number;
+  /** A result of several seeds: the seeds that surfaced it (positions from 0) and its rank in each one's list. */
+  seeds?: { seed: number; rank: number }[];
 }
 
 export interface GraphEdge {
@@ -54,6 +59,47 @@ export function fromResult(result: RelatedResult): GraphModel {
     linkable: result.query.source === "corpus" && result.query.externalId !== null,
   };
   return addResults({ centerId, nodes: [center], edges: [], expanded: [centerId] }, centerId, result);
+}
+
+/**
+ * A query of several seeds: every seed is a centre (depth 0), each result is linked to the seeds
+ * that surfaced it, one edge per facet that seed's list credited, weighted by the seed's share in
+ * the fused score (1 / (rrfK + rank)). Seeds without a corpus id get a placeholder id.
+ */
+export function fromSeedResult(result: MultiSeedResult): GraphModel {
+  const seedIds = result.seeds.map((s) => s.externalId ?? `${CENTER_ID}${s.index}`);
+  const nodes: GraphNode[] = result.seeds.map((s, i) => ({
+    id: seedIds[i],
+    title: s.title || `Seed ${s.index + 1}`,
+    year: null,
+    venue: null,
+    authors: [],
+    depth: 0,
+    rank: 0,
+    linkable: s.externalId !== null && s.source === "corpus",
+    seed: s.index,
+  }));
+  const edges: GraphEdge[] = [];
+  result.results.forEach((r, i) => {
+    if (r.unreached) return;
+    nodes.push({
+      id: r.externalId,
+      title: r.title,
+      year: r.year,
+      venue: r.venue,
+      authors: r.authors,
+      depth: 1,
+      rank: i + 1,
+      linkable: true,
+      seeds: r.seeds.map((s) => ({ seed: s.seed, rank: s.rank })),
+    });
+    for (const s of r.seeds)
+      for (const facet of s.facets) {
+        const source = seedIds[s.seed];
+        edges.push({ id: edgeId(source, r.externalId, facet), source, target: r.externalId, facet, weight: 1 / (result.rrfK + s.rank), rank: s.rank });
+      }
+  });
+  return { centerId: seedIds[0], nodes, edges, expanded: [...seedIds] };
 }
 
 /** Adds a node's related papers (new nodes one level further out) and its typed edges to them. */
@@ -92,8 +138,8 @@ export function addResults(model: GraphModel, fromId: string, result: RelatedRes
 }
 
 /**
- * Nodes still connected to the centre when only edges of `facets` are shown (the centre always
- * is). Papers that only a hidden facet linked disappear with it.
+ * Nodes still connected to a centre when only edges of `facets` are shown (the centres always
+ * are). Papers that only a hidden facet linked disappear with it.
  */
 export function visibleNodes(model: GraphModel, facets: ReadonlySet<Facet>): Set<string> {
   const adj = new Map<string, string[]>();
@@ -102,8 +148,10 @@ export function visibleNodes(model: GraphModel, facets: ReadonlySet<Facet>): Set
     (adj.get(e.source) ?? adj.set(e.source, []).get(e.source)!).push(e.target);
     (adj.get(e.target) ?? adj.set(e.target, []).get(e.target)!).push(e.source);
   }
-  const seen = new Set([model.centerId]);
-  const queue = [model.centerId];
+  // Every centre (the query, or each seed of several) is always shown.
+  const roots = [model.centerId, ...model.nodes.filter((n) => n.depth === 0 && n.id !== model.centerId).map((n) => n.id)];
+  const seen = new Set(roots);
+  const queue = [...roots];
   while (queue.length) {
     const id = queue.shift()!;
     for (const n of adj.get(id) ?? []) {

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties }
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { fileSlug } from "@/lib/export";
 import type { LibraryMatch, PaperIdentity } from "@/lib/query/library";
+import type { MultiSeedResult } from "@/lib/query/multi-seed";
 import type { RelatedResult } from "@/lib/query/types";
 import { downloadBlob } from "../download";
 import { FACET_STYLES, FacetLetter, FacetRankChip, facetVars } from "../facets";
@@ -21,6 +22,7 @@ import {
   layoutSprings,
   facetPie,
   fromResult,
+  fromSeedResult,
   nodeFacets,
   relativeWeights,
   ringOf,
@@ -44,7 +46,8 @@ type LayoutName = "cose" | "concentric";
 const LABELLED = 12;
 
 export interface RelatedGraphProps {
-  result: RelatedResult;
+  /** One query's results, or those of several seeds at once (each seed a centre). */
+  result: RelatedResult | MultiSeedResult;
   /** Related papers of a corpus paper, for expanding a node; absent: nodes cannot be expanded. */
   expand?: (paperId: string) => Promise<RelatedResult>;
   height?: number;
@@ -56,7 +59,7 @@ export interface RelatedGraphProps {
 }
 
 export function RelatedGraph({ result, expand, height = 600, large = false, name, library }: RelatedGraphProps) {
-  const [model, setModel] = useState<GraphModel>(() => fromResult(result));
+  const [model, setModel] = useState<GraphModel>(() => ("query" in result ? fromResult(result) : fromSeedResult(result)));
   const [facets, setFacets] = useState<Set<Facet>>(() => new Set(FACETS));
   const [layout, setLayout] = useState<LayoutName>("cose");
   const [selected, setSelected] = useState<string | null>(null);
@@ -82,11 +85,10 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
     return out;
   }, [model, library]);
   const hiddenByLibrary = library?.hide ? marks : null;
-  // In-corpus citation counts (node size) of every graph node; the query only when it is one.
-  const countIds = useMemo(
-    () => (bySize ? model.nodes.filter((n) => n.depth > 0 || result.query.inGraph).map((n) => n.id) : []),
-    [bySize, model, result.query.inGraph],
-  );
+  // In-corpus citation counts (node size) of every graph node; the query only when it is one
+  // (several seeds are corpus papers).
+  const queryInGraph = "query" in result ? result.query.inGraph : true;
+  const countIds = useMemo(() => (bySize ? model.nodes.filter((n) => n.depth > 0 || queryInGraph).map((n) => n.id) : []), [bySize, model, queryInGraph]);
   const citations = useLineage(result.corpus, countIds, []);
   const counts = bySize ? citations.data?.citationCounts : undefined;
   const years = useMemo(() => yearRange(model.nodes.filter((n) => n.depth > 0)), [model]);
@@ -195,7 +197,7 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
       const pie = facetPie(model, n.id);
       const data = {
         id: n.id,
-        label: shortTitle(n.title),
+        label: n.seed === undefined ? shortTitle(n.title) : `Seed ${n.seed + 1}: ${shortTitle(n.title)}`,
         ring: ringOf(n),
         size: nodeSize(n),
         p1: pie.problems,
@@ -205,7 +207,7 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
       };
       const el = cy.getElementById(n.id);
       if (el.nonempty()) el.data(data);
-      else fresh.push({ group: "nodes", data, classes: n.depth === 0 ? "center" : n.depth > 1 ? "outer" : "" });
+      else fresh.push({ group: "nodes", data, classes: n.seed !== undefined ? "center seed" : n.depth === 0 ? "center" : n.depth > 1 ? "outer" : "" });
     }
     for (const e of model.edges) {
       if (cy.getElementById(e.id).nonempty()) continue;
@@ -346,7 +348,7 @@ export function RelatedGraph({ result, expand, height = 600, large = false, name
     const cy = cyRef.current;
     if (!cy) return;
     const blob = await cy.png({ output: "blob-promise", bg: "#ffffff", full: true, scale: 2, maxWidth: 4000, maxHeight: 4000 });
-    downloadBlob(blob, `graft-graph-${fileSlug(name ?? result.query.title ?? "query")}.png`);
+    downloadBlob(blob, `graft-graph-${fileSlug(name ?? ("query" in result ? result.query.title : null) ?? "query")}.png`);
   }
 
   const sel = selected ? nodeById.get(selected) : undefined;
@@ -565,6 +567,8 @@ function HoverCard({ node, x, y, facets }: { node: GraphNode; x: number; y: numb
           {[node.year, formatAuthors(node.authors, 2), node.venue ? shortVenue(node.venue) : null].filter(Boolean).join(" · ")}
         </p>
       )}
+      {node.seed !== undefined && <p className="mt-1 text-xs font-medium text-ink-muted">Seed {node.seed + 1}</p>}
+      {node.seeds && <SeedProvenance seeds={node.seeds} />}
       {facets.length > 0 && node.depth > 0 && (
         <div className="mt-2 flex flex-wrap gap-1">
           {facets.map((f) => (
@@ -608,7 +612,7 @@ function NodePanel({
       <div className="flex items-start justify-between gap-2 border-b border-line px-4 py-3">
         <div className="min-w-0">
           <p className="text-[0.6875rem] font-medium uppercase tracking-[0.08em] text-ink-faint">
-            {node.depth === 0 ? "Query" : `Selected · rank ${node.rank}`}
+            {node.seed !== undefined ? `Seed ${node.seed + 1}` : node.depth === 0 ? "Query" : `Selected · rank ${node.rank}`}
           </p>
           <h3 className={`mt-0.5 font-semibold leading-snug ${large ? "text-lg" : "text-sm"}`} data-testid="graph-node-title">
             {node.title}
@@ -618,6 +622,7 @@ function NodePanel({
               {[node.year, formatAuthors(node.authors, 3), node.venue ? shortVenue(node.venue) : null].filter(Boolean).join(" · ")}
             </p>
           )}
+          {node.seeds && <SeedProvenance seeds={node.seeds} />}
           {mark && (
             <p className="mt-1.5">
               <LibraryBadge match={mark} />
@@ -665,6 +670,20 @@ function NodePanel({
   );
 }
 
+/** The seeds that surfaced a result of several seeds, as the result list shows them ("seed 1 #3"). */
+function SeedProvenance({ seeds }: { seeds: NonNullable<GraphNode["seeds"]> }) {
+  return (
+    <p className="mt-1.5 flex flex-wrap items-center gap-1 text-xs text-ink-faint" data-testid="graph-node-seeds">
+      Surfaced by
+      {seeds.map((s) => (
+        <span key={s.seed} className="inline-flex items-center rounded border border-line-strong bg-canvas px-1.5 text-[0.6875rem] font-medium text-ink">
+          seed {s.seed + 1} #{s.rank}
+        </span>
+      ))}
+    </p>
+  );
+}
+
 function NodeList({ nodes, onSelect, marks }: { nodes: GraphNode[]; onSelect: (id: string) => void; marks: ReadonlyMap<string, LibraryMatch> }) {
   const sorted = [...nodes].sort((a, b) => a.depth - b.depth || a.rank - b.rank);
   return (
@@ -680,7 +699,9 @@ function NodeList({ nodes, onSelect, marks }: { nodes: GraphNode[]; onSelect: (i
         {sorted.map((n) => (
           <li key={n.id}>
             <button type="button" onClick={() => onSelect(n.id)} className="flex w-full items-baseline gap-2 px-4 py-1.5 text-left text-xs hover:bg-canvas">
-              <span className="w-6 shrink-0 text-right tabular-nums text-ink-faint">{n.depth === 0 ? "Q" : n.depth > 1 ? "+" : n.rank}</span>
+              <span className="w-6 shrink-0 text-right tabular-nums text-ink-faint">
+                {n.seed !== undefined ? `S${n.seed + 1}` : n.depth === 0 ? "Q" : n.depth > 1 ? "+" : n.rank}
+              </span>
               <span className={`min-w-0 truncate ${n.depth === 0 ? "font-semibold" : ""}`}>{n.title}</span>
               {marks.has(n.id) && <LibraryBadge match={marks.get(n.id)!} />}
             </button>
@@ -738,6 +759,8 @@ const STYLE: StylesheetJson = [
       "text-max-width": "180px",
     },
   },
+  // A seed of several: a centre drawn as a diamond, so seeds stand apart from the papers they surfaced.
+  { selector: "node.seed", style: { shape: "round-diamond" } },
   { selector: "node.outer", style: { "border-color": "#a1a1aa", "pie-size": "70%" } },
   { selector: "node.by-citations", style: { width: "data(csize)", height: "data(csize)" } },
   { selector: "node.by-year", style: { "pie-size": "0%", "background-color": "data(ycolor)" } },
