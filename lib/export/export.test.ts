@@ -217,24 +217,26 @@ describe("CSV", () => {
     const text = toCsv([EUROPARL, MALT]);
     const rows = text.split("\r\n");
     assert.equal(rows.at(-1), "");
-    assert.equal(rows[0], "rank,score,corpus,id,title,authors,year,venue,url,facets,seeds");
+    assert.equal(rows[0], "rank,score,corpus,id,title,authors,year,venue,url,facets");
     assert.equal(
       rows[1],
-      `,,acl-citegraph,2005.mtsummit-papers.11,Europarl: A Parallel Corpus for Statistical Machine Translation,Philipp Koehn,2005,Proceedings of Machine Translation Summit X: Papers,https://aclanthology.org/2005.mtsummit-papers.11,,`,
+      `,,acl-citegraph,2005.mtsummit-papers.11,Europarl: A Parallel Corpus for Statistical Machine Translation,Philipp Koehn,2005,Proceedings of Machine Translation Summit X: Papers,https://aclanthology.org/2005.mtsummit-papers.11,`,
     );
     assert.equal(
       rows[2],
-      `2,0.0312346,acl-citegraph,${MALT.externalId},MaltParser: A Data-Driven Parser-Generator for Dependency Parsing,Joakim Nivre; Johan Hall; Jens Nilsson,2006,Proceedings of the Fifth International Conference on Language Resources and Evaluation (LREC'06),${MALT.externalId},results#4 methods#1,`,
+      `2,0.0312346,acl-citegraph,${MALT.externalId},MaltParser: A Data-Driven Parser-Generator for Dependency Parsing,Joakim Nivre; Johan Hall; Jens Nilsson,2006,Proceedings of the Fifth International Conference on Language Resources and Evaluation (LREC'06),${MALT.externalId},results#4 methods#1`,
     );
   });
 
   test("a result of several seeds: its facets and a seeds column (seed id, else seed N, and the rank in that seed's list)", () => {
-    const rows = toCsv([SEEDED]).split("\r\n");
+    const rows = toCsv([SEEDED, { ...SEEDED, externalId: "P19-1543", seeds: [] }]).split("\r\n");
+    assert.equal(rows[0], "rank,score,corpus,id,title,authors,year,venue,url,facets,seeds");
     const header = rows[0].split(",");
-    const row = rows[1].split(",");
+    const [row, none] = [rows[1].split(","), rows[2].split(",")];
     assert.equal(row.length, header.length);
     assert.equal(row[header.indexOf("facets")], "results methods");
     assert.equal(row[header.indexOf("seeds")], "C16-1030#3 seed3#7");
+    assert.equal(none[header.indexOf("seeds")], "");
   });
 });
 

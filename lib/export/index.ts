@@ -1,5 +1,5 @@
 import { FACETS } from "@/lib/corpus/types";
-import { toCsv as csvTable } from "@/lib/csv";
+import { toCsv as csvTable, type CsvValue } from "@/lib/csv";
 import type { ExportFile, ExportFormat, ExportRecord, ExportSeedCredit } from "./types";
 
 // Citation exporters: pure functions from records to file text, shared by the results page, the
@@ -213,25 +213,32 @@ export function toRis(records: ExportRecord[]): string {
 
 // ── CSV ──────────────────────────────────────────────────────────────────────────────────
 
-export const CSV_COLUMNS = ["rank", "score", "corpus", "id", "title", "authors", "year", "venue", "url", "facets", "seeds"] as const;
+export const CSV_COLUMNS = ["rank", "score", "corpus", "id", "title", "authors", "year", "venue", "url", "facets"] as const;
 
-/** The records as CSV (lib/csv.ts: RFC 4180, formulas defused), one row per paper. */
+/**
+ * The records as CSV (lib/csv.ts: RFC 4180, formulas defused), one row per paper. Results of
+ * several seeds get a last `seeds` column (other lists keep the columns spreadsheets already read).
+ */
 export function toCsv(records: ExportRecord[]): string {
-  const rows = records.map((r) => [
-    r.rank ?? "",
-    r.score === undefined ? "" : Number(r.score.toPrecision(6)),
-    r.corpus,
-    r.externalId,
-    r.title,
-    r.authors.join("; "),
-    r.year,
-    r.venue,
-    paperUrl(r.externalId),
-    (r.facets ?? []).map((f) => (f.rank === undefined ? f.facet : `${f.facet}#${f.rank}`)).join(" "),
+  const seeded = records.some((r) => r.seeds !== undefined);
+  const rows = records.map((r) => {
+    const row: CsvValue[] = [
+      r.rank ?? "",
+      r.score === undefined ? "" : Number(r.score.toPrecision(6)),
+      r.corpus,
+      r.externalId,
+      r.title,
+      r.authors.join("; "),
+      r.year,
+      r.venue,
+      paperUrl(r.externalId),
+      (r.facets ?? []).map((f) => (f.rank === undefined ? f.facet : `${f.facet}#${f.rank}`)).join(" "),
+    ];
     // Like facets: the seed (its corpus id, else "seed N") and the paper's rank in its list.
-    (r.seeds ?? []).map((s) => `${s.seedId ?? `seed${s.seed}`}#${s.rank}`).join(" "),
-  ]);
-  return csvTable(CSV_COLUMNS, rows);
+    if (seeded) row.push((r.seeds ?? []).map((s) => `${s.seedId ?? `seed${s.seed}`}#${s.rank}`).join(" "));
+    return row;
+  });
+  return csvTable(seeded ? [...CSV_COLUMNS, "seeds"] : CSV_COLUMNS, rows);
 }
 
 // ── JSON ─────────────────────────────────────────────────────────────────────────────────
