@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { SHOTS } from "./shots";
@@ -5,6 +6,7 @@ import { SHOTS } from "./shots";
 // Several seeds at once (issue 19 part 3) on the demo corpus: the explorer opens a corpus paper,
 // the paper itself and two of its results become seeds, "Find papers related to all 3 seeds"
 // queries them together; each result says which seed(s) surfaced it, no seed is a result, and
+// the CSV export names each result's seeds, the by-facet view and the graph show them too, and
 // the shared URL (?seeds=A,B,C) restores the seeds and their results. Screenshots go to SHOTS.
 
 const EXAMPLE = "C16-1030";
@@ -53,6 +55,46 @@ test("three seeds at once: provenance per seed, no seed among the results, the U
   // The tray now has every seed's title, not its id.
   await expect(tray.getByTestId("seed-title").first()).not.toHaveText(EXAMPLE);
   await page.screenshot({ path: path.join(SHOTS, "seeds.png") });
+
+  // The CSV export: a seeds column naming, for every row, seeds of the tray (id#rank).
+  await page.getByRole("button", { name: "Export", exact: true }).click();
+  const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: /^CSV/ }).click()]);
+  expect(csv.suggestedFilename()).toBe("graft-3-seeds.csv");
+  const rows = (await readFile((await csv.path())!, "utf8")).trim().split("\r\n");
+  expect(rows[0]).toBe("rank,score,corpus,id,title,authors,year,venue,url,facets,seeds");
+  expect(rows).toHaveLength(ids.length + 1);
+  for (const row of rows.slice(1)) {
+    // The seeds column is last and never quoted (ids and ranks only).
+    const credits = row.slice(row.lastIndexOf(",") + 1).split(" ");
+    expect(credits.length).toBeGreaterThan(0);
+    for (const c of credits) expect(seeds).toContain(c.replace(/#\d+$/, ""));
+  }
+
+  // By facet: each facet's fused results, each with the seed(s) that credited it through that facet.
+  await page.getByTestId("view-facets").click();
+  const perFacet = page.getByTestId("per-facet-view");
+  await expect(perFacet).toBeVisible();
+  const entries = perFacet.getByTestId("per-facet-entry");
+  expect(await entries.count()).toBeGreaterThan(0);
+  const entryChips = await entries.evaluateAll((els) =>
+    els.map((el) => [...el.querySelectorAll("[data-testid=seed-chip]")].map((c) => c.getAttribute("data-seed"))),
+  );
+  for (const c of entryChips) {
+    expect(c.length).toBeGreaterThan(0);
+    for (const seed of c) expect(seeds).toContain(seed);
+  }
+  await page.screenshot({ path: path.join(SHOTS, "seeds-per-facet.png") });
+
+  // The graph: the three seeds are its centres (S1-S3 in the list beside it), a result names its seeds.
+  await page.getByTestId("view-graph").click();
+  await expect(page.getByTestId("graph-canvas")).toHaveAttribute("data-ready", "true", { timeout: 20_000 });
+  const nodeList = page.getByTestId("graph-node-list").getByRole("button");
+  await expect(nodeList.filter({ hasText: /^S[123]/ })).toHaveCount(3);
+  await nodeList.nth(3).click();
+  await expect(page.getByTestId("graph-node-panel").getByTestId("graph-node-seeds")).toContainText(/seed [123] #\d+/);
+  await page.screenshot({ path: path.join(SHOTS, "seeds-graph.png") });
+  await page.getByTestId("view-list").click();
+  await expect(results.first()).toBeVisible();
 
   // The shared link restores the seeds and their results.
   const url = page.url();

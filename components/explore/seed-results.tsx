@@ -127,16 +127,31 @@ export function SeedResults({
   );
 }
 
-/** "seed 2 #7": a seed that surfaced a result, and the result's rank in that seed's list. */
-function SeedChip({ seed, rank, seeds }: { seed: { seed: number; seedId: string | null }; rank: number; seeds: SeedInfo[] }) {
+/**
+ * "seed 2 #7": a seed that surfaced a result, and the result's rank in that seed's list; compact
+ * ("S2 #7", like a facet chip's "M #2") where columns are narrow.
+ */
+function SeedChip({
+  seed,
+  rank,
+  seeds,
+  compact = false,
+}: {
+  seed: { seed: number; seedId: string | null };
+  rank: number;
+  seeds: SeedInfo[];
+  compact?: boolean;
+}) {
   return (
     <span
       className="inline-flex items-center rounded border border-line-strong bg-canvas px-1.5 text-[0.6875rem] font-medium text-ink"
       title={`${seeds[seed.seed]?.title ?? `Seed ${seed.seed + 1}`}: rank ${rank} in its list`}
+      aria-label={compact ? `seed ${seed.seed + 1}, rank ${rank}` : undefined}
       data-testid="seed-chip"
       data-seed={seed.seedId ?? ""}
     >
-      seed {seed.seed + 1} #{rank}
+      {compact ? "S" : "seed "}
+      {seed.seed + 1} #{rank}
     </span>
   );
 }
@@ -185,7 +200,7 @@ function SeedPerFacetView({ corpus, result, facets }: { corpus: string; result: 
                         {r.seeds
                           .filter((sp) => sp.facets.includes(f))
                           .map((sp) => (
-                            <SeedChip key={sp.seed} seed={sp} rank={sp.rank} seeds={result.seeds} />
+                            <SeedChip key={sp.seed} seed={sp} rank={sp.rank} seeds={result.seeds} compact />
                           ))}
                         {r.facets.length === 1 && <span className="font-medium text-(--facet-ink)">only this facet</span>}
                       </p>
