@@ -166,9 +166,10 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   const skip = q.index ?? q.exclude ?? undefined;
   const fusionLists = toFusionLists(lists);
   const facetFused = fuse(fusionLists, skip);
-  const fused = wholePaper
+  const pooled = wholePaper
     ? fuseWholePaper(facetFused, { papers: wholePaper.list.map((c) => c.paper), weight: wholePaper.weight }, { exclude: skip })
     : facetFused;
+  const fused = retriever.rerank ? await retriever.rerank(ctx, pooled) : pooled;
   const passes = filterOf(g, options, new Set([q.index, q.exclude, ...hidden].filter((x): x is number => x !== null)));
   const results: RelatedPaper[] = [];
   for (const r of fused) {

@@ -5,6 +5,7 @@
  *
  *   per facet f:  L_f = RRF( citationExpansion(BM25(items_f)) , w_gen · graft_f )   (w_gen 0 by default)
  *   whole paper:  citationExpansion(BM25(title + abstract)) → ctx.wholePaper
+ *   second stage: the fused pool's head re-ordered by a learned model (./rerank.ts, RERANK_MODEL)
  *
  * Each facet list is retrieved with that facet's items only, so a result's facets still say
  * which facet(s) of the query surfaced it; the whole-paper list is fused beside them
@@ -21,9 +22,13 @@
  * restricted MAP 31.9 with L_f alone, below all facets' 36.7; 41.2 with these lists (RESTRICTED).
  */
 import type { Facet } from "@/lib/corpus/types";
-import { citationExpansion } from "./citation-expansion";
+import type { FusedResult } from "@/lib/fusion/types";
+import { citationExpansion, SEED_EXPANSION } from "./citation-expansion";
+import { citedByCounts, citersIndex, learnedRerank, rerankFeatures, type RerankModel } from "./rerank";
+import { RERANK_MODEL } from "./rerank-model";
 import { generativeFacetCandidates, graftRetriever } from "./graft";
 import { paperText, paperTfidf, type PaperText } from "./paper-text";
+import { vectorsOf } from "./graph-store";
 import { tfidfTokens } from "./tfidf-index";
 import type { FacetCandidate, FacetCandidateLists, RetrieveContext, Retriever } from "./retriever";
 
@@ -41,6 +46,8 @@ export interface HybridSettings {
   wholePaperWeight: number;
   /** The RRF weights of a facet's list when the request restricts the facets (null: as unrestricted). */
   restricted: RestrictedSettings | null;
+  /** The learned second stage over the fused pool (null: the fused order stands). Not applied to restricted facets. */
+  rerank: RerankModel | null;
 }
 
 export interface RestrictedSettings {
@@ -70,7 +77,7 @@ export const RESTRICTED: RestrictedSettings = { lexical: 0.5, facet: 1, whole: 1
  * them is most of a pasted paper's latency, so the default leaves them out; generativeWeight > 0
  * (the evaluation's "plus the generative lists" row) fuses them back.
  */
-export const HYBRID: HybridSettings = { generativeWeight: 0, k: 60, wholePaperWeight: 2, restricted: RESTRICTED };
+export const HYBRID: HybridSettings = { generativeWeight: 0, k: 60, wholePaperWeight: 2, restricted: RESTRICTED, rerank: RERANK_MODEL };
 
 /** The expansion list of one query text, without the query's own node. */
 function expansionList(text: PaperText, query: string, pool: number, never: ReadonlySet<number>): FacetCandidate[] {
@@ -119,6 +126,28 @@ async function generativeLists(ctx: RetrieveContext, settings: HybridSettings): 
   }
 }
 
+/** The second stage's feature rows of the fused pool's first `depth` results (lib/retrieve/rerank.ts). */
+export async function hybridRerankRows(ctx: RetrieveContext, fused: readonly FusedResult[], depth: number): Promise<number[][]> {
+  const text = await paperText(ctx.db, ctx.graph);
+  const tfidf = await paperTfidf(ctx.db, ctx.graph);
+  const abstract = ctx.query.index !== null ? text.abstracts[ctx.query.index] : ctx.query.abstract;
+  const whole = `${ctx.query.title} ${abstract}`.trim();
+  const queryNode = ctx.query.index ?? ctx.query.exclude;
+  const hidden = ctx.hidden ?? new Set<number>();
+  const bm25 = text.index.search(text.queryTokens(whole), 1000).filter((h) => h.doc !== queryNode && !hidden.has(h.doc));
+  return rerankFeatures(fused.slice(0, depth), {
+    bm25,
+    tfidf: tfidf.whole.search(tfidfTokens(whole), 1000),
+    references: text.references,
+    citedBy: ctx.graph.memo("cited-by", () => citedByCounts(text.references)),
+    citers: ctx.graph.memo("citers", () => citersIndex(text.references)),
+    queryVectors: ctx.query.vectors,
+    vectorsOf: (f, node) => vectorsOf(ctx.graph, f, node),
+    queryNode,
+    seeds: SEED_EXPANSION.seeds,
+  });
+}
+
 export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybrid"): Retriever {
   return {
     name,
@@ -162,5 +191,14 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
         ctx.wholePaper = { list: expansionList(text, whole, ctx.pool, never), weight: settings.wholePaperWeight };
       return out;
     },
+    ...(settings.rerank
+      ? {
+          async rerank(ctx: RetrieveContext, fused: readonly FusedResult[]): Promise<FusedResult[]> {
+            const model = settings.rerank as RerankModel;
+            if (ctx.facetsRestricted) return [...fused];
+            return learnedRerank(fused, await hybridRerankRows(ctx, fused, model.depth), model);
+          },
+        }
+      : {}),
   };
 }

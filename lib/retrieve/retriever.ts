@@ -27,6 +27,7 @@
  */
 import type { Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
+import type { FusedResult } from "@/lib/fusion/types";
 import { CodedError, type ErrorCode } from "@/lib/errors";
 import type { LoadedGraph } from "./graph-store";
 
@@ -121,6 +122,11 @@ export interface Retriever {
   /** The fusion a request's "auto" runs (default graph-rrf). */
   readonly preferredFusion?: "graph-rrf" | "rrf";
   retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists>;
+  /**
+   * A second stage: re-orders the fused results (the facet lists and the whole-paper list after
+   * fusion) with what the retriever knows of the query; provenance stays as fused.
+   */
+  rerank?(ctx: RetrieveContext, fused: readonly FusedResult[]): Promise<FusedResult[]>;
 }
 
 const registry = new Map<string, Retriever>();

@@ -1,0 +1,104 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { FusedResult } from "@/lib/fusion/types";
+import { referenceIndex } from "./citation-expansion";
+import { RERANK_MODEL } from "./rerank-model";
+import { citedByCounts, citersIndex, fitRerankModel, learnedRerank, RERANK_FEATURES, rerankFeatures, rerankScore, type RerankEvidence } from "./rerank";
+
+const col = (name: (typeof RERANK_FEATURES)[number]) => RERANK_FEATURES.indexOf(name);
+const fused = (papers: number[]): FusedResult[] =>
+  papers.map((paper, i) => ({ paper, score: 1 / (60 + i + 1), provenance: [{ facet: "methods", rank: i + 1, weight: 1 }] }));
+
+describe("rerankFeatures", () => {
+  // 0 → 2, 1 → 2, 3 → 2, 3 → 4: node 2 is cited three times, node 4 once.
+  const references = referenceIndex(5, [
+    [0, 2],
+    [1, 2],
+    [3, 2],
+    [3, 4],
+  ]);
+  const ev = (queryNode: number | null): RerankEvidence => ({
+    bm25: [
+      { doc: 0, score: 4 },
+      { doc: 1, score: 2 },
+    ],
+    tfidf: [{ doc: 2, score: 0.5 }],
+    references,
+    citedBy: citedByCounts(references),
+    citers: citersIndex(references),
+    queryNode,
+    queryVectors: { methods: [new Float32Array([1, 0])] },
+    vectorsOf: (f, node) => (f === "methods" ? [new Float32Array([node === 2 ? 0.6 : 0, 0.8])] : []),
+    seeds: 50,
+  });
+
+  it("counts the seeds that cite a candidate and their squared, normalised BM25 votes", () => {
+    const [two, four] = rerankFeatures(fused([2, 4]), ev(null));
+    assert.equal(two[col("seedCiters")], Math.log1p(2));
+    assert.equal(two[col("seedVote")], 1); // (4/4)² + (2/4)², the largest vote
+    assert.equal(four[col("seedVote")], 0);
+    assert.equal(two[col("tfidf")], 0.5);
+    assert.ok(Math.abs(two[col("dense")] - 0.6) < 1e-6);
+    assert.equal(four[col("dense")], 0);
+    assert.equal(two[col("methods")], 1);
+    assert.equal(four[col("methods")], 1 / Math.sqrt(2));
+  });
+
+  it("leaves the query's own citations out of a candidate's citation count", () => {
+    // Node 3 is the query (an evaluation's excluded paper): its citations of 2 and 4 are its gold.
+    const [two, four] = rerankFeatures(fused([2, 4]), ev(3));
+    assert.equal(two[col("citedBy")], Math.log1p(2));
+    assert.equal(four[col("citedBy")], 0);
+    const [twoOpen] = rerankFeatures(fused([2]), ev(null));
+    assert.equal(twoOpen[col("citedBy")], Math.log1p(3));
+  });
+
+  it("counts co-citations with the head's first results, leaving the query's own citations out", () => {
+    // 2 and 4 are cited together by node 3 only.
+    const [, four] = rerankFeatures(fused([2, 4]), ev(null));
+    assert.equal(four[col("coCited")], Math.log1p(1));
+    const [, fourAsQuery] = rerankFeatures(fused([2, 4]), ev(3));
+    assert.equal(fourAsQuery[col("coCited")], 0);
+  });
+});
+
+describe("fitRerankModel and learnedRerank", () => {
+  // Gold candidates have a high seedVote and sit low in the fused order.
+  const queries = Array.from({ length: 30 }, (_, q) => {
+    const rows = Array.from({ length: 10 }, (_, i) =>
+      RERANK_FEATURES.map((f) => (f === "seedVote" ? (i === 7 || i === 9 ? 1 : 0) : f === "fusedRank" ? 1 / Math.log2(2 + i) : ((q * 7 + i * 3) % 5) / 5)),
+    );
+    return { rows, labels: rows.map((_, i) => (i === 7 || i === 9 ? 1 : 0)) };
+  });
+
+  it("learns a positive weight for a feature that separates gold, and moves gold to the top", () => {
+    const model = fitRerankModel(queries, { depth: 10 });
+    assert.ok(model.weights[col("seedVote")] > 0.5, `seedVote weight ${model.weights[col("seedVote")]}`);
+    const order = learnedRerank(fused([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]), queries[0].rows, model);
+    assert.deepEqual(new Set(order.slice(0, 2).map((r) => r.paper)), new Set([7, 9]));
+    // Below the model's depth the fused order stands, and nothing is lost.
+    assert.deepEqual(
+      order.slice(10).map((r) => r.paper),
+      [10, 11],
+    );
+    assert.equal(new Set(order.map((r) => r.paper)).size, 12);
+  });
+
+  it("is deterministic and scores with the standardisation it was fitted with", () => {
+    const a = fitRerankModel(queries, { depth: 10 });
+    const b = fitRerankModel(queries, { depth: 10 });
+    assert.deepEqual(a, b);
+    const row = queries[0].rows[7];
+    const manual = a.weights.reduce((s, w, j) => s + (w * (row[j] - a.mean[j])) / a.scale[j], a.bias);
+    assert.equal(rerankScore(a, row), manual);
+  });
+});
+
+describe("the shipped model", () => {
+  it("was fitted on today's features, in their order", () => {
+    assert.ok(RERANK_MODEL, "a fitted model ships with the default retriever");
+    assert.deepEqual(RERANK_MODEL.features, [...RERANK_FEATURES]);
+    for (const xs of [RERANK_MODEL.mean, RERANK_MODEL.scale, RERANK_MODEL.weights]) assert.equal(xs.length, RERANK_FEATURES.length);
+    assert.ok(RERANK_MODEL.scale.every((x) => x > 0));
+  });
+});

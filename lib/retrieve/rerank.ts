@@ -1,0 +1,238 @@
+/**
+ * A learned second stage for the default retriever (issue 17): the fused pool's head is re-ordered
+ * by a logistic model over what the first stage already knows of each candidate — its fused and
+ * per-facet ranks, its whole-paper BM25 and TF-IDF match, how many lexical seeds cite it and how
+ * often the corpus cites it. Candidates keep their provenance; only their order changes.
+ *
+ * The weights are fitted on train-split papers queried as unseen papers, gold their corpus
+ * references (train-split citations only; `npm run train:rerank`), and chosen on the tuning half
+ * of the unseen test papers, like every other setting of the default.
+ */
+import { FACETS, type Facet } from "@/lib/corpus/types";
+import type { FusedResult } from "@/lib/fusion/types";
+import { referenceIndex, type ReferenceIndex } from "./citation-expansion";
+import type { Bm25Hit } from "./bm25-index";
+import type { TfidfHit } from "./tfidf-index";
+
+export const RERANK_FEATURES = [
+  "fusedScore",
+  "fusedRank",
+  ...FACETS,
+  "facetCount",
+  "wholeRank",
+  "bm25",
+  "tfidf",
+  "seedVote",
+  "seedCiters",
+  "citedBy",
+  "coCited",
+  "dense",
+] as const;
+export type RerankFeature = (typeof RERANK_FEATURES)[number];
+
+/** A fitted model: standardisation, weights in RERANK_FEATURES order, and the head it re-orders. */
+export interface RerankModel {
+  features: readonly string[];
+  mean: number[];
+  scale: number[];
+  weights: number[];
+  bias: number;
+  /** How many of the fused pool's first results are re-ordered (the rest follow unchanged). */
+  depth: number;
+}
+
+/** What the features read of one query: its whole-paper matches and the corpus's citations. */
+export interface RerankEvidence {
+  /** BM25 hits of the whole query paper, best first (the lexical seeds are their head). */
+  bm25: readonly Bm25Hit[];
+  /** TF-IDF cosine hits of the whole query paper. */
+  tfidf: readonly TfidfHit[];
+  references: ReferenceIndex;
+  /** How many corpus papers cite each node. */
+  citedBy: Int32Array;
+  /** Node → the corpus nodes that cite it (the reference graph reversed). */
+  citers: ReferenceIndex;
+  /** The query's item unit vectors per facet, and a candidate's (cosine = dot product). */
+  queryVectors: Partial<Record<Facet, readonly Float32Array[]>>;
+  vectorsOf(f: Facet, node: number): readonly Float32Array[];
+  /** The query's own node (a stored paper, or an evaluation's excluded one): its citations do not count. */
+  queryNode: number | null;
+  /** Lexical seeds that vote (SEED_EXPANSION.seeds). */
+  seeds: number;
+}
+
+/** How many corpus papers cite each node (in-degree of the reference graph). */
+export function citedByCounts(references: ReferenceIndex): Int32Array {
+  const out = new Int32Array(references.offsets.length - 1);
+  for (const d of references.refs) out[d]++;
+  return out;
+}
+
+function cites(references: ReferenceIndex, from: number, to: number): boolean {
+  // refs of a node are sorted (referenceIndex), so a binary search.
+  let lo = references.offsets[from];
+  let hi = references.offsets[from + 1] - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = references.refs[mid];
+    if (v === to) return true;
+    if (v < to) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/** The citation graph reversed: node → the nodes citing it. */
+export function citersIndex(references: ReferenceIndex): ReferenceIndex {
+  const pairs: [number, number][] = [];
+  const n = references.offsets.length - 1;
+  for (let a = 0; a < n; a++) for (let e = references.offsets[a]; e < references.offsets[a + 1]; e++) pairs.push([references.refs[e], a]);
+  return referenceIndex(n, pairs);
+}
+
+/** Papers cited together with the head's first results (each result's share 1/rank), the query's own citations aside. */
+function coCitation(head: readonly FusedResult[], ev: RerankEvidence, top: number): Map<number, number> {
+  const out = new Map<number, number>();
+  head.slice(0, top).forEach((c, i) => {
+    for (let e = ev.citers.offsets[c.paper]; e < ev.citers.offsets[c.paper + 1]; e++) {
+      const citer = ev.citers.refs[e];
+      if (citer === ev.queryNode) continue;
+      for (let r = ev.references.offsets[citer]; r < ev.references.offsets[citer + 1]; r++) {
+        const d = ev.references.refs[r];
+        if (d !== c.paper) out.set(d, (out.get(d) ?? 0) + 1 / (i + 1));
+      }
+    }
+  });
+  return out;
+}
+
+/** Mean over the query's facets of the best cosine between its items and the candidate's items of that facet. */
+function denseFacetMatch(ev: RerankEvidence, node: number): number {
+  let sum = 0;
+  let facets = 0;
+  for (const f of FACETS) {
+    const qs = ev.queryVectors[f] ?? [];
+    if (qs.length === 0) continue;
+    facets++;
+    let best = 0;
+    for (const v of ev.vectorsOf(f, node))
+      for (const q of qs) {
+        let dot = 0;
+        for (let j = 0; j < q.length; j++) dot += q[j] * v[j];
+        if (dot > best) best = dot;
+      }
+    sum += best;
+  }
+  return facets > 0 ? sum / facets : 0;
+}
+
+/** One feature row per result of `head`, in RERANK_FEATURES order. */
+export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence): number[][] {
+  const topBm25 = ev.bm25[0]?.score ?? 1;
+  const bm25 = new Map(ev.bm25.map((h) => [h.doc, h.score / topBm25]));
+  const tfidf = new Map(ev.tfidf.map((h) => [h.doc, h.score]));
+  const vote = new Map<number, number>();
+  const citers = new Map<number, number>();
+  for (const h of ev.bm25.slice(0, ev.seeds)) {
+    if (h.doc === ev.queryNode) continue;
+    const w = (h.score / topBm25) ** 2;
+    for (let e = ev.references.offsets[h.doc]; e < ev.references.offsets[h.doc + 1]; e++) {
+      const d = ev.references.refs[e];
+      vote.set(d, (vote.get(d) ?? 0) + w);
+      citers.set(d, (citers.get(d) ?? 0) + 1);
+    }
+  }
+  const maxVote = Math.max(1e-9, ...vote.values());
+  const coCited = coCitation(head, ev, 10);
+  const topFused = head[0]?.score || 1;
+  return head.map((r, i) => {
+    const rankOf = (f: Facet) => r.provenance.find((p) => p.facet === f)?.rank;
+    const inv = (rank: number | undefined) => (rank ? 1 / Math.sqrt(rank) : 0);
+    // The query's own citations must not make its references look popular (set 2's gold).
+    const own = ev.queryNode !== null && cites(ev.references, ev.queryNode, r.paper) ? 1 : 0;
+    const row: Record<RerankFeature, number> = {
+      fusedScore: r.score / topFused,
+      fusedRank: 1 / Math.log2(2 + i),
+      problems: inv(rankOf("problems")),
+      methods: inv(rankOf("methods")),
+      results: inv(rankOf("results")),
+      contributions: inv(rankOf("contributions")),
+      facetCount: r.provenance.length / FACETS.length,
+      wholeRank: inv(r.wholePaper?.rank),
+      bm25: bm25.get(r.paper) ?? 0,
+      tfidf: tfidf.get(r.paper) ?? 0,
+      seedVote: (vote.get(r.paper) ?? 0) / maxVote,
+      seedCiters: Math.log1p(citers.get(r.paper) ?? 0),
+      citedBy: Math.log1p(ev.citedBy[r.paper] - own),
+      coCited: Math.log1p(coCited.get(r.paper) ?? 0),
+      dense: denseFacetMatch(ev, r.paper),
+    };
+    return RERANK_FEATURES.map((f) => row[f]);
+  });
+}
+
+/** The model's logit for one feature row. */
+export function rerankScore(model: RerankModel, row: readonly number[]): number {
+  let z = model.bias;
+  for (let j = 0; j < row.length; j++) z += (model.weights[j] * (row[j] - model.mean[j])) / model.scale[j];
+  return z;
+}
+
+/**
+ * The fused results with their first `model.depth` re-ordered by the model (ties keep the fused
+ * order); `rows` are rerankFeatures of that head. Scores become the model's logits there.
+ */
+export function learnedRerank(fused: readonly FusedResult[], rows: readonly (readonly number[])[], model: RerankModel): FusedResult[] {
+  const head = fused.slice(0, rows.length).map((r, i) => ({ r, z: rerankScore(model, rows[i]), i }));
+  head.sort((a, b) => b.z - a.z || a.i - b.i);
+  return [...head.map(({ r }) => r), ...fused.slice(rows.length)];
+}
+
+/** One training query: the feature rows of its fused head and whether each is gold. */
+export interface RerankTrainingQuery {
+  rows: readonly (readonly number[])[];
+  labels: readonly number[];
+}
+
+/**
+ * Pairwise logistic regression (RankNet with a linear scorer) with an L2 penalty: within each
+ * query, every gold candidate against `negatives` non-gold ones drawn with a fixed seed, on
+ * standardised features, by full-batch gradient descent from zero. Pairwise, because only the
+ * order within a query matters (a pointwise fit spends itself on queries' base rates).
+ */
+export function fitRerankModel(
+  queries: readonly RerankTrainingQuery[],
+  options: { depth: number; l2?: number; steps?: number; rate?: number; negatives?: number; seed?: number },
+): RerankModel {
+  const m = RERANK_FEATURES.length;
+  const all = queries.flatMap((q) => q.rows);
+  const n = Math.max(1, all.length);
+  const mean = Array.from({ length: m }, (_, j) => all.reduce((s, r) => s + r[j], 0) / n);
+  const scale = mean.map((mu, j) => Math.sqrt(all.reduce((s, r) => s + (r[j] - mu) ** 2, 0) / n) || 1);
+  const { l2 = 1e-3, steps = 300, rate = 0.5, negatives = 30, seed = 1 } = options;
+  let state = seed >>> 0 || 1;
+  const draw = (k: number) => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) % k;
+  const diffs: number[][] = [];
+  for (const q of queries) {
+    const pos = q.labels.flatMap((l, i) => (l > 0 ? [i] : []));
+    const neg = q.labels.flatMap((l, i) => (l > 0 ? [] : [i]));
+    if (neg.length === 0) continue;
+    for (const p of pos)
+      for (let t = 0; t < Math.min(negatives, neg.length); t++) {
+        const o = neg[draw(neg.length)];
+        diffs.push(q.rows[p].map((v, j) => (v - q.rows[o][j]) / scale[j]));
+      }
+  }
+  const w = new Array<number>(m).fill(0);
+  for (let step = 0; step < steps && diffs.length > 0; step++) {
+    const g = new Array<number>(m).fill(0);
+    for (const d of diffs) {
+      let z = 0;
+      for (let j = 0; j < m; j++) z += w[j] * d[j];
+      const err = 1 / (1 + Math.exp(-z)) - 1;
+      for (let j = 0; j < m; j++) g[j] += err * d[j];
+    }
+    for (let j = 0; j < m; j++) w[j] -= rate * (g[j] / diffs.length + l2 * w[j]);
+  }
+  return { features: [...RERANK_FEATURES], mean, scale, weights: w, bias: 0, depth: options.depth };
+}
