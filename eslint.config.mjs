@@ -22,6 +22,14 @@ export default tseslint.config(
     rules: { "layers/import-direction": "error" },
   },
   {
+    // Test helpers (testing.ts: fixtures, throwaway stores) are for tests only: production code never loads them.
+    files: ["{lib,app,components,workers}/**/*.{ts,tsx}"],
+    ignores: ["**/*.test.{ts,tsx}", "**/*.smoke.test.ts", "**/testing.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: ["**/testing", "@/lib/**/testing"], message: "testing.ts modules are for tests only." }] }],
+    },
+  },
+  {
     files: ["**/*.{js,mjs,cjs}"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },

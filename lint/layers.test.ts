@@ -59,3 +59,13 @@ describe("layer rule", () => {
     assert.equal(messages.filter((m) => m.rule === RULE && /no layer/.test(m.message)).length, 1, JSON.stringify(messages));
   });
 });
+
+describe("test helpers stay in tests", () => {
+  it("rejects a production module importing a testing.ts helper, and lets a test import it", async () => {
+    const code = 'import { createTestDb } from "@/lib/db/testing";\nexport const t = createTestDb;\n';
+    const prod = await lint("lib/query/testing-probe.ts", code);
+    assert.equal(prod.filter((m) => m.rule === "no-restricted-imports").length, 1, JSON.stringify(prod));
+    const test = await lint("lib/query/testing-probe.test.ts", code);
+    assert.equal(test.filter((m) => m.rule === "no-restricted-imports").length, 0, JSON.stringify(test));
+  });
+});
