@@ -29,6 +29,7 @@ import { writeFileAtomic } from "@/lib/atomic-write";
 import { CodedError } from "@/lib/errors";
 import { mulberry32 } from "@/lib/random";
 import type { Embedder } from "./types";
+import { STOPWORDS, WORD } from "@/lib/text/words";
 
 export const LSA_FORMAT = "graft-lsa";
 export const LSA_VERSION = 1;
@@ -36,19 +37,6 @@ export const LSA_VERSION = 1;
 export const LSA_SCHEME = "lsa-tokens-1";
 const MODEL_FILE = "model.json";
 const PROJECTION_FILE = "projection.f32";
-
-/** English function words plus a few words every scientific sentence uses. */
-const STOPWORDS: ReadonlySet<string> = new Set(
-  (
-    "a about above after again against all also am an and any are as at be because been before being below between both but by " +
-    "can could did do does doing down during each either etc few for from further had has have having he her here hers him his how " +
-    "i if in into is it its itself just may me might more most much must my no nor not now of off on once only or other our ours " +
-    "out over own same she should so some such than that the their theirs them themselves then there these they this those through " +
-    "thus to too under until up upon us very via was we well were what when where whether which while who whom whose why will with " +
-    "within without would yet you your"
-  ).split(" "),
-);
-const TOKEN = /[\p{L}\p{N}]+/gu;
 
 /**
  * Terms of a text: lowercased runs of letters and digits, stopwords and one-character tokens
@@ -58,7 +46,7 @@ const TOKEN = /[\p{L}\p{N}]+/gu;
  */
 export function lsaTerms(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(TOKEN)) {
+  for (const m of text.toLowerCase().matchAll(WORD)) {
     let t = m[0];
     if (t.length < 2 || STOPWORDS.has(t)) continue;
     if (t.length > 4 && t.endsWith("ies")) t = `${t.slice(0, -3)}y`;

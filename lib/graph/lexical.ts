@@ -23,23 +23,10 @@
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { porterStem } from "./porter";
 import type { RankedNeighbours } from "./topk-accumulator";
+import { STOPWORDS, WORD } from "@/lib/text/words";
 
 /** Version of tokenisation and weighting; stored with the model so a build is read the way it was made. */
 export const LEXICAL_SCHEME = "tfidf-porter-1";
-
-/** English function words plus a few words every scientific sentence uses; dropped before weighting. */
-const STOPWORDS: ReadonlySet<string> = new Set(
-  (
-    "a about above after again against all also am an and any are as at be because been before being below between both but by " +
-    "can could did do does doing down during each either etc few for from further had has have having he her here hers him his how " +
-    "i if in into is it its itself just may me might more most much must my no nor not now of off on once only or other our ours " +
-    "out over own same she should so some such than that the their theirs them themselves then there these they this those through " +
-    "thus to too under until up upon us very via was we well were what when where whether which while who whom whose why will with " +
-    "within without would yet you your"
-  ).split(" "),
-);
-
-const TOKEN = /[\p{L}\p{N}]+/gu;
 
 /**
  * Index terms of a text: lowercased runs of letters and digits, stopwords and one-character
@@ -47,7 +34,7 @@ const TOKEN = /[\p{L}\p{N}]+/gu;
  */
 export function lexicalTerms(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(TOKEN)) {
+  for (const m of text.toLowerCase().matchAll(WORD)) {
     const t = m[0];
     if (t.length < 2 || STOPWORDS.has(t)) continue;
     out.push(stem(t));
