@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { adminNav, buttonClass, Card, fmtPct, primaryButtonClass, ProgressBar, StudyHeader } from "@/components/annotation/ui";
+import { adminNav, StudyHeader } from "@/components/annotation/study-header";
+import { Card, fmtPct, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressBar } from "@/components/ui";
 import { listStudies } from "@/lib/annotation/study";
 import { requireUser } from "@/lib/auth/guard";
 import { listUsers } from "@/lib/auth/users";

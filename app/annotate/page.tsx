@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { adminNav, buttonClass, Card, primaryButtonClass, ProgressBar, StudyHeader } from "@/components/annotation/ui";
+import { adminNav, StudyHeader } from "@/components/annotation/study-header";
+import { Card, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressBar } from "@/components/ui";
 import { myStudies } from "@/lib/annotation/sheet";
 import { requireUser } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/annotation/login-form";
-import { eyebrowClass } from "@/components/annotation/ui";
+import { eyebrowClass } from "@/components/ui";
 import { getCurrentUser, isLocalPath } from "@/lib/auth/guard";
 
 export const metadata: Metadata = { title: "Sign in" };

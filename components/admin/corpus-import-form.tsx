@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
-import { buttonClass, Card, inputClass, labelClass, primaryButtonClass } from "@/components/annotation/ui";
+import { Card, formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "@/components/ui";
 import { ApiError, fetchJson } from "@/lib/http/client";
 import type { JobView } from "@/lib/jobs/types";
 import type { CorpusUploadResult } from "@/lib/query/corpus-upload";

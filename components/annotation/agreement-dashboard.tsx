@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { FacetChip, FACETS } from "@/components/facets";
 import type { StudyReport } from "@/lib/annotation/report";
-import { Card, fmtCi, fmtNum, fmtPct } from "./ui";
+import { Card, fmtCi, fmtNum, fmtPct } from "../ui";
 
 // The agreement dashboard of a study: the statistics of the paper's groundedness appendix.
 

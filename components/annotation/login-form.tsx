@@ -2,7 +2,7 @@
 
 import { useEffect, useId, useState, type FormEvent } from "react";
 import { ApiError, fetchJson } from "@/lib/http/client";
-import { inputClass, labelClass, primaryButtonClass } from "./ui";
+import { formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "../ui";
 
 /** Email + password sign-in; on success a full page load, so every server component sees the cookie. */
 export function LoginForm({ next, notice }: { next?: string; notice?: string }) {

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { ITEMS_PER_PAPER, splitSizes } from "@/lib/annotation/study";
 import { ApiError, fetchJson } from "@/lib/http/client";
-import { buttonClass, inputClass, labelClass, primaryButtonClass } from "./ui";
+import { formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "../ui";
 
 interface Annotator {
   id: number;

@@ -8,7 +8,7 @@ import { highlightSegments, locateEvidence, type EvidenceSnippet } from "@/lib/a
 import type { Sheet, SheetItem } from "@/lib/annotation/sheet";
 import type { SessionUser } from "@/lib/auth/users";
 import { ApiError, fetchJson } from "@/lib/http/client";
-import { buttonClass, eyebrowClass, primaryButtonClass, ProgressBar } from "./ui";
+import { eyebrowClass, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressBar } from "../ui";
 
 /**
  * One item at a time, keyboard first: 1-5 rates (and puts the cursor in the rationale), Enter

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ApiError, fetchJson } from "@/lib/http/client";
-import { buttonClass } from "./ui";
+import { formButtonClass as buttonClass } from "../ui";
 
 /** Closes a study (ratings freeze) or opens it again. */
 export function StudyStatusToggle({ studyId, status }: { studyId: number; status: string }) {

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import type { UserView } from "@/lib/auth/users";
 import { ApiError, fetchJson } from "@/lib/http/client";
-import { buttonClass, inputClass, labelClass, primaryButtonClass } from "./ui";
+import { formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "../ui";
 
 type Notice = { kind: "ok" | "error"; text: string; password?: string; email?: string } | null;
 

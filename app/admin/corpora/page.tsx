@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { CorpusImportForm } from "@/components/admin/corpus-import-form";
-import { adminNav, Card, StudyHeader } from "@/components/annotation/ui";
+import { adminNav, StudyHeader } from "@/components/annotation/study-header";
+import { Card } from "@/components/ui";
 import { requireUser } from "@/lib/auth/guard";
 import { FORMAT_LABELS, IMPORT_FORMATS } from "@/lib/corpus/formats/detect";
 import { getDb } from "@/lib/db/client";

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { buttonClass, Card, inputClass, labelClass, primaryButtonClass } from "@/components/annotation/ui";
+import { Card, formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "@/components/ui";
 import { ApiError, fetchJson } from "@/lib/http/client";
 import type { JobDetail, JobStatus, JobView } from "@/lib/jobs/types";
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { adminNav, StudyHeader } from "@/components/annotation/ui";
+import { adminNav, StudyHeader } from "@/components/annotation/study-header";
 import { requireUser } from "@/lib/auth/guard";
 import { JobsConsole } from "./jobs-console";
 

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { Metadata } from "next";
 import { NewStudyForm } from "@/components/annotation/new-study-form";
-import { adminNav, StudyHeader } from "@/components/annotation/ui";
+import { adminNav, StudyHeader } from "@/components/annotation/study-header";
 import { requireUser } from "@/lib/auth/guard";
 import { listUsers } from "@/lib/auth/users";
 import { listCorpora } from "@/lib/corpus/browse";

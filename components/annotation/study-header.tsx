@@ -1,17 +1,9 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { SessionUser } from "@/lib/auth/users";
+import { eyebrowClass } from "../ui";
 
-// Building blocks shared by the sign-in, admin and annotation pages, in the app's existing style.
-
-export const buttonClass =
-  "inline-flex h-9 items-center justify-center gap-1.5 rounded-md border border-line-strong bg-surface px-3.5 text-sm font-medium text-ink shadow-xs transition-colors hover:bg-canvas disabled:cursor-not-allowed disabled:opacity-60";
-export const primaryButtonClass =
-  "inline-flex h-9 items-center justify-center gap-1.5 rounded-md border border-accent bg-accent px-3.5 text-sm font-medium text-white shadow-xs transition-colors hover:bg-ink disabled:cursor-not-allowed disabled:opacity-60";
-export const inputClass =
-  "h-10 w-full rounded-md border border-line-strong bg-surface px-3 text-sm text-ink shadow-xs transition-colors hover:border-ink-faint disabled:cursor-not-allowed disabled:opacity-60";
-export const labelClass = "mb-1 block text-xs font-medium text-ink-muted";
-export const eyebrowClass = "text-xs font-medium uppercase tracking-[0.08em] text-ink-faint";
+// The header band and navigation of the signed-in study and admin pages; their controls come from components/ui.tsx.
 
 export interface NavLink {
   href: string;
@@ -87,34 +79,3 @@ export function adminNav(current: "studies" | "users" | "annotate" | "jobs" | "c
     { href: "/annotate", label: "My sheets", current: current === "annotate" },
   ];
 }
-
-export function Card({ title, children, className = "", testId }: { title?: ReactNode; children: ReactNode; className?: string; testId?: string }) {
-  return (
-    <section className={`rounded-lg border border-line bg-surface px-5 py-4 shadow-xs ${className}`} data-testid={testId}>
-      {title && <h2 className="mb-3 text-base font-semibold tracking-tight">{title}</h2>}
-      {children}
-    </section>
-  );
-}
-
-export function ProgressBar({ value, total, label }: { value: number; total: number; label: string }) {
-  const pct = total > 0 ? Math.round((value / total) * 100) : 0;
-  return (
-    <div
-      className="h-1.5 w-full overflow-hidden rounded-full bg-line"
-      role="progressbar"
-      aria-label={label}
-      aria-valuemin={0}
-      aria-valuemax={total}
-      aria-valuenow={value}
-    >
-      <div className="h-full rounded-full bg-ink-muted" style={{ width: `${pct}%` }} />
-    </div>
-  );
-}
-
-// Numbers shown with fixed digits so the server render and any client render agree.
-export const fmtPct = (x: number | null | undefined, digits = 1) => (x == null ? "—" : `${(x * 100).toFixed(digits)}%`);
-export const fmtNum = (x: number | null | undefined, digits = 2) => (x == null ? "—" : x.toFixed(digits));
-export const fmtCi = (lo: number | null | undefined, hi: number | null | undefined, pct = false) =>
-  lo == null || hi == null ? "" : pct ? `[${(lo * 100).toFixed(1)}, ${(hi * 100).toFixed(1)}]` : `[${lo.toFixed(2)}, ${hi.toFixed(2)}]`;
