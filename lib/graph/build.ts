@@ -12,6 +12,7 @@ import type { Embedder } from "@/lib/embed/types";
 import { citationRows } from "./citation-score";
 import { coverage, type CoverageAtK } from "./coverage";
 import { pruneCsr, writePaperGraph, type FacetCsr, type PaperGraph } from "./csr";
+import { EDGE_ROW_COLUMNS, edgeRowCount, edgeRowSlices } from "./edge-rows";
 import { fitLexicalModel, LexicalIndex, packLexicalItems, serialiseLexicalModel } from "./lexical";
 import type { PackedFacetItems } from "./maxsim";
 import { DEFAULT_ITEM_SIMILARITY, edgeWeightFor, type ItemSimilarity, itemSimilaritySpec, mixedFacetEdges, parseItemSimilarity } from "./similarity";
@@ -73,6 +74,50 @@ export interface GraphStageReport {
 
 /** Coverage is reported at these K, so lists are built to the largest before pruning to k. */
 const COVERAGE_KS = [10, 20, 50];
+/** Edge rows per INSERT (and per JS slice held at once). */
+const EDGE_STORE_STEP = 20_000;
+
+/**
+ * The corpus papers' facet items: their texts, per facet and node the indices of that paper's
+ * items in `texts`, and how many rows the store returned. A function of its own so the rows
+ * (every text again, with its paper id and facet) are garbage once it returns.
+ */
+async function loadFacetItems(
+  db: Db,
+  corpusId: number,
+  index: ReadonlyMap<number, number>,
+  numPapers: number,
+): Promise<{ texts: string[]; itemRows: Record<Facet, number[][]>; found: number }> {
+  // Items in a separate query: a nested include would bind one parameter per paper.
+  const items = await db.facetItem.findMany({
+    where: { paper: { corpusId, role: "corpus" } },
+    select: { paperId: true, facet: true, text: true },
+    orderBy: [{ paperId: "asc" }, { position: "asc" }],
+  });
+  const texts: string[] = [];
+  const itemRows = Object.fromEntries(FACETS.map((f) => [f, Array.from({ length: numPapers }, () => [] as number[])])) as Record<Facet, number[][]>;
+  for (const item of items) {
+    if (!(FACETS as readonly string[]).includes(item.facet)) continue;
+    itemRows[item.facet as Facet][index.get(item.paperId) as number].push(texts.length);
+    texts.push(item.text);
+  }
+  return { texts, itemRows, found: items.length };
+}
+
+/** Each facet's item vectors packed contiguously, in node order (the kernel's input). */
+function packFacetItems(itemRows: Record<Facet, number[][]>, vectors: readonly Float32Array[], dim: number): Partial<Record<Facet, PackedFacetItems>> {
+  const packed: Partial<Record<Facet, PackedFacetItems>> = {};
+  for (const f of FACETS) {
+    const rows = itemRows[f];
+    const offsets = new Int32Array(rows.length + 1);
+    rows.forEach((r, i) => (offsets[i + 1] = offsets[i] + r.length));
+    const data = new Float32Array(offsets[rows.length] * dim);
+    let at = 0;
+    for (const r of rows) for (const t of r) data.set(vectors[t], at++ * dim);
+    packed[f] = { dim, offsets, data };
+  }
+  return packed;
+}
 
 export async function buildGraphStage(db: Db, options: GraphStageOptions): Promise<GraphStageReport> {
   const k = options.k ?? 20;
@@ -90,21 +135,8 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
   });
   if (papers.length < 2) throw new Error(`corpus "${options.corpus}" has ${papers.length} paper(s); the graph needs at least 2`);
   const index = new Map(papers.map((p, i) => [p.id, i]));
-  // Items in a separate query: a nested include would bind one parameter per paper.
-  const items = await db.facetItem.findMany({
-    where: { paper: { corpusId: corpus.id, role: "corpus" } },
-    select: { paperId: true, facet: true, text: true },
-    orderBy: [{ paperId: "asc" }, { position: "asc" }],
-  });
-  if (items.length === 0) throw new Error(`no paper of "${options.corpus}" has facets yet: run \`graft extract\` first`);
-
-  const texts: string[] = [];
-  const itemRows = Object.fromEntries(FACETS.map((f) => [f, papers.map(() => [] as number[])])) as Record<Facet, number[][]>;
-  for (const item of items) {
-    if (!(FACETS as readonly string[]).includes(item.facet)) continue;
-    itemRows[item.facet as Facet][index.get(item.paperId) as number].push(texts.length);
-    texts.push(item.text);
-  }
+  const { texts, itemRows, found } = await loadFacetItems(db, corpus.id, index, papers.length);
+  if (found === 0) throw new Error(`no paper of "${options.corpus}" has facets yet: run \`graft extract\` first`);
 
   const spec = options.embedder ?? embedderSpecFromEnv();
   const params = { stage: "graph", embedder: spec, k, alpha, beta, similarity: itemSimilaritySpec(similarity), coverageKs: COVERAGE_KS };
@@ -135,7 +167,8 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
         return pool.embed(batch);
       },
     };
-    let vectors: Float32Array[];
+    // Dropped once packed per facet (the views keep the whole cache buffer, ≈ 0.33 GB at 64k, alive).
+    let vectors: Float32Array[] | null;
     try {
       vectors = await embedWithCache(lazy, texts, {
         dir: cacheDirFor(options.corpus, embedderId),
@@ -149,16 +182,9 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
 
     // ── the typed graph ──
     const t1 = performance.now();
-    const packed: Partial<Record<Facet, PackedFacetItems>> = {};
-    for (const f of FACETS) {
-      const rows = itemRows[f];
-      const offsets = new Int32Array(rows.length + 1);
-      rows.forEach((r, i) => (offsets[i + 1] = offsets[i] + r.length));
-      const data = new Float32Array(offsets[rows.length] * dim);
-      let at = 0;
-      for (const r of rows) for (const t of r) data.set(vectors[t], at++ * dim);
-      packed[f] = { dim, offsets, data };
-    }
+    // Dropped once the kernel is done, before the edge store (another ≈ 0.33 GB at 64k).
+    let packed: Partial<Record<Facet, PackedFacetItems>> | null = packFacetItems(itemRows, vectors, dim);
+    vectors = null;
     const refs: number[][] = papers.map(() => []);
     for (const c of await db.citation.findMany({ where: { corpusId: corpus.id }, select: { citingId: true, citedId: true } })) {
       const a = index.get(c.citingId);
@@ -192,21 +218,32 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
         );
         const lexical = index.allPairsTopK(kk);
         return mixedFacetEdges(
-          { cosine: lists.neighbours, linked: lists.linked, lexical, dense: packed[facet] as PackedFacetItems, index, citations },
+          {
+            cosine: lists.neighbours,
+            linked: lists.linked,
+            lexical,
+            dense: (packed as Partial<Record<Facet, PackedFacetItems>>)[facet] as PackedFacetItems,
+            index,
+            citations,
+          },
           { k: kk, alpha, beta, lexicalWeight },
         );
       };
     }
-    const { graph: wide, facets: reports } = await buildPaperGraph(packed, citations, {
+    let kernel: { graph: PaperGraph; facets: FacetBuildReport[] } | null = await buildPaperGraph(packed, citations, {
       k: buildK,
       alpha,
       beta,
       onProgress: (facet, d, t) => progress("graph", d, t, facet),
       rankEdges,
     });
-    const cov = coverage(wide.facets, COVERAGE_KS, buildK);
+    packed = null;
+    const reports = kernel.facets;
+    const cov = coverage(kernel.graph.facets, COVERAGE_KS, buildK);
     const pruned: Partial<Record<Facet, FacetCsr>> = {};
-    for (const f of FACETS) if (wide.facets[f]) pruned[f] = pruneCsr(wide.facets[f] as FacetCsr, k);
+    for (const f of FACETS) if (kernel.graph.facets[f]) pruned[f] = pruneCsr(kernel.graph.facets[f] as FacetCsr, k);
+    // The top-50 lists (≈ 0.25 GB at 64k) are only needed for coverage.
+    kernel = null;
     const graph: PaperGraph = { numPapers: papers.length, k, facets: pruned };
     const graphSeconds = (performance.now() - t1) / 1000;
 
@@ -226,25 +263,20 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
 
     // ── edges into the store, for browsing ──
     const t2 = performance.now();
-    const edges: (string | number)[][] = [];
-    for (const f of FACETS) {
-      const csr = pruned[f];
-      if (!csr) continue;
-      for (let s = 0; s < csr.numPapers; s++)
-        for (let e = csr.offsets[s], r = 1; e < csr.offsets[s + 1]; e++, r++)
-          edges.push([build.id, f, papers[s].id, papers[csr.targets[e]].id, r, csr.weights[e], csr.facetScores[e], csr.citationScores[e]]);
-    }
-    const columns = ["buildId", "facet", "sourceId", "targetId", "rank", "weight", "facetScore", "citationScore"];
     const provider = dbProvider(db);
-    const STEP = 20_000;
+    const total = edgeRowCount(pruned);
+    const paperIds = papers.map((p) => p.id);
     await db.$transaction(
       async (tx) => {
         // A resumed build may already hold the edges of an earlier, interrupted run (committed
         // just before the crash): replace them, in the same transaction, never add to them.
         await tx.edge.deleteMany({ where: { buildId: build.id } });
-        for (let i = 0; i < edges.length; i += STEP) {
-          await bulkInsert(tx, provider, "Edge", columns, edges.slice(i, i + STEP));
-          progress("store", Math.min(edges.length, i + STEP), edges.length);
+        // Slice by slice from the CSR: all 5 M rows of a 64k build as JS arrays would be ≈ 1 GiB.
+        let stored = 0;
+        for (const slice of edgeRowSlices(build.id, pruned, paperIds, EDGE_STORE_STEP)) {
+          await bulkInsert(tx, provider, "Edge", EDGE_ROW_COLUMNS, slice);
+          stored += slice.length;
+          progress("store", stored, total);
         }
       },
       { timeout: 30 * 60 * 1000, maxWait: 60_000 },
