@@ -9,6 +9,7 @@ import { ApiError, fetchJson } from "@/lib/http/client";
 import { FacetCounts, FacetLegend } from "./facets";
 import { formatAuthors, formatCount, paperHref, shortVenue } from "./format";
 import { VenueOptions } from "./venues";
+import { buttonClass } from "./ui";
 
 /** The explorer's state. It lives in the URL (the single source of truth) so views can be shared. */
 interface Filters {
@@ -473,9 +474,6 @@ function Results({
     </section>
   );
 }
-
-const buttonClass =
-  "inline-flex h-9 items-center gap-1.5 rounded-md border border-line-strong bg-surface px-3 text-sm font-medium text-ink shadow-xs transition-colors hover:bg-canvas disabled:cursor-not-allowed disabled:opacity-45 disabled:hover:bg-surface";
 
 function PaperRow({ corpus, paper }: { corpus: string; paper: PaperSummary }) {
   return (
