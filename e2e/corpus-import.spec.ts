@@ -71,4 +71,12 @@ test("an admin imports a BibTeX file into a new corpus, is told why a broken one
   for (const title of ["Attention Is All You Need", "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding"])
     await expect(page.getByRole("link", { name: title, exact: true })).toBeVisible();
   await expect(page.getByRole("link", { name: /Über Byte-Pair Encoding$/ })).toBeVisible();
+
+  // The explorer's start page can now switch to it (issue 18: several corpora in one store).
+  await page.goto("/");
+  const corpusSwitch = page.getByRole("combobox", { name: "Corpus" });
+  await expect(corpusSwitch.locator(`option[value="${CORPUS}"]`)).toHaveText(`${CORPUS} (3 papers)`);
+  await corpusSwitch.selectOption(CORPUS);
+  await expect(page).toHaveURL(new RegExp(`\\?corpus=${CORPUS}$`));
+  await expect(corpusSwitch).toHaveValue(CORPUS);
 });

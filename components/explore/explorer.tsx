@@ -17,6 +17,7 @@ import { paperHref } from "../format";
 import { RelatedGraph } from "../graph/related-graph";
 import { buttonClass, Icon, quietButtonClass } from "../ui";
 import { Composer } from "./composer";
+import { CorpusSwitch } from "./corpus-switch";
 import { readParams, writeParams, type ExploreParams, type Sort } from "./explore-state";
 import { FiltersPanel, FUSION_LABELS, RETRIEVER_LABELS } from "./filters-panel";
 import { LibraryPanel, type LibraryMarks } from "./library-panel";
@@ -186,7 +187,17 @@ export function Explorer() {
       </div>
     );
 
-  if (!input) return <StartPage corpus={params.corpus} busy={false} onText={runText} onFile={runFile} onPaper={runPaper} />;
+  if (!input)
+    return (
+      <StartPage
+        corpus={params.corpus}
+        busy={false}
+        onText={runText}
+        onFile={runFile}
+        onPaper={runPaper}
+        onCorpus={(corpus) => setParams({ corpus, paper: null, seeds: [] }, "push")}
+      />
+    );
 
   const fallingBack = graftNotReady;
   const running = related.isFetching || fallingBack;
@@ -252,7 +263,14 @@ export function Explorer() {
 
 // ── start page ───────────────────────────────────────────────────────────────────────────
 
-function StartPage(props: { corpus: string; busy: boolean; onText: (t: string) => void; onFile: (f: File) => void; onPaper: (id: string) => void }) {
+function StartPage(props: {
+  corpus: string;
+  busy: boolean;
+  onText: (t: string) => void;
+  onFile: (f: File) => void;
+  onPaper: (id: string) => void;
+  onCorpus: (name: string) => void;
+}) {
   return (
     <div>
       <section className="border-b border-line bg-surface">
@@ -267,6 +285,7 @@ function StartPage(props: { corpus: string; busy: boolean; onText: (t: string) =
               separately and tells you which facets surfaced every paper, with the matching sentences side by side.
             </p>
             <div className="mt-6">
+              <CorpusSwitch corpus={props.corpus} onChange={props.onCorpus} />
               <Composer corpus={props.corpus} busy={props.busy} onText={props.onText} onFile={props.onFile} onPaper={props.onPaper} />
             </div>
           </div>
