@@ -2,17 +2,17 @@ import type { ExportRecord } from "@/lib/export";
 import type { MultiSeedPaper, MultiSeedResult } from "@/lib/query/multi-seed";
 import type { RelatedPaper, RelatedResult } from "@/lib/query/types";
 
+type ListedPaper = Pick<RelatedPaper, "externalId" | "title" | "authors" | "year" | "venue" | "score">;
+
+/** What every export record says of a listed paper. */
+function paperRecord(corpus: string, r: ListedPaper, rank: number | undefined) {
+  return { corpus, externalId: r.externalId, title: r.title, authors: r.authors, year: r.year, venue: r.venue, rank, score: r.score };
+}
+
 /** A result as an export record, with its rank, score and credited facets. */
 export function toRecord(corpus: string, r: RelatedPaper, rank?: number): ExportRecord {
   return {
-    corpus,
-    externalId: r.externalId,
-    title: r.title,
-    authors: r.authors,
-    year: r.year,
-    venue: r.venue,
-    rank,
-    score: r.score,
+    ...paperRecord(corpus, r, rank),
     facets: r.facets.map((f) => ({ facet: f.facet, rank: f.rank, weight: f.weight })),
   };
 }
@@ -31,14 +31,7 @@ export function exportContext(result: RelatedResult): Record<string, unknown> {
 /** A result of several seeds as an export record: its facets and the seeds that surfaced it (seeds numbered from 1, as on screen). */
 export function toSeedRecord(corpus: string, r: MultiSeedPaper, rank: number): ExportRecord {
   return {
-    corpus,
-    externalId: r.externalId,
-    title: r.title,
-    authors: r.authors,
-    year: r.year,
-    venue: r.venue,
-    rank,
-    score: r.score,
+    ...paperRecord(corpus, r, rank),
     facets: r.facets.map((facet) => ({ facet })),
     seeds: r.seeds.map((s) => ({ seed: s.seed + 1, seedId: s.seedId, rank: s.rank, facets: s.facets })),
   };

@@ -50,6 +50,36 @@ export interface ExpandedCandidate {
   score: number;
 }
 
+export interface SeedVotes {
+  /** Paper → Σ over the seeds citing it of (seed's BM25 score / the best seed's)^power. */
+  votes: Map<number, number>;
+  /** Paper → how many seeds cite it. */
+  citers: Map<number, number>;
+  maxVote: number;
+}
+
+/** The votes of the first `settings.seeds` hits (best first, all usable as seeds) for the papers they cite. */
+export function seedVotes(
+  hits: readonly Bm25Hit[],
+  references: ReferenceIndex,
+  settings: Pick<SeedExpansionSettings, "seeds" | "power"> = SEED_EXPANSION,
+): SeedVotes {
+  const votes = new Map<number, number>();
+  const citers = new Map<number, number>();
+  const top = hits[0]?.score ?? 1;
+  for (const h of hits.slice(0, settings.seeds)) {
+    const w = (h.score / top) ** settings.power;
+    for (let e = references.offsets[h.doc]; e < references.offsets[h.doc + 1]; e++) {
+      const d = references.refs[e];
+      votes.set(d, (votes.get(d) ?? 0) + w);
+      citers.set(d, (citers.get(d) ?? 0) + 1);
+    }
+  }
+  let maxVote = 0;
+  for (const v of votes.values()) maxVote = Math.max(maxVote, v);
+  return { votes, citers, maxVote };
+}
+
 /**
  * Scores every paper that a seed cites or that matched the query, best first, at most `pool`.
  * `hits` are BM25 hits best first; `never` are nodes neither to use as seeds nor to return (the
@@ -65,16 +95,7 @@ export function citationExpansion(
   const usable = hits.filter((h) => !never.has(h.doc) && h.score > 0);
   if (usable.length === 0) return [];
   const top = usable[0].score;
-  const votes = new Map<number, number>();
-  for (const h of usable.slice(0, settings.seeds)) {
-    const w = (h.score / top) ** settings.power;
-    for (let e = references.offsets[h.doc]; e < references.offsets[h.doc + 1]; e++) {
-      const d = references.refs[e];
-      votes.set(d, (votes.get(d) ?? 0) + w);
-    }
-  }
-  let maxVote = 0;
-  for (const v of votes.values()) maxVote = Math.max(maxVote, v);
+  const { votes, maxVote } = seedVotes(usable, references, settings);
   const score = new Map<number, number>();
   for (const [d, v] of votes) score.set(d, v / maxVote);
   for (const h of usable) score.set(h.doc, (score.get(h.doc) ?? 0) + (settings.lexicalWeight * h.score) / top);

@@ -10,7 +10,7 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { FusedResult } from "@/lib/fusion/types";
-import { referenceIndex, type ReferenceIndex } from "./citation-expansion";
+import { referenceIndex, SEED_EXPANSION, seedVotes, type ReferenceIndex } from "./citation-expansion";
 import type { Bm25Hit } from "./bm25-index";
 import type { TfidfHit } from "./tfidf-index";
 
@@ -43,7 +43,7 @@ export interface RerankModel {
 
 /** What the features read of one query: its whole-paper matches and the corpus's citations. */
 export interface RerankEvidence {
-  /** BM25 hits of the whole query paper, best first (the lexical seeds are their head). */
+  /** BM25 hits of the whole query paper, best first, without the query's own node (the lexical seeds are their head). */
   bm25: readonly Bm25Hit[];
   /** TF-IDF cosine hits of the whole query paper. */
   tfidf: readonly TfidfHit[];
@@ -131,18 +131,9 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
   const topBm25 = ev.bm25[0]?.score ?? 1;
   const bm25 = new Map(ev.bm25.map((h) => [h.doc, h.score / topBm25]));
   const tfidf = new Map(ev.tfidf.map((h) => [h.doc, h.score]));
-  const vote = new Map<number, number>();
-  const citers = new Map<number, number>();
-  for (const h of ev.bm25.slice(0, ev.seeds)) {
-    if (h.doc === ev.queryNode) continue;
-    const w = (h.score / topBm25) ** 2;
-    for (let e = ev.references.offsets[h.doc]; e < ev.references.offsets[h.doc + 1]; e++) {
-      const d = ev.references.refs[e];
-      vote.set(d, (vote.get(d) ?? 0) + w);
-      citers.set(d, (citers.get(d) ?? 0) + 1);
-    }
-  }
-  const maxVote = Math.max(1e-9, ...vote.values());
+  // The query's own node is never a seed (hybridRerankRows leaves it out of the hits).
+  const { votes: vote, citers, maxVote: largestVote } = seedVotes(ev.bm25, ev.references, { seeds: ev.seeds, power: SEED_EXPANSION.power });
+  const maxVote = Math.max(1e-9, largestVote);
   const coCited = coCitation(head, ev, 10);
   const topFused = head[0]?.score || 1;
   return head.map((r, i) => {
