@@ -15,7 +15,20 @@
  * Loading is two reads and typed-array views (20k x 512 in tens of ms), no per-row parsing.
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "@/lib/atomic-write";
@@ -108,6 +121,42 @@ export function readVectorCache(dir: string): CacheContents | null {
   const vectors = new Float32Array(readPrefix(path.join(dir, VECTORS), count * dim * 4, VECTORS, dir));
   const keys = new Uint8Array(readPrefix(path.join(dir, KEYS), count * KEY_BYTES, KEYS, dir));
   return { manifest, vectors, keys };
+}
+
+/**
+ * The committed keys of a cache dir, without its vectors (null when the dir has no cache yet):
+ * a server that packs what it needs reads rows on demand (`readCachedRows`) instead of holding
+ * every vector twice.
+ */
+export function readVectorCacheKeys(dir: string): { manifest: CacheManifest; keys: Uint8Array } | null {
+  const manifest = readManifest(dir);
+  if (!manifest) return null;
+  return { manifest, keys: new Uint8Array(readPrefix(path.join(dir, KEYS), manifest.count * KEY_BYTES, KEYS, dir)) };
+}
+
+/**
+ * Rows `rows[i]` of the cache's vectors into `into` at i·dim. Committed rows never change (appends
+ * go past them), so a reader needs no lock.
+ */
+export function readCachedRows(dir: string, manifest: CacheManifest, rows: ArrayLike<number>, into: Float32Array): void {
+  const { dim, count } = manifest;
+  const bytes = dim * 4;
+  const fd = openSync(path.join(dir, VECTORS), "r");
+  try {
+    const out = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      if (row < 0 || row >= count) throw new Error(`Vector cache ${dir}: row ${row} is not committed (count ${count})`);
+      let done = 0;
+      while (done < bytes) {
+        const n = readSync(fd, out, i * bytes + done, bytes - done, row * bytes + done);
+        if (n === 0) throw new Error(`Vector cache ${dir} is damaged: ${VECTORS} ends inside row ${row}. Delete ${dir} to rebuild it.`);
+        done += n;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function assertSameEmbedder(dir: string, manifest: CacheManifest, embedder: { id: string; dim: number }): void {

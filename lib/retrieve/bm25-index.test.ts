@@ -69,3 +69,19 @@ test("BM25 fromTexts tokenises documents and queries alike", () => {
     [2, 0],
   );
 });
+
+test("BM25 over documents tokenised on demand: each read once, the same scores as token lists", () => {
+  const texts = ["Graph neural retrieval", "Graph fusion!", "Neural, neural ranking model", ""];
+  const reads: number[] = [];
+  const lazy = new Bm25Index({ length: texts.length, at: (d) => (reads.push(d), tokenize(texts[d])) }, { idf: "lucene", k1: 1.2 });
+  const eager = new Bm25Index(
+    texts.map((t) => tokenize(t)),
+    { idf: "lucene", k1: 1.2 },
+  );
+  assert.deepEqual(reads, [0, 1, 2, 3]);
+  for (const q of [["neural"], ["graph", "ranking", "neural"], ["absent"]]) {
+    assert.deepEqual(lazy.scores(q), eager.scores(q));
+    assert.deepEqual(lazy.search(q, 10), eager.search(q, 10));
+  }
+  assert.equal(lazy.avgdl, 9 / 4);
+});

@@ -43,6 +43,36 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   return out;
 }
 
+/** Documents as token lists: an array, or anything that hands out document d's tokens on demand. */
+export interface TokenDocs {
+  readonly length: number;
+  at(d: number): readonly string[] | undefined;
+}
+
+/**
+ * (term id, value) pairs in growable typed arrays: per-document postings before the transpose.
+ * Values are float32: a term frequency (an integer) is exact, a TF-IDF weight is stored as float32
+ * in the index anyway.
+ */
+export class PairBuffer {
+  terms = new Int32Array(1024);
+  values = new Float32Array(1024);
+  length = 0;
+
+  push(term: number, value: number): void {
+    if (this.length === this.terms.length) {
+      const terms = new Int32Array(this.length * 2);
+      terms.set(this.terms);
+      const values = new Float32Array(this.length * 2);
+      values.set(this.values);
+      this.terms = terms;
+      this.values = values;
+    }
+    this.terms[this.length] = term;
+    this.values[this.length++] = value;
+  }
+}
+
 export interface Bm25Options {
   k1?: number;
   b?: number;
@@ -70,7 +100,8 @@ export class Bm25Index {
   /** Postings of term t are [offsets[t], offsets[t+1]). */
   private readonly offsets: Int32Array;
   private readonly postingDocs: Int32Array;
-  private readonly postingTf: Float64Array;
+  /** Term frequencies (integers: exact in the float arithmetic of the score). */
+  private readonly postingTf: Int32Array;
   private readonly idfs: Float64Array;
   /** k1·(1 − b + b·|D|/avgdl) per document. */
   private readonly norms: Float64Array;
@@ -78,8 +109,12 @@ export class Bm25Index {
   private readonly stamp: Int32Array;
   private epoch = 0;
 
-  /** `docs` are token lists (see `tokenize`); use `Bm25Index.fromTexts` for raw text. */
-  constructor(docs: readonly (readonly string[])[], options: Bm25Options = {}) {
+  /**
+   * `docs` are token lists (see `tokenize`); use `Bm25Index.fromTexts` for raw text. Any
+   * `{ length, at(d) }` will do besides an array: the documents are then tokenised one at a time
+   * and only their postings are kept (a 64k-paper corpus's token lists would take ≈ 0.5 GB).
+   */
+  constructor(docs: TokenDocs, options: Bm25Options = {}) {
     this.k1 = options.k1 ?? 1.5;
     this.b = options.b ?? 0.75;
     const epsilon = options.epsilon ?? 0.25;
@@ -87,14 +122,17 @@ export class Bm25Index {
     this.numDocs = n;
     this.vocab = new Map();
 
-    // Pass 1: per-document term counts, document frequencies.
-    const docTerms: Map<number, number>[] = [];
+    // Pass 1: per-document (term, count) pairs in growable typed arrays, document frequencies.
+    const pairs = new PairBuffer();
+    const docStart = new Int32Array(n + 1);
     const df: number[] = [];
     let totalLen = 0;
     const lengths = new Float64Array(n);
+    const counts = new Map<number, number>();
     for (let d = 0; d < n; d++) {
-      const counts = new Map<number, number>();
-      for (const tok of docs[d]) {
+      const tokens = docs.at(d) ?? [];
+      counts.clear();
+      for (const tok of tokens) {
         let id = this.vocab.get(tok);
         if (id === undefined) {
           id = this.vocab.size;
@@ -103,10 +141,13 @@ export class Bm25Index {
         }
         counts.set(id, (counts.get(id) ?? 0) + 1);
       }
-      for (const id of counts.keys()) df[id]++;
-      docTerms.push(counts);
-      lengths[d] = docs[d].length;
-      totalLen += docs[d].length;
+      for (const [id, tf] of counts) {
+        df[id]++;
+        pairs.push(id, tf);
+      }
+      docStart[d + 1] = pairs.length;
+      lengths[d] = tokens.length;
+      totalLen += tokens.length;
     }
     this.avgdl = n === 0 ? 0 : totalLen / n;
 
@@ -115,13 +156,13 @@ export class Bm25Index {
     this.offsets = new Int32Array(v + 1);
     for (let t = 0; t < v; t++) this.offsets[t + 1] = this.offsets[t] + df[t];
     this.postingDocs = new Int32Array(this.offsets[v]);
-    this.postingTf = new Float64Array(this.offsets[v]);
+    this.postingTf = new Int32Array(this.offsets[v]);
     const fill = this.offsets.slice(0, v);
     for (let d = 0; d < n; d++) {
-      for (const [t, tf] of docTerms[d]) {
-        const at = fill[t]++;
+      for (let e = docStart[d]; e < docStart[d + 1]; e++) {
+        const at = fill[pairs.terms[e]]++;
         this.postingDocs[at] = d;
-        this.postingTf[at] = tf;
+        this.postingTf[at] = pairs.values[e];
       }
     }
 

@@ -5,7 +5,7 @@ import { parseAuthors } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/paths";
-import { cacheDirFor, readVectorCache, textKey } from "@/lib/embed/cache";
+import { cacheDirFor, readCachedRows, readVectorCacheKeys, textKey } from "@/lib/embed/cache";
 import { readPaperGraph, type PaperGraph } from "@/lib/graph/csr";
 import { lexicalFacetIndex, parseLexicalModel, type LexicalFacetIndex } from "@/lib/graph/lexical";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
@@ -125,16 +125,24 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
   const manifest = JSON.parse(build.manifest) as { embedder?: { id?: string; dim?: number } };
   const embedder = manifest.embedder?.id ?? "";
 
-  const cached = embedder ? readVectorCache(cacheDirFor(corpus, embedder)) : null;
+  // The cache's vectors stay on disk: the build's items are packed per facet below (read row by
+  // row), and any other cached text is read when asked for. Holding the whole cache beside the
+  // packed copy cost its size again (0.33 GB at 64k papers).
+  const cacheDir = embedder ? cacheDirFor(corpus, embedder) : "";
+  const cached = embedder ? readVectorCacheKeys(cacheDir) : null;
+  // Keys as 32-character latin1 strings (half the hex strings' size), row by key.
   const rowOf = new Map<string, number>();
   if (cached) {
     const n = cached.manifest.count;
-    for (let i = 0; i < n; i++) rowOf.set(Buffer.from(cached.keys.subarray(i * 32, i * 32 + 32)).toString("hex"), i);
+    for (let i = 0; i < n; i++) rowOf.set(Buffer.from(cached.keys.buffer, cached.keys.byteOffset + i * 32, 32).toString("latin1"), i);
   }
   const dim = cached?.manifest.dim ?? manifest.embedder?.dim ?? 0;
   const vectorOf = (text: string): Float32Array | undefined => {
-    const row = rowOf.get(textKey(text).toString("hex"));
-    return row === undefined || !cached ? undefined : cached.vectors.subarray(row * dim, (row + 1) * dim);
+    const row = rowOf.get(textKey(text).toString("latin1"));
+    if (row === undefined || !cached) return undefined;
+    const v = new Float32Array(dim);
+    readCachedRows(cacheDir, cached.manifest, [row], v);
+    return v;
   };
 
   const indexOfDbId = new Map(ids.dbIds.map((id, i) => [id, i]));
@@ -170,18 +178,18 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
   for (const f of FACETS) {
     const offsets = new Int32Array(ids.dbIds.length + 1);
     const texts: string[] = [];
-    const rows: Float32Array[] = [];
+    const rows: number[] = [];
     perNode[f].forEach((list, p) => {
       for (const t of list) {
-        const v = vectorOf(t);
-        if (!v) continue;
+        const row = rowOf.get(textKey(t).toString("latin1"));
+        if (row === undefined) continue;
         texts.push(t);
-        rows.push(v);
+        rows.push(row);
       }
       offsets[p + 1] = texts.length;
     });
     const data = new Float32Array(rows.length * dim);
-    rows.forEach((v, i) => data.set(v, i * dim));
+    if (cached) readCachedRows(cacheDir, cached.manifest, rows, data);
     items[f] = { offsets, texts };
     vectors[f] = { dim, offsets, data };
   }

@@ -43,7 +43,12 @@ async function loadPaperText(db: Db, g: LoadedGraph): Promise<PaperText> {
   }
   // The facet items join title and abstract: they restate the paper in its field's terms
   // (tuning half: R@20 0.519 → 0.525).
-  const docs = g.papers.map((p, node) => tokenize([p.title, abstracts[node], ...FACETS.flatMap((f) => itemsOf(g, f, node))].join(" "), TOKENS));
+  // Tokenised one paper at a time, so the index keeps only postings (at 64k papers the token
+  // lists of every paper at once were ≈ 0.5 GB of short strings).
+  const docs = {
+    length: g.papers.length,
+    at: (node: number) => tokenize([g.papers[node].title, abstracts[node], ...FACETS.flatMap((f) => itemsOf(g, f, node))].join(" "), TOKENS),
+  };
   return {
     index: new Bm25Index(docs, BM25),
     queryTokens: (text) => [...new Set(tokenize(text, TOKENS))],
@@ -66,12 +71,15 @@ export interface PaperTfidf {
 export async function paperTfidf(db: Db, g: LoadedGraph): Promise<PaperTfidf> {
   const text = await paperText(db, g);
   return g.memo("paper-tfidf", () => {
-    const titleAbstract = g.papers.map((p, node) => tfidfTokens(`${p.title} ${text.abstracts[node]}`));
-    const items = FACETS.map((f) => g.papers.map((_, node) => tfidfTokens(itemsOf(g, f, node).join(" "))));
-    const idf = idfFrom(titleAbstract.map((t, node) => [...t, ...items.flatMap((byNode) => byNode[node])]));
+    // Every paper is tokenised on demand, twice (idf, then the indexes), rather than holding the
+    // token lists of the whole corpus: at 64k papers that is the cheaper side of the trade.
+    const length = g.papers.length;
+    const titleAbstract = (node: number) => tfidfTokens(`${g.papers[node].title} ${text.abstracts[node]}`);
+    const facetItems = (f: Facet, node: number) => tfidfTokens(itemsOf(g, f, node).join(" "));
+    const idf = idfFrom({ length, at: (node) => [...titleAbstract(node), ...FACETS.flatMap((f) => facetItems(f, node))] });
     return {
-      whole: new TfidfIndex(titleAbstract, idf),
-      facets: Object.fromEntries(FACETS.map((f, i) => [f, new TfidfIndex(items[i], idf)])) as Record<Facet, TfidfIndex>,
+      whole: new TfidfIndex({ length, at: titleAbstract }, idf),
+      facets: Object.fromEntries(FACETS.map((f) => [f, new TfidfIndex({ length, at: (node) => facetItems(f, node) }, idf)])) as Record<Facet, TfidfIndex>,
     };
   });
 }

@@ -26,3 +26,13 @@ test("TF-IDF: scikit-learn's sublinear tf, smoothed idf, cosine of unit vectors"
   assert.ok(Math.abs(index.search(docs[0], 1)[0].score - 1) < 1e-6, "a document is its own nearest, cosine 1");
   assert.deepEqual(index.search(["nothing"], 5), []);
 });
+
+test("TF-IDF over documents tokenised on demand: the same idf and hits as token lists", () => {
+  const texts = ["Neural translation, translation", "neural tagger", "sentiment lexicon", ""];
+  const idfLazy = idfFrom({ length: texts.length, at: (d) => tfidfTokens(texts[d]) });
+  const idf = idfFrom(texts.map(tfidfTokens));
+  for (const t of ["neural", "translation", "lexicon", "unseen"]) assert.equal(idfLazy.of(t), idf.of(t));
+  const lazy = new TfidfIndex({ length: texts.length, at: (d) => tfidfTokens(texts[d]) }, idfLazy);
+  const eager = new TfidfIndex(texts.map(tfidfTokens), idf);
+  for (const q of [["neural"], ["translation", "neural", "lexicon"], ["absent"]]) assert.deepEqual(lazy.search(q, 10), eager.search(q, 10));
+});

@@ -10,6 +10,8 @@
  * each facet's items) weigh a word alike.
  */
 
+import { PairBuffer, type TokenDocs } from "./bm25-index";
+
 const TOKEN = /[\p{L}\p{N}_]{2,}/gu;
 
 export function tfidfTokens(text: string): string[] {
@@ -21,10 +23,10 @@ export interface Idf {
   of(term: string): number;
 }
 
-/** ln((1 + N) / (1 + df)) + 1 over the reference documents (token lists). */
-export function idfFrom(docs: readonly (readonly string[])[]): Idf {
+/** ln((1 + N) / (1 + df)) + 1 over the reference documents (token lists, or tokenised on demand). */
+export function idfFrom(docs: TokenDocs): Idf {
   const df = new Map<string, number>();
-  for (const d of docs) for (const t of new Set(d)) df.set(t, (df.get(t) ?? 0) + 1);
+  for (let d = 0; d < docs.length; d++) for (const t of new Set(docs.at(d))) df.set(t, (df.get(t) ?? 0) + 1);
   const n = docs.length;
   const idf = new Map<string, number>();
   for (const [t, c] of df) idf.set(t, Math.log((1 + n) / (1 + c)) + 1);
@@ -64,20 +66,25 @@ export class TfidfIndex {
   private readonly stamp: Int32Array;
   private epoch = 0;
 
+  /** `docs`: token lists, or `{ length, at(d) }` tokenising on demand (only the postings are kept). */
   constructor(
-    docs: readonly (readonly string[])[],
+    docs: TokenDocs,
     readonly idf: Idf,
   ) {
     const n = docs.length;
     this.numDocs = n;
-    const vectors = docs.map((d) => tfidfVector(d, idf));
+    // Each document's vector becomes (term, weight) pairs at once; then the transpose.
+    const pairs = new PairBuffer();
+    const docStart = new Int32Array(n + 1);
     const df: number[] = [];
-    for (const v of vectors) {
-      for (const t of v.keys()) {
+    for (let d = 0; d < n; d++) {
+      for (const [t, w] of tfidfVector(docs.at(d) ?? [], idf)) {
         let id = this.vocab.get(t);
         if (id === undefined) this.vocab.set(t, (id = df.push(0) - 1));
         df[id]++;
+        pairs.push(id, w);
       }
+      docStart[d + 1] = pairs.length;
     }
     const terms = df.length;
     this.offsets = new Int32Array(terms + 1);
@@ -85,13 +92,13 @@ export class TfidfIndex {
     this.postingDocs = new Int32Array(this.offsets[terms]);
     this.postingWeights = new Float32Array(this.offsets[terms]);
     const fill = this.offsets.slice(0, terms);
-    vectors.forEach((v, d) => {
-      for (const [t, w] of v) {
-        const at = fill[this.vocab.get(t) as number]++;
+    for (let d = 0; d < n; d++) {
+      for (let e = docStart[d]; e < docStart[d + 1]; e++) {
+        const at = fill[pairs.terms[e]]++;
         this.postingDocs[at] = d;
-        this.postingWeights[at] = w;
+        this.postingWeights[at] = pairs.values[e];
       }
-    });
+    }
     this.acc = new Float64Array(n);
     this.stamp = new Int32Array(n);
   }
