@@ -13,6 +13,7 @@ import { citationRows } from "./citation-score";
 import { coverage, type CoverageAtK } from "./coverage";
 import { pruneCsr, writePaperGraph, type FacetCsr, type PaperGraph } from "./csr";
 import { EDGE_ROW_COLUMNS, edgeRowCount, edgeRowSlices } from "./edge-rows";
+import { dropShardData, planShards, readMergedShardLists, type ShardPlan, storeShardInputs } from "./shards";
 import { fitLexicalModel, LexicalIndex, packLexicalItems, serialiseLexicalModel } from "./lexical";
 import type { PackedFacetItems } from "./maxsim";
 import { DEFAULT_ITEM_SIMILARITY, edgeWeightFor, type ItemSimilarity, itemSimilaritySpec, mixedFacetEdges, parseItemSimilarity } from "./similarity";
@@ -38,6 +39,14 @@ export interface GraphStageOptions {
   similarity?: string | ItemSimilarity;
   /** Embedding worker processes (default: one per core, at most 2). */
   workers?: number;
+  /** Item rows per kernel chunk (default DEFAULT_CHUNK_ITEMS); the unit a sharded kernel cuts into row blocks. */
+  chunkItems?: number;
+  /**
+   * Cut the all-pairs kernel into at most `shards` row blocks per facet (shards.ts) and have
+   * `runBlocks` compute the missing ones (the graph job queues them as block jobs for any worker);
+   * their lists are merged here, so graph.csr is the same as without sharding.
+   */
+  sharded?: GraphShardRunner;
   onProgress?: (phase: "embed" | "graph" | "store", done: number, total: number, detail?: string) => void;
   /** Link the new build to this job (in the build's creating transaction), so a re-run of the job can resume it. */
   jobId?: number;
@@ -54,6 +63,12 @@ export interface GraphStageOptions {
 }
 
 export type GraphStagePhase = "started" | "embedded" | "artefacts" | "edges";
+
+export interface GraphShardRunner {
+  shards: number;
+  /** Resolves once every task of the plan has its lists stored (the inputs are stored already). */
+  runBlocks: (build: BuildHandle, plan: ShardPlan) => Promise<void>;
+}
 
 export interface GraphStageReport {
   build: number;
@@ -139,7 +154,18 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
   if (found === 0) throw new Error(`no paper of "${options.corpus}" has facets yet: run \`graft extract\` first`);
 
   const spec = options.embedder ?? embedderSpecFromEnv();
-  const params = { stage: "graph", embedder: spec, k, alpha, beta, similarity: itemSimilaritySpec(similarity), coverageKs: COVERAGE_KS };
+  const params = {
+    stage: "graph",
+    embedder: spec,
+    k,
+    alpha,
+    beta,
+    similarity: itemSimilaritySpec(similarity),
+    coverageKs: COVERAGE_KS,
+    // Only when set, so an unsharded build's params (and manifest) read as before.
+    ...(options.chunkItems !== undefined ? { chunkItems: options.chunkItems } : {}),
+    ...(options.sharded ? { shards: options.sharded.shards } : {}),
+  };
   if (options.resume && options.resume.corpus !== options.corpus)
     throw new Error(`build ${options.resume.id} belongs to corpus "${options.resume.corpus}", not "${options.corpus}"`);
   const build = options.resume ?? (await startBuild(db, options.corpus, params, { jobId: options.jobId }));
@@ -193,6 +219,14 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
     }
     const citations = citationRows(refs);
     const buildK = Math.max(k, ...COVERAGE_KS);
+    // A sharded kernel: inputs into the store, block jobs compute the lists, merged per facet below.
+    let facetLists: PaperGraphBuildOptions["facetLists"];
+    if (options.sharded) {
+      const plan = planShards(packed, refs, { shards: options.sharded.shards, k: buildK, alpha, beta, chunkItems: options.chunkItems });
+      await storeShardInputs(db, build.id, plan, packed, refs);
+      await options.sharded.runBlocks(build, plan);
+      facetLists = (facet) => readMergedShardLists(db, build.id, plan, facet);
+    }
     // A mix build: the corpus items' TF-IDF model (an artefact, so unseen papers are weighted
     // alike) and one inverted file per facet; each facet's candidates are rescored with both terms.
     let lexicalInfo: { scheme: string; terms: number; documents: number } | null = null;
@@ -236,6 +270,8 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       beta,
       onProgress: (facet, d, t) => progress("graph", d, t, facet),
       rankEdges,
+      chunkItems: options.chunkItems,
+      facetLists,
     });
     packed = null;
     const reports = kernel.facets;
@@ -320,6 +356,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       statistics: { papers: report.papers, items: report.items, facets: report.facets, coverage: cov, gflops: report.gflops },
       codeVersion: config().GRAFT_CODE_VERSION ?? "",
     });
+    if (options.sharded) await dropShardData(db, build.id);
     return report;
   } catch (err) {
     // An aborted build (worker shutdown, lost lease) stays "running": its job resumes it, and

@@ -64,6 +64,12 @@ export interface FacetTopKOptions extends Partial<EdgeWeightParams> {
   threads?: number;
   /** Called after every block with (done, total). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Only chunk rows [from, to) of the pass: the blocks (i, j ≥ i) for i in the range, plus, where
+   * the range ends at the last chunk, the linked pairs of papers without items. One shard of a
+   * sharded build (shards.ts); merging every shard's lists gives the whole pass's lists.
+   */
+  chunkRows?: { from: number; to: number };
 }
 
 export interface FacetTopK {
@@ -134,13 +140,17 @@ export async function facetTopKOnBlocks(blocks: FacetBlocks, engine: MaxSimEngin
   let runs = 0;
   let linkedPairs = 0;
   let onnxMs = 0;
-  const total = (chunks.length * (chunks.length + 1)) / 2;
+  const rowsFrom = options.chunkRows?.from ?? 0;
+  const rowsTo = options.chunkRows?.to ?? chunks.length;
+  if (rowsFrom < 0 || rowsTo > chunks.length || rowsFrom > rowsTo) throw new Error(`facetTopK: chunk rows ${rowsFrom}..${rowsTo} outside 0..${chunks.length}`);
+  let total = 0;
+  for (let i = rowsFrom; i < rowsTo; i++) total += chunks.length - i;
   let done = 0;
   let totalRows = 0;
   for (const c of chunks) totalRows += c.papers.length * c.itemsPerPaper;
   const floor = acc.floor;
 
-  for (let i = 0; i < chunks.length; i++) {
+  for (let i = rowsFrom; i < rowsTo; i++) {
     const q = chunks[i];
     const bq = q.numPapers;
     // Citation rows of this chunk's papers, bucketed by the chunk of the other paper. A pair
@@ -212,7 +222,7 @@ export async function facetTopKOnBlocks(blocks: FacetBlocks, engine: MaxSimEngin
     }
   }
   // Papers without items never head a chunk: all their linked pairs have s = 0.
-  if (citations && linked) {
+  if (citations && linked && rowsTo === chunks.length) {
     for (let p = 0; p < numPapers; p++) {
       if (chunkOf[p] >= 0) continue;
       const row = citations.row(p);
@@ -406,6 +416,8 @@ export interface PaperGraphBuildOptions extends Partial<EdgeWeightParams> {
    * s_f is not the plain cosine max-sim rescores the candidates, see similarity.ts).
    */
   rankEdges?: (facet: Facet, lists: FacetTopK, k: number) => FacetCsr;
+  /** One facet's lists from elsewhere instead of the in-process pass (a sharded build merges its block jobs' lists). */
+  facetLists?: (facet: Facet, items: PackedFacetItems) => Promise<FacetTopK>;
 }
 
 export interface FacetBuildReport {
@@ -431,20 +443,21 @@ export async function buildPaperGraph(
   const entries = FACETS.filter((f) => facetItems[f] !== undefined).map((f) => [f, facetItems[f] as PackedFacetItems] as const);
   if (entries.length === 0) throw new Error("buildPaperGraph: no facets given");
   const numPapers = numPapersOf(entries[0][1]);
-  const engine = await MaxSimEngine.create({ threads: options.threads });
+  const engine = options.facetLists ? null : await MaxSimEngine.create({ threads: options.threads });
   const facets: Partial<Record<Facet, FacetCsr>> = {};
   const reports: FacetBuildReport[] = [];
   try {
     for (const [facet, items] of entries) {
       if (numPapersOf(items) !== numPapers) throw new Error(`buildPaperGraph: facet ${facet} has a different paper count`);
-      const blocks = prepareFacetBlocks(items, options.chunkItems);
-      const lists = await facetTopKOnBlocks(blocks, engine, {
-        k,
-        citations,
-        alpha: options.alpha,
-        beta: options.beta,
-        onProgress: (d, t) => options.onProgress?.(facet, d, t),
-      });
+      const lists = engine
+        ? await facetTopKOnBlocks(prepareFacetBlocks(items, options.chunkItems), engine, {
+            k,
+            citations,
+            alpha: options.alpha,
+            beta: options.beta,
+            onProgress: (d, t) => options.onProgress?.(facet, d, t),
+          })
+        : await (options.facetLists as NonNullable<PaperGraphBuildOptions["facetLists"]>)(facet, items);
       const t0 = performance.now();
       const csr = options.rankEdges ? options.rankEdges(facet, lists, k) : buildFacetEdges(lists, { k, alpha: options.alpha });
       facets[facet] = csr;
@@ -458,7 +471,7 @@ export async function buildPaperGraph(
       });
     }
   } finally {
-    await engine.release();
+    await engine?.release();
   }
   return { graph: { numPapers, k, facets }, facets: reports };
 }

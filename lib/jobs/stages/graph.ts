@@ -9,6 +9,7 @@ import type { GraphStageReport } from "@/lib/graph/build";
 import { itemSimilaritySpec, parseItemSimilarity, similarityOfParams } from "@/lib/graph/similarity";
 import { failpoint } from "../failpoints";
 import { registerStage } from "../registry";
+import { runGraphBlocks } from "./graph-block";
 
 // The graph stage as a job: buildGraphStage (embeddings → exact top-K typed edges → CSR +
 // manifest + edge rows) in a build the job owns. The build is linked to the job when it is
@@ -47,6 +48,15 @@ export const graphStageParams = z
       }, 'similarity must be "cosine", "mix" or "mix:<λ between 0 and 1>"')
       .optional(),
     workers: z.number().int().min(1).max(16).optional(),
+    /** Row blocks per facet of the all-pairs kernel, each a "graph-block" job any worker may take (1 or absent: one pass here). */
+    shards: z.number().int().min(1).max(1024).optional(),
+    /** Item rows per kernel chunk (the unit shards are cut in); tests use small ones. */
+    chunkItems: z
+      .number()
+      .int()
+      .min(1)
+      .max(1 << 20)
+      .optional(),
   })
   .strict();
 export type GraphStageParams = z.infer<typeof graphStageParams>;
@@ -86,13 +96,17 @@ const SPANS = { embed: [0, 0.5], graph: [0.5, 0.85], store: [0.85, 1] } as const
 
 registerStage<GraphStageParams>(
   "graph",
-  async ({ db, job, params, progress, log, signal }) => {
+  async (ctx) => {
+    const { db, job, params, progress, log, signal } = ctx;
     const { buildGraphStage } = await import("@/lib/graph/build");
+    const { dropShardData } = await import("@/lib/graph/shards");
     let resume: BuildHandle | undefined;
     if (job.buildId !== null) {
       const r = await resumeBuild(db, job.buildId);
       if (r.status === "complete") {
         log(`build ${job.buildId} had completed before the previous worker stopped: nothing left to do`);
+        // A sharded build's rows outlive it when the worker died right after completing it.
+        await dropShardData(db, job.buildId);
         return reportOf(db, job.buildId);
       }
       log(`resuming build ${job.buildId} (was ${r.status}): its files and edges are written again`);
@@ -106,6 +120,9 @@ registerStage<GraphStageParams>(
       beta: params.beta,
       similarity: params.similarity,
       workers: params.workers,
+      chunkItems: params.chunkItems,
+      sharded:
+        params.shards !== undefined && params.shards > 1 ? { shards: params.shards, runBlocks: (build, plan) => runGraphBlocks(ctx, build, plan) } : undefined,
       jobId: job.id,
       resume,
       signal,

@@ -3,4 +3,5 @@
 // this list is cheap for the web app, which only validates and queues jobs.
 import "./import";
 import "./graph";
+import "./graph-block";
 import "./genret";

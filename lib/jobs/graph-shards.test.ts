@@ -1,0 +1,237 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { importCorpus } from "@/lib/corpus/import";
+import type { CorpusInput } from "@/lib/corpus/read";
+import type { PaperRecord } from "@/lib/corpus/types";
+import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
+import { dataRoot, repoRoot } from "@/lib/paths";
+import { failpointBanner } from "./failpoints";
+import { enqueueStage, runStageInline } from "./runner";
+import "./stages";
+
+// Issue 18, "beyond one machine": a graph build whose all-pairs kernel is cut into block jobs
+// ("graph-block") must write the same graph.csr, byte for byte, as the one-pass build, whether
+// one worker runs every block (in process), three worker processes share them through the
+// store's queue, or a worker is SIGKILLed after storing a block and another one finishes.
+
+const WORDS = {
+  topic: [
+    "machine translation",
+    "dependency parsing",
+    "sentiment analysis",
+    "summarisation",
+    "dialogue state tracking",
+    "question answering",
+    "entity linking",
+    "speech recognition",
+  ],
+  method: [
+    "a transformer encoder",
+    "a CRF tagger",
+    "a BiLSTM",
+    "graph neural networks",
+    "contrastive pretraining",
+    "knowledge distillation",
+    "beam search",
+    "data augmentation",
+  ],
+  domain: ["news text", "tweets", "clinical notes", "legal documents", "product reviews", "scientific papers", "low-resource languages", "spoken dialogue"],
+  result: ["BLEU improves", "F1 improves", "accuracy rises", "latency halves", "errors drop", "recall improves", "robustness improves", "training is faster"],
+};
+const N = 64;
+
+/** 64 papers whose facets hold one or two generated items each, with some citations. */
+function shardCorpus(): CorpusInput {
+  const pick = (list: string[], i: number) => list[i % list.length];
+  const papers: PaperRecord[] = Array.from({ length: N }, (_, i) => {
+    const items = (f: (j: number) => string) => Array.from({ length: 1 + ((i * 7 + f.length) % 2) }, (_, j) => f(j));
+    return {
+      externalId: `S${i}`,
+      title: `Paper ${i}`,
+      abstract: `${pick(WORDS.topic, i)} on ${pick(WORDS.domain, i * 3)} with ${pick(WORDS.method, i * 5)}.`,
+      fullText: null,
+      year: 2015 + (i % 8),
+      venue: "ACL",
+      authors: [],
+      split: "train",
+      facets: {
+        problems: items((j) => `${pick(WORDS.topic, i + j)} for ${pick(WORDS.domain, i * 3 + j)}`),
+        methods: items((j) => `${pick(WORDS.method, i * 5 + j)} applied to ${pick(WORDS.topic, i + 2 * j)}`),
+        results: Array.from({ length: 1 + (i % 2) }, (_, j) => `${pick(WORDS.result, i + j)} on ${pick(WORDS.domain, i * 3 + j + 1)}`),
+        contributions: [`a ${pick(WORDS.method, i * 5 + 1)} recipe for ${pick(WORDS.domain, i * 3)} ${i % 3 === 0 ? "at scale" : "under low resources"}`],
+      },
+    };
+  });
+  const citations = Array.from({ length: 40 }, (_, e) => ({ citing: `S${(e * 13) % N}`, cited: `S${(e * 29 + 7) % N}` })).filter((c) => c.citing !== c.cited);
+  return {
+    files: { papers: "shards/papers.jsonl", citations: "shards/citations.tsv", queries: null, queryGold: null },
+    papers,
+    citations,
+    queries: [],
+    queryGold: [],
+    skipped: [],
+  };
+}
+
+/** Small chunks so every facet has a dozen chunk rows to cut into shards. */
+const PARAMS = { corpus: "shards", k: 5, workers: 1, chunkItems: 8 };
+const SHARDS = 3;
+
+interface Worker {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function startWorker(env: NodeJS.ProcessEnv, args: string[] = []): Worker {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "workers/pipeline.ts"), ...args], {
+    cwd: repoRoot,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeout: 300_000 }, () => {
+  let store: TestDb;
+  let root = "";
+  const savedRoot = process.env.GRAFT_DATA_ROOT;
+  let reference = "";
+  let referenceEdges: string[] = [];
+  const workers: Worker[] = [];
+
+  before(async () => {
+    store = await createTestDb();
+    root = mkdtempSync(path.join(os.tmpdir(), "graft-shards-"));
+    process.env.GRAFT_DATA_ROOT = root;
+    await importCorpus(store.db, shardCorpus(), { corpus: "shards" });
+  });
+  after(async () => {
+    for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
+    process.env.GRAFT_DATA_ROOT = savedRoot;
+    await store?.cleanup();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const workerEnv = (): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: store.config.url, GRAFT_DATA_ROOT: root, GRAFT_WORKER_POLL_MS: "100", CI: "1" };
+    delete env.GRAFT_FAILPOINT;
+    return env;
+  };
+  const csrOf = async (buildId: number) => {
+    const build = await store.db.build.findUniqueOrThrow({ where: { id: buildId } });
+    return createHash("sha256")
+      .update(readFileSync(path.join(dataRoot(), build.dir, "graph.csr")))
+      .digest("hex");
+  };
+  const edgesOf = async (buildId: number) =>
+    (await store.db.edge.findMany({ where: { buildId }, orderBy: [{ facet: "asc" }, { sourceId: "asc" }, { rank: "asc" }] })).map(
+      (e) => `${e.facet}:${e.sourceId}->${e.targetId}#${e.rank}:${e.weight.toFixed(6)}`,
+    );
+  /** The block jobs of a build, from their params. */
+  const blockJobsOf = async (buildId: number) =>
+    (await store.db.job.findMany({ where: { stage: "graph-block" }, orderBy: { id: "asc" } })).filter((j) => JSON.parse(j.params).build === buildId);
+
+  async function expectSameBuild(buildId: number): Promise<void> {
+    assert.equal(await csrOf(buildId), reference, "graph.csr is byte-identical to the one-pass build");
+    assert.deepEqual(await edgesOf(buildId), referenceEdges, "the same edge rows");
+    const build = await store.db.build.findUniqueOrThrow({ where: { id: buildId } });
+    assert.equal(build.status, "complete");
+    assert.equal(JSON.parse(build.params).shards, SHARDS);
+    assert.equal(await store.db.graphShard.count({ where: { buildId } }), 0, "the shard rows are dropped once the build is complete");
+  }
+
+  test("the one-pass build (the reference)", async () => {
+    const run = await runStageInline(store.db, "graph", PARAMS);
+    assert.equal(run.outcome, "succeeded", run.error);
+    reference = await csrOf(run.job.buildId as number);
+    referenceEdges = await edgesOf(run.job.buildId as number);
+    assert.equal(referenceEdges.length, N * 4 * PARAMS.k);
+    assert.equal(await store.db.job.count({ where: { stage: "graph-block" } }), 0, "no block jobs without shards");
+  });
+
+  test("sharded, one worker (in process): the graph job runs its block jobs itself", async () => {
+    const run = await runStageInline(store.db, "graph", { ...PARAMS, shards: SHARDS });
+    assert.equal(run.outcome, "succeeded", run.error);
+    const buildId = run.job.buildId as number;
+    await expectSameBuild(buildId);
+    const blocks = await blockJobsOf(buildId);
+    assert.equal(blocks.length, SHARDS * 4, "three row blocks for each of the four facets");
+    assert.ok(
+      blocks.every((b) => b.status === "succeeded"),
+      "every block job succeeded",
+    );
+    const log = (await store.db.jobLog.findMany({ where: { jobId: run.job.id }, orderBy: { id: "asc" } })).map((l) => l.message).join("\n");
+    assert.match(log, /sharded kernel \(plan [0-9a-f]{8}\): 12 blocks over 4 facets, 0 stored already/);
+  });
+
+  test(`sharded over ${SHARDS} worker processes sharing the store's queue`, async (t) => {
+    const { job } = await enqueueStage(store.db, "graph", { ...PARAMS, shards: SHARDS });
+    for (let i = 0; i < SHARDS; i++) workers.push(startWorker(workerEnv()));
+    const started = Date.now();
+    let row = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
+    while (row.status === "queued" || row.status === "running") {
+      if (Date.now() - started > 180_000) throw new Error(`the sharded build did not finish:\n${workers.map((w) => w.output()).join("\n---\n")}`);
+      await new Promise((r) => setTimeout(r, 200));
+      row = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
+    }
+    for (const w of workers) w.child.kill("SIGTERM");
+    const codes = await Promise.all(workers.map((w) => w.exited));
+    assert.equal(row.status, "succeeded", `${row.error}\n${workers.map((w) => w.output()).join("\n---\n")}`);
+    assert.deepEqual(codes, [0, 0, 0], "each worker stops cleanly on SIGTERM");
+    const buildId = row.buildId as number;
+    await expectSameBuild(buildId);
+    const blocks = await blockJobsOf(buildId);
+    assert.equal(blocks.length, SHARDS * 4);
+    assert.ok(
+      blocks.every((b) => b.status === "succeeded" && b.attempts === 1),
+      "every block claimed once",
+    );
+    const owners = new Set(blocks.map((b) => b.workerId));
+    t.diagnostic(`${blocks.length} block jobs ran on ${owners.size} workers`);
+    assert.ok(owners.size >= 2, `blocks ran on ${owners.size} worker(s): ${[...owners].join(", ")}`);
+  });
+
+  test("a worker SIGKILLed after storing a block: the next worker resumes and never recomputes it", async () => {
+    const { job } = await enqueueStage(store.db, "graph", { ...PARAMS, shards: SHARDS });
+    const first = startWorker({ ...workerEnv(), GRAFT_FAILPOINT: "graph-block:stored" }, ["--exit-when-idle"]);
+    workers.push(first);
+    const banner = failpointBanner("graph-block:stored");
+    const started = Date.now();
+    while (!first.output().includes(banner)) {
+      if (first.child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`no failpoint:\n${first.output()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const buildId = (await store.db.job.findUniqueOrThrow({ where: { id: job.id } })).buildId as number;
+    const stored = await store.db.graphShard.findMany({ where: { buildId, kind: "lists" }, select: { facet: true, part: true } });
+    assert.equal(stored.length, 1, "one block's lists were stored before the kill");
+
+    const last = startWorker(workerEnv(), ["--exit-when-idle"]);
+    workers.push(last);
+    assert.equal(await last.exited, 0, last.output());
+    const done = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
+    assert.equal(done.status, "succeeded", done.error ?? "");
+    await expectSameBuild(buildId);
+    const blocks = await blockJobsOf(buildId);
+    assert.equal(blocks.length, SHARDS * 4, "no block job was duplicated");
+    assert.ok(blocks.every((b) => b.status === "succeeded"));
+    // The killed block was re-queued; its re-run found its lists stored and did not recompute them.
+    const killed = blocks.find((b) => b.attempts === 2);
+    assert.ok(killed, "the killed block job was claimed again");
+    assert.equal((JSON.parse(killed.result ?? "{}") as { computed?: boolean }).computed, false);
+    const log = (await store.db.jobLog.findMany({ where: { jobId: job.id }, orderBy: { id: "asc" } })).map((l) => l.message).join("\n");
+    assert.match(log, /resuming build \d+/);
+    assert.match(log, /12 blocks over 4 facets, 1 stored already/);
+  });
+});
