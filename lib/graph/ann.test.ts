@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "@/lib/random";
-import { exactFacetTopK, FacetAnnIndex } from "./ann";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { annIndexFileName, exactFacetTopK, FacetAnnIndex } from "./ann";
 import { itemsOfPaper, l2Normalise, packFacetItems, type PackedFacetItems } from "./maxsim";
 import { prepareFacetBlocks } from "./maxsim-engine";
 
@@ -75,4 +78,57 @@ test("built in slices that yield to the event loop, the index is the one built a
   assert.ok(ticks > 0, "other work ran while the index was built");
   for (const p of [0 + 1, 17, 2999])
     assert.deepEqual(Array.from(slow.search(itemsOfPaper(items, p), 10, p).targets), Array.from(fast.search(itemsOfPaper(items, p), 10, p).targets));
+});
+
+test("over the packed items or over the blocks, the index is the same (labels in the blocks' order)", async () => {
+  const items = randomCorpus(800, 8, 11);
+  const params = { itemNeighbours: 24, efSearch: 24 };
+  const fromBlocks = FacetAnnIndex.fromBlocks(prepareFacetBlocks(items, 64), params);
+  const fromItems = FacetAnnIndex.fromItems(items, params);
+  const fromItemsAsync = await FacetAnnIndex.fromItemsAsync(items, params);
+  for (const p of [1, 99, 555]) {
+    const q = itemsOfPaper(items, p);
+    const want = fromBlocks.search(q, 15, p);
+    for (const ix of [fromItems, fromItemsAsync]) {
+      assert.deepEqual(Array.from(ix.candidates(q, p)), Array.from(fromBlocks.candidates(q, p)));
+      const got = ix.search(q, 15, p);
+      assert.deepEqual(Array.from(got.targets), Array.from(want.targets));
+      assert.deepEqual(Array.from(got.scores), Array.from(want.scores));
+    }
+  }
+});
+
+test("readOrBuild writes the index atomically once and reads it back: the same neighbours, no rebuild", async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "graft-ann-file-"));
+  try {
+    const items = randomCorpus(600, 8, 13);
+    const params = { itemNeighbours: 16, efSearch: 16 };
+    const file = path.join(dir, annIndexFileName("methods", items, params));
+    const built = await FacetAnnIndex.readOrBuild(items, file, params);
+    assert.equal(built.stats.read, undefined);
+    assert.deepEqual(readdirSync(dir), [path.basename(file)], "no temporary file is left behind");
+    const read = await FacetAnnIndex.readOrBuild(items, file, params);
+    assert.equal(read.stats.read, true);
+    assert.equal(read.stats.items, built.stats.items);
+    for (const p of [2, 300, 599]) {
+      const q = itemsOfPaper(items, p);
+      assert.deepEqual(Array.from(read.candidates(q, p)), Array.from(built.candidates(q, p)));
+      assert.deepEqual(read.search(q, 10, p), built.search(q, 10, p));
+    }
+    // The name follows the items and the build parameters: other items or settings never read it.
+    assert.notEqual(annIndexFileName("methods", randomCorpus(600, 8, 14), params), path.basename(file));
+    assert.notEqual(annIndexFileName("methods", items, { m: 8 }), path.basename(file));
+    assert.notEqual(annIndexFileName("results", items, params), path.basename(file));
+    // A file of another index, or a damaged one, is rebuilt (and replaced).
+    const other = randomCorpus(50, 8, 15);
+    await FacetAnnIndex.fromItems(other).write(file);
+    await assert.rejects(FacetAnnIndex.read(items, file, params), /holds \d+ items of dimension 8, expected \d+ of 8/);
+    const rebuilt = await FacetAnnIndex.readOrBuild(items, file, params);
+    assert.equal(rebuilt.stats.read, undefined);
+    assert.equal((await FacetAnnIndex.read(items, file, params)).stats.items, built.stats.items);
+    writeFileSync(file, "not an index");
+    assert.equal((await FacetAnnIndex.readOrBuild(items, file, params)).stats.read, undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

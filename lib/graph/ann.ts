@@ -9,14 +9,18 @@
  * returned score is the exact one; only papers the index did not propose can be missed (recall
  * against exact max-sim at the top 50: `npm run bench:ann`, reports/scale.md).
  *
- * The index is built over the onnxruntime block layout that serving already holds for exact
- * insertion (`fromBlocks`, or `fromBlocksAsync` in slices that yield to the event loop), and reads
- * the vectors from it when rescoring. lib/retrieve/ephemeral.ts starts building it at a corpus's
- * first unseen paper and keeps it beside that build's blocks.
+ * The index is built over the packed facet items that serving holds (`fromItems`, or
+ * `fromItemsAsync` in slices that yield to the event loop; `fromBlocks` over the exact blocks gives
+ * the same index) and reads the vectors from them when rescoring. `readOrBuild` keeps it as a file
+ * in the build directory, so only the first process builds it. lib/retrieve/ephemeral.ts loads it
+ * at a corpus's first unseen paper; serving then needs no exact blocks for that facet.
  */
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { maxSimOneToMany, numPapersOf, type PackedFacetItems } from "./maxsim";
-import { type FacetBlocks, prepareFacetBlocks } from "./maxsim-engine";
+import type { FacetBlocks } from "./maxsim-engine";
 
 /** HNSW build and search parameters. */
 export interface AnnParams {
@@ -41,6 +45,9 @@ interface Hnsw {
   setEf(ef: number): void;
   searchKnn(query: number[], k: number): { distances: number[]; neighbors: number[] };
   getCurrentCount(): number;
+  getNumDimensions(): number;
+  writeIndex(filename: string): Promise<boolean>;
+  readIndex(filename: string, allowReplaceDeleted?: boolean): Promise<boolean>;
 }
 
 // A native addon: loaded at run time (and listed in next.config.ts's serverExternalPackages), only
@@ -54,90 +61,226 @@ function loadHnswlib() {
 export interface AnnBuildStats {
   items: number;
   seconds: number;
+  /** Read from a file written earlier instead of built. */
+  read?: boolean;
 }
 
 /** Items added between two yields of the event loop while building asynchronously. */
 const BUILD_SLICE = 2000;
 
 /**
- * An HNSW index over one facet's corpus items. It reads the vectors from the block layout it was
- * built from (no copy of its own beside hnswlib's), so the blocks must not change afterwards.
+ * Where the index reads a facet's vectors. Labels (hnswlib's item ids) run over the papers by item
+ * count, then paper index, each paper's items in order: the order of the exact blocks' chunks, so
+ * an index built over the blocks and one built over the packed items are the same index.
+ */
+interface AnnVectors {
+  dim: number;
+  numPapers: number;
+  /** The paper of each label. */
+  labelPaper: Int32Array;
+  /** Label l's vector (a view). */
+  vector(label: number): Float32Array;
+  /** Paper p's items, contiguous (a view). */
+  paperItems(p: number): Float32Array;
+}
+
+function packedVectors(items: PackedFacetItems): AnnVectors {
+  const { dim, offsets, data } = items;
+  const numPapers = numPapersOf(items);
+  const byCount = new Map<number, number[]>();
+  for (let p = 0; p < numPapers; p++) {
+    const c = offsets[p + 1] - offsets[p];
+    if (c === 0) continue;
+    let g = byCount.get(c);
+    if (!g) byCount.set(c, (g = []));
+    g.push(p);
+  }
+  const labelPaper = new Int32Array(offsets[numPapers]);
+  const labelRow = new Int32Array(offsets[numPapers]);
+  let label = 0;
+  for (const c of [...byCount.keys()].sort((a, b) => a - b))
+    for (const p of byCount.get(c) as number[])
+      for (let r = offsets[p]; r < offsets[p + 1]; r++) {
+        labelPaper[label] = p;
+        labelRow[label++] = r;
+      }
+  return {
+    dim,
+    numPapers,
+    labelPaper,
+    vector: (l) => data.subarray(labelRow[l] * dim, (labelRow[l] + 1) * dim),
+    paperItems: (p) => data.subarray(offsets[p] * dim, offsets[p + 1] * dim),
+  };
+}
+
+function blockVectors(blocks: FacetBlocks): AnnVectors {
+  const { dim, numPapers } = blocks;
+  const chunkOf = new Int32Array(numPapers).fill(-1);
+  const posOf = new Int32Array(numPapers).fill(-1);
+  let rows = 0;
+  blocks.chunks.forEach((c, ci) => {
+    c.papers.forEach((paper, i) => {
+      chunkOf[paper] = ci;
+      posOf[paper] = i;
+    });
+    rows += c.numPapers * c.itemsPerPaper;
+  });
+  const labelPaper = new Int32Array(rows);
+  const labelChunk = new Int32Array(rows);
+  const labelRow = new Int32Array(rows);
+  let label = 0;
+  blocks.chunks.forEach((c, ci) => {
+    for (let r = 0; r < c.numPapers * c.itemsPerPaper; r++) {
+      labelPaper[label] = c.papers[Math.floor(r / c.itemsPerPaper)];
+      labelChunk[label] = ci;
+      labelRow[label++] = r;
+    }
+  });
+  return {
+    dim,
+    numPapers,
+    labelPaper,
+    vector: (l) => blocks.chunks[labelChunk[l]].data.subarray(labelRow[l] * dim, (labelRow[l] + 1) * dim),
+    paperItems: (p) => {
+      const c = blocks.chunks[chunkOf[p]];
+      const len = c.itemsPerPaper * dim;
+      return c.data.subarray(posOf[p] * len, (posOf[p] + 1) * len);
+    },
+  };
+}
+
+/**
+ * The file name of a facet's index over these items with these parameters: the hash covers the
+ * vectors, their paper layout and the build parameters, so an index written for other items (a
+ * re-extraction served under the same build directory) or other settings is never read.
+ */
+export function annIndexFileName(facet: string, items: PackedFacetItems, params: Partial<AnnParams> = {}): string {
+  const p = { ...DEFAULT_ANN_PARAMS, ...params };
+  const h = createHash("sha256").update(`hnsw-ip;dim=${items.dim};m=${p.m};efc=${p.efConstruction};seed=${p.seed};`);
+  h.update(new Uint8Array(items.offsets.buffer, items.offsets.byteOffset, items.offsets.byteLength));
+  h.update(new Uint8Array(items.data.buffer, items.data.byteOffset, items.data.byteLength));
+  return `ann-${facet}-${h.digest("hex").slice(0, 16)}.hnsw`;
+}
+
+/**
+ * An HNSW index over one facet's corpus items. It reads the vectors from the items (or blocks) it
+ * was built from (no copy of its own beside hnswlib's), so they must not change afterwards.
  */
 export class FacetAnnIndex {
   private constructor(
-    private readonly blocks: FacetBlocks,
-    /** The paper of each item (the item's hnswlib label is its index here). */
-    private readonly itemPaper: Int32Array,
-    /** Where each paper's items are: its chunk and its position in it (-1: no items). */
-    private readonly chunkOf: Int32Array,
-    private readonly posOf: Int32Array,
+    private readonly source: AnnVectors,
     private readonly hnsw: Hnsw | null,
     readonly params: AnnParams,
     readonly stats: AnnBuildStats,
   ) {}
 
   static fromItems(items: PackedFacetItems, params: Partial<AnnParams> = {}): FacetAnnIndex {
-    return FacetAnnIndex.fromBlocks(prepareFacetBlocks(items), params);
+    return FacetAnnIndex.buildSync(packedVectors(items), params);
   }
 
   static fromBlocks(blocks: FacetBlocks, params: Partial<AnnParams> = {}): FacetAnnIndex {
-    const build = FacetAnnIndex.builder(blocks, params);
+    return FacetAnnIndex.buildSync(blockVectors(blocks), params);
+  }
+
+  /** Builds in slices of BUILD_SLICE items, yielding to the event loop between them (a server keeps answering). */
+  static fromBlocksAsync(blocks: FacetBlocks, params: Partial<AnnParams> = {}): Promise<FacetAnnIndex> {
+    return FacetAnnIndex.buildAsync(blockVectors(blocks), params);
+  }
+
+  /** fromBlocksAsync over the packed items (the same index, without the blocks). */
+  static fromItemsAsync(items: PackedFacetItems, params: Partial<AnnParams> = {}): Promise<FacetAnnIndex> {
+    return FacetAnnIndex.buildAsync(packedVectors(items), params);
+  }
+
+  /**
+   * The index of `file` (written by `write` for these items and parameters) when it exists,
+   * else built (asynchronously) and written there, so the next process reads it (seconds) instead
+   * of building it (≈ 3 min for the four facets at 64k papers). A file that cannot be read is
+   * rebuilt; one that cannot be written leaves the built index in memory only.
+   */
+  static async readOrBuild(items: PackedFacetItems, file: string, params: Partial<AnnParams> = {}): Promise<FacetAnnIndex> {
+    if (existsSync(file)) {
+      try {
+        return await FacetAnnIndex.read(items, file, params);
+      } catch (err) {
+        console.warn(`ann: rebuilding ${file}, which could not be read (${err instanceof Error ? err.message : String(err)})`);
+      }
+    }
+    const index = await FacetAnnIndex.fromItemsAsync(items, params);
+    try {
+      await index.write(file);
+    } catch (err) {
+      console.warn(`ann: the index stays in memory only, ${file} could not be written (${err instanceof Error ? err.message : String(err)})`);
+    }
+    return index;
+  }
+
+  /** Reads an index that `write` saved for the same items and parameters. */
+  static async read(items: PackedFacetItems, file: string, params: Partial<AnnParams> = {}): Promise<FacetAnnIndex> {
+    const p = { ...DEFAULT_ANN_PARAMS, ...params };
+    const started = performance.now();
+    const source = packedVectors(items);
+    const rows = source.labelPaper.length;
+    if (rows === 0) return new FacetAnnIndex(source, null, p, { items: 0, seconds: 0, read: true });
+    const { HierarchicalNSW } = loadHnswlib();
+    const hnsw = new HierarchicalNSW("ip", source.dim);
+    await hnsw.readIndex(file);
+    if (hnsw.getCurrentCount() !== rows || hnsw.getNumDimensions() !== source.dim)
+      throw new Error(`${file} holds ${hnsw.getCurrentCount()} items of dimension ${hnsw.getNumDimensions()}, expected ${rows} of ${source.dim}`);
+    hnsw.setEf(Math.max(p.efSearch, p.itemNeighbours));
+    return new FacetAnnIndex(source, hnsw, p, { items: rows, seconds: (performance.now() - started) / 1000, read: true });
+  }
+
+  /** Writes the index to `file` atomically: a temporary name in the same folder, flushed, then renamed. */
+  async write(file: string): Promise<void> {
+    if (!this.hnsw) return;
+    const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+    try {
+      await this.hnsw.writeIndex(tmp);
+      const fd = openSync(tmp, "r");
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, file);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+
+  private static buildSync(source: AnnVectors, params: Partial<AnnParams>): FacetAnnIndex {
+    const build = FacetAnnIndex.builder(source, params);
     while (!build.step(Infinity));
     return build.index();
   }
 
-  /** Builds in slices of BUILD_SLICE items, yielding to the event loop between them (a server keeps answering). */
-  static async fromBlocksAsync(blocks: FacetBlocks, params: Partial<AnnParams> = {}): Promise<FacetAnnIndex> {
-    const build = FacetAnnIndex.builder(blocks, params);
+  private static async buildAsync(source: AnnVectors, params: Partial<AnnParams>): Promise<FacetAnnIndex> {
+    const build = FacetAnnIndex.builder(source, params);
     while (!build.step(BUILD_SLICE)) await new Promise((resolve) => setImmediate(resolve));
     return build.index();
   }
 
-  private static builder(blocks: FacetBlocks, params: Partial<AnnParams>) {
+  private static builder(source: AnnVectors, params: Partial<AnnParams>) {
     const p = { ...DEFAULT_ANN_PARAMS, ...params };
     const started = performance.now();
-    const { dim, numPapers } = blocks;
-    const chunkOf = new Int32Array(numPapers).fill(-1);
-    const posOf = new Int32Array(numPapers).fill(-1);
-    let rows = 0;
-    blocks.chunks.forEach((c, ci) => {
-      c.papers.forEach((paper, i) => {
-        chunkOf[paper] = ci;
-        posOf[paper] = i;
-      });
-      rows += c.numPapers * c.itemsPerPaper;
-    });
-    // Labels in chunk order: chunk ci's rows follow those of chunks 0..ci-1.
-    const itemPaper = new Int32Array(rows);
-    let label = 0;
-    for (const c of blocks.chunks) for (const paper of c.papers) for (let j = 0; j < c.itemsPerPaper; j++) itemPaper[label++] = paper;
+    const rows = source.labelPaper.length;
     let hnsw: Hnsw | null = null;
     if (rows > 0) {
       const { HierarchicalNSW } = loadHnswlib();
-      hnsw = new HierarchicalNSW("ip", dim);
+      hnsw = new HierarchicalNSW("ip", source.dim);
       hnsw.initIndex(rows, p.m, p.efConstruction, p.seed);
     }
-    let chunk = 0;
-    let row = 0; // row within the chunk
     let added = 0;
     return {
       /** Adds up to `n` items; true when every item is in. */
       step(n: number): boolean {
-        let left = n;
-        while (hnsw && chunk < blocks.chunks.length && left > 0) {
-          const c = blocks.chunks[chunk];
-          const total = c.numPapers * c.itemsPerPaper;
-          for (; row < total && left > 0; row++, left--) hnsw.addPoint(Array.from(c.data.subarray(row * dim, (row + 1) * dim)), added++);
-          if (row === total) {
-            chunk++;
-            row = 0;
-          }
-        }
-        return !hnsw || chunk === blocks.chunks.length;
+        for (let left = n; hnsw && added < rows && left > 0; left--, added++) hnsw.addPoint(Array.from(source.vector(added)), added);
+        return added === rows;
       },
       index(): FacetAnnIndex {
         hnsw?.setEf(Math.max(p.efSearch, p.itemNeighbours));
-        return new FacetAnnIndex(blocks, itemPaper, chunkOf, posOf, hnsw, p, { items: rows, seconds: (performance.now() - started) / 1000 });
+        return new FacetAnnIndex(source, hnsw, p, { items: rows, seconds: (performance.now() - started) / 1000 });
       },
     };
   }
@@ -148,9 +291,9 @@ export class FacetAnnIndex {
     const k = Math.min(this.params.itemNeighbours, this.stats.items);
     const seen = new Set<number>();
     for (const q of queryItems) {
-      if (q.length !== this.blocks.dim) throw new Error(`ann: vector of length ${q.length}, expected ${this.blocks.dim}`);
+      if (q.length !== this.source.dim) throw new Error(`ann: vector of length ${q.length}, expected ${this.source.dim}`);
       for (const label of this.hnsw.searchKnn(Array.from(q), k).neighbors) {
-        const paper = this.itemPaper[label];
+        const paper = this.source.labelPaper[label];
         if (paper !== exclude) seen.add(paper);
       }
     }
@@ -165,15 +308,12 @@ export class FacetAnnIndex {
     const cands = this.candidates(queryItems, exclude);
     if (cands.length === 0 || k <= 0) return { targets: new Int32Array(0), scores: new Float32Array(0) };
     // The candidates' items, packed, scored with the same max-sim as the exact path.
-    const { dim, chunks } = this.blocks;
+    const { dim } = this.source;
+    const own = Array.from(cands, (p) => this.source.paperItems(p));
     const subOffsets = new Int32Array(cands.length + 1);
-    cands.forEach((p, i) => (subOffsets[i + 1] = subOffsets[i] + chunks[this.chunkOf[p]].itemsPerPaper));
+    own.forEach((v, i) => (subOffsets[i + 1] = subOffsets[i] + v.length / dim));
     const subData = new Float32Array(subOffsets[cands.length] * dim);
-    cands.forEach((p, i) => {
-      const c = chunks[this.chunkOf[p]];
-      const len = c.itemsPerPaper * dim;
-      subData.set(c.data.subarray(this.posOf[p] * len, (this.posOf[p] + 1) * len), subOffsets[i] * dim);
-    });
+    own.forEach((v, i) => subData.set(v, subOffsets[i] * dim));
     const scores = maxSimOneToMany(queryItems, { dim, offsets: subOffsets, data: subData });
     const order = Array.from(cands.keys()).sort((a, b) => scores[b] - scores[a] || cands[a] - cands[b]);
     const top = order.slice(0, k);

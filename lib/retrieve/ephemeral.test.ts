@@ -4,7 +4,8 @@ import { FACETS } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
-import { annIndexOf, annIndexReady, ephemeralStarts, usesAnn, type EphemeralOptions } from "./ephemeral";
+import { existsSync, readdirSync } from "node:fs";
+import { annIndexOf, annIndexReady, ephemeralStarts, servedAnnReady, usesAnn, type EphemeralOptions } from "./ephemeral";
 import { clearGraphCache, itemsOf, loadGraph, vectorsOf } from "./graph-store";
 import { maxSimEngine } from "./services";
 import type { WalkStartEdges } from "./walk";
@@ -28,11 +29,16 @@ describe(`ephemeral insertion through the ANN index (${testProvider})`, { concur
     await buildGraphStage(t.db, { corpus: "mini", k: 3, workers: 1 });
     const g = await loadGraph(t.db, "mini");
     const engine = await maxSimEngine();
-    // Before the index is built, insertion is exact; the first use starts the build.
-    const methods = g.blocks().methods!;
-    assert.equal(annIndexOf(methods), null);
-    for (const f of FACETS) assert.ok(await annIndexReady(g.blocks()[f]!));
-    assert.ok(annIndexOf(methods));
+    // A served build's index is built over its packed items and written to the build directory;
+    // once it is ready, the facet's exact blocks are let go (read again, they are rebuilt).
+    const dir = g.blocks().served?.dir as string;
+    assert.ok(dir && existsSync(dir));
+    const methodsBlocks = g.blocks().methods!;
+    assert.equal(g.blocks().methods, methodsBlocks, "blocks are built once while needed");
+    const built = await Promise.all(FACETS.map((f) => servedAnnReady(g.blocks(), f)));
+    assert.ok(built.every((ix) => ix && !ix.stats.read));
+    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith("ann-")).length, FACETS.length);
+    assert.notEqual(g.blocks().methods, methodsBlocks, "released once the index was ready");
     for (const external of ["P2", "P5"]) {
       const node = g.indexOfExternalId.get(external) as number;
       const vectors = Object.fromEntries(FACETS.map((f) => [f, vectorsOf(g, f, node)]));
@@ -54,8 +60,25 @@ describe(`ephemeral insertion through the ANN index (${testProvider})`, { concur
         }
       }
     }
-    // One index per facet's blocks, built once and kept.
-    assert.equal(annIndexOf(methods), annIndexOf(methods));
-    assert.equal(annIndexOf(methods), await annIndexReady(methods));
+    // Another process (here: the build loaded afresh) reads the indexes instead of building them,
+    // and they propose the same candidates.
+    clearGraphCache();
+    const g2 = await loadGraph(t.db, "mini");
+    assert.notEqual(g2.vectors.methods, g.vectors.methods);
+    const read = await Promise.all(FACETS.map((f) => servedAnnReady(g2.blocks(), f)));
+    assert.ok(read.every((ix) => ix?.stats.read));
+    const node = g.indexOfExternalId.get("P2") as number;
+    FACETS.forEach((f, i) => {
+      const q = vectorsOf(g, f, node);
+      assert.deepEqual(Array.from(read[i]!.candidates(q)), Array.from(built[i]!.candidates(q)), f);
+    });
+    // Without a served build (blocks alone), one index per facet's blocks, built once and kept.
+    const methods = g.blocks().methods!;
+    const bare = { methods };
+    assert.equal(annIndexOf(methods), null);
+    const ready = await annIndexReady(methods);
+    assert.ok(ready && annIndexOf(methods) === ready);
+    const starts = await ephemeralStarts(engine, bare, g.graph, { methods: vectorsOf(g, "methods", node) }, { exclude: node, annMinPapers: 0 });
+    assert.deepEqual(Array.from(starts.methods!.targets), Array.from(ready.search(vectorsOf(g, "methods", node), g.graph.k, node).targets));
   });
 });

@@ -14,23 +14,40 @@
  *
  * At scale (issue 18): a facet of a corpus with more papers than GRAFT_ANN_MIN_PAPERS (20,000)
  * takes its candidates from an HNSW index over the facet's items (lib/graph/ann.ts) and scores
- * them with the exact s_f, instead of scoring every item. The index is built lazily: the
- * corpus's first pasted paper starts building it in the background from the block layout serving
- * already holds, insertion stays exact until it is ready, and it lives as long as those blocks
- * (one served build). The demo corpus (3,081 papers) stays exact.
+ * them with the exact s_f, instead of scoring every item. The index is loaded lazily: the
+ * corpus's first pasted paper reads it from the build directory (seconds) where an earlier
+ * process wrote it, or else starts building it in the background (≈ 3 min at 64k papers) and
+ * writes it there; insertion stays exact until it is ready, and once it is, the facet's exact
+ * blocks are let go (`ServedFacets.release`). The demo corpus (3,081 papers) stays exact.
  */
 import { config } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { FacetAnnIndex, type AnnParams } from "@/lib/graph/ann";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { annIndexFileName, FacetAnnIndex, type AnnParams } from "@/lib/graph/ann";
 import type { PaperGraph } from "@/lib/graph/csr";
 import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
 import { lexicalVector, type LexicalFacetIndex } from "@/lib/graph/lexical";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import { numPapersOf, type PackedFacetItems } from "@/lib/graph/maxsim";
 import { ephemeralEdges, mixedQueryTopK, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/topk";
 import { denseGraphRetrieve, type DenseGraphOptions, type DenseGraphResult, type WalkStartEdges } from "./walk";
 
-/** One onnxruntime block layout per facet of the corpus items (see prepareFacetBlocks). */
-export type FacetBlockIndex = Partial<Record<Facet, FacetBlocks>>;
+/**
+ * One onnxruntime block layout per facet of the corpus items (see prepareFacetBlocks). A served
+ * build's (lib/retrieve/graph-store.ts) also names its packed items in `served`: the ANN index is
+ * then kept over those, in the build directory, and its blocks are built only when read (a
+ * getter) and let go once the facet's index is ready.
+ */
+export type FacetBlockIndex = Partial<Record<Facet, FacetBlocks>> & { readonly served?: ServedFacets };
+
+export interface ServedFacets {
+  /** Each facet's packed corpus items (the served build's vectors), for the facets with a graph. */
+  items: Partial<Record<Facet, PackedFacetItems>>;
+  /** Where the ANN indexes are read from and written to (the build directory); none: in memory only. */
+  dir?: string;
+  /** The facet's ANN index is ready: its exact blocks are no longer needed. */
+  release?(facet: Facet): void;
+}
 
 export interface EphemeralOptions extends DenseGraphOptions {
   /** First-hop edges per facet; default the graph's K (20). */
@@ -54,24 +71,60 @@ export interface EphemeralOptions extends DenseGraphOptions {
   annMinPapers?: number;
 }
 
-/** The ANN index of each served block layout: null until built (one per facet of a build). */
-const annIndexes = new WeakMap<FacetBlocks, { index: FacetAnnIndex | null; ready: Promise<FacetAnnIndex | null> }>();
+interface AnnState {
+  index: FacetAnnIndex | null;
+  ready: Promise<FacetAnnIndex | null>;
+  /** Read from a file: ready in seconds, so a query waits for it rather than going exact. */
+  fromFile: boolean;
+}
 
-function annState(blocks: FacetBlocks, params?: Partial<AnnParams>) {
-  let state = annIndexes.get(blocks);
+/** The ANN index of each block layout or served facet's items: null until built (one per facet of a build). */
+const annIndexes = new WeakMap<FacetBlocks | PackedFacetItems, AnnState>();
+
+function annState(key: FacetBlocks | PackedFacetItems, load: () => Promise<FacetAnnIndex>, fromFile = false, onReady?: () => void): AnnState {
+  let state = annIndexes.get(key);
   if (!state) {
-    const s: { index: FacetAnnIndex | null; ready: Promise<FacetAnnIndex | null> } = { index: null, ready: Promise.resolve(null) };
-    s.ready = FacetAnnIndex.fromBlocksAsync(blocks, params).then(
-      (index) => (s.index = index),
+    const s: AnnState = { index: null, ready: Promise.resolve(null), fromFile };
+    s.ready = load().then(
+      (index) => {
+        s.index = index;
+        onReady?.();
+        return index;
+      },
       (err: unknown) => {
         // No index (e.g. hnswlib-node not built on this machine): insertion stays exact.
         console.warn(`ephemeral insertion stays exact: the ANN index could not be built (${err instanceof Error ? err.message : String(err)})`);
         return null;
       },
     );
-    annIndexes.set(blocks, (state = s));
+    annIndexes.set(key, (state = s));
   }
   return state;
+}
+
+function blocksAnnState(blocks: FacetBlocks, params?: Partial<AnnParams>): AnnState {
+  return annState(blocks, () => FacetAnnIndex.fromBlocksAsync(blocks, params));
+}
+
+function servedAnnState(served: ServedFacets, f: Facet, params?: Partial<AnnParams>): AnnState | null {
+  const items = served.items[f];
+  if (!items) return null;
+  const known = annIndexes.get(items);
+  if (known) return known;
+  // The file name hashes the items (≈ 0.3 GB at 64k papers: once per facet and build).
+  const file = served.dir ? path.join(served.dir, annIndexFileName(f, items, params)) : null;
+  const fromFile = file !== null && existsSync(file);
+  return annState(
+    items,
+    () => (file ? FacetAnnIndex.readOrBuild(items, file, params) : FacetAnnIndex.fromItemsAsync(items, params)),
+    fromFile,
+    () => served.release?.(f),
+  );
+}
+
+/** Resolves when a served facet's ANN index is ready (read or built, starting it if needed); null if it cannot be. */
+export function servedAnnReady(index: FacetBlockIndex, f: Facet, params?: Partial<AnnParams>): Promise<FacetAnnIndex | null> {
+  return (index.served && servedAnnState(index.served, f, params)?.ready) || Promise.resolve(null);
 }
 
 /**
@@ -80,16 +133,16 @@ function annState(blocks: FacetBlocks, params?: Partial<AnnParams>) {
  * facets at 64k papers on 2 cores), and insertion stays exact until it is ready.
  */
 export function annIndexOf(blocks: FacetBlocks, params?: Partial<AnnParams>): FacetAnnIndex | null {
-  return annState(blocks, params).index;
+  return blocksAnnState(blocks, params).index;
 }
 
 /** Resolves when the facet's ANN index is built (starting it if needed); null if it cannot be. */
 export function annIndexReady(blocks: FacetBlocks, params?: Partial<AnnParams>): Promise<FacetAnnIndex | null> {
-  return annState(blocks, params).ready;
+  return blocksAnnState(blocks, params).ready;
 }
 
 /** Whether ephemeral insertion into these blocks goes through the ANN index. */
-export function usesAnn(blocks: FacetBlocks, annMinPapers = config().GRAFT_ANN_MIN_PAPERS): boolean {
+export function usesAnn(blocks: Pick<FacetBlocks, "numPapers">, annMinPapers = config().GRAFT_ANN_MIN_PAPERS): boolean {
   return blocks.numPapers > annMinPapers;
 }
 
@@ -110,21 +163,29 @@ export async function ephemeralStarts(
 ): Promise<Partial<Record<Facet, WalkStartEdges>>> {
   const starts: Partial<Record<Facet, WalkStartEdges>> = {};
   for (const f of options.facets ?? FACETS) {
-    const blocks = index[f];
+    // A served build's facet names its items; its blocks are built only if the exact path reads them.
+    const served = index.served?.items[f];
     const items = queryItems[f];
-    if (!blocks || !graph.facets[f] || !items || items.length === 0) continue;
+    if (!(served ?? index[f]) || !graph.facets[f] || !items || items.length === 0) continue;
+    const blocks = () => index[f] as FacetBlocks;
     const k = options.edgesPerFacet ?? graph.k;
     const alpha = options.alpha ?? DEFAULT_EDGE_WEIGHT.alpha;
     const mix = options.mix;
     const lexical = mix?.lexical.facets[f];
     const dense = mix?.dense[f];
-    const ann = usesAnn(blocks, options.annMinPapers) ? annIndexOf(blocks) : null;
+    const numPapers = served ? numPapersOf(served) : blocks().numPapers;
+    let ann: FacetAnnIndex | null = null;
+    if (usesAnn({ numPapers }, options.annMinPapers)) {
+      const state = index.served && served ? servedAnnState(index.served, f) : blocksAnnState(blocks());
+      ann = state?.index ?? (state?.fromFile ? await state.ready : null);
+    }
     const denseTopK = ann ? async (vectors: readonly Float32Array[], n: number, exclude: number) => ann.search(vectors, n, exclude) : undefined;
     if (mix && lexical && dense) {
       const texts = mix.texts[f] ?? [];
       if (texts.length !== items.length) throw new Error(`ephemeral insertion: ${texts.length} item texts for ${items.length} vectors in ${f}`);
       const query = { vectors: items, lexical: texts.map((t) => lexicalVector(mix.lexical.model, t)) };
-      const { targets, scores } = await mixedQueryTopK(engine, blocks, dense, lexical, query, {
+      // With an ANN index the exact blocks are not read (denseTopK replaces them).
+      const { targets, scores } = await mixedQueryTopK(engine, ann ? { numPapers, dim: dense.dim, chunks: [] } : blocks(), dense, lexical, query, {
         k,
         lexicalWeight: mix.lexicalWeight,
         exclude: options.exclude,
@@ -139,7 +200,7 @@ export async function ephemeralStarts(
       starts[f] = { targets, weights: scores.map((s) => alpha * s), exclude };
       continue;
     }
-    starts[f] = await ephemeralEdges(engine, blocks, items, { k, alpha, exclude: options.exclude });
+    starts[f] = await ephemeralEdges(engine, blocks(), items, { k, alpha, exclude: options.exclude });
   }
   return starts;
 }

@@ -10,7 +10,7 @@ import { readPaperGraph, type PaperGraph } from "@/lib/graph/csr";
 import { lexicalFacetIndex, parseLexicalModel, type LexicalFacetIndex } from "@/lib/graph/lexical";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { similarityOfParams, type ItemSimilarity } from "@/lib/graph/similarity";
-import { prepareFacetBlocks } from "@/lib/graph/maxsim-engine";
+import { prepareFacetBlocks, type FacetBlocks } from "@/lib/graph/maxsim-engine";
 import type { FacetBlockIndex } from "./ephemeral";
 import { RetrievalError } from "./retriever";
 
@@ -63,7 +63,10 @@ export interface LoadedGraph {
   dim: number;
   /** Item vectors by exact text (the build's cache), for corpus and stored query papers. */
   vectorOf(text: string): Float32Array | undefined;
-  /** onnxruntime block layout of every facet's items (ephemeral insertion), built on first use. */
+  /**
+   * onnxruntime block layout of every facet's items (ephemeral insertion), each built when first
+   * read; above the ANN threshold, dropped once the facet's index (kept in the build directory) is ready.
+   */
   blocks(): FacetBlockIndex;
   /**
    * Per-build memo for retrievers' own indexes (BM25, tries, models): built once per build and
@@ -230,8 +233,16 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
     vectorOf,
     blocks: () => {
       if (!blocks) {
-        const b: FacetBlockIndex = {};
-        for (const f of FACETS) if (graph.facets[f]) b[f] = prepareFacetBlocks(vectors[f]);
+        // Each facet's blocks (a second copy of its vectors) are made when the exact path first
+        // reads them, and dropped once the facet's ANN index is ready (above the threshold).
+        const built: Partial<Record<Facet, FacetBlocks>> = {};
+        const servedItems: Partial<Record<Facet, PackedFacetItems>> = {};
+        const b = { served: { items: servedItems, dir, release: (f: Facet) => delete built[f] } } as FacetBlockIndex;
+        for (const f of FACETS) {
+          if (!graph.facets[f]) continue;
+          servedItems[f] = vectors[f];
+          Object.defineProperty(b, f, { enumerable: true, get: () => (built[f] ??= prepareFacetBlocks(vectors[f])) });
+        }
         blocks = b;
       }
       return blocks;

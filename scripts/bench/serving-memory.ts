@@ -10,7 +10,8 @@
  *
  * Steps: the build (loadGraph: CSR, ids, display fields, items and their vectors), the BM25 index
  * and abstracts (paperText), the TF-IDF indexes (paperTfidf), with --blocks the exact insertion
- * blocks, with --ann each facet's HNSW index (read from the build when persisted, else built),
+ * blocks, with --ann each facet's HNSW index (read from the build directory when an earlier run
+ * wrote it, else built and written; the exact blocks of a facet are let go once it is ready),
  * then `--queries` pasted abstracts through relatedPapers with the default retriever.
  */
 import { readFileSync } from "node:fs";
@@ -22,7 +23,7 @@ import { FACETS } from "@/lib/corpus/types";
 import { disconnectDb, getDb } from "@/lib/db/client";
 import { relatedOptions } from "@/lib/query/options";
 import { relatedPapers } from "@/lib/query/related";
-import { annIndexReady, usesAnn } from "@/lib/retrieve/ephemeral";
+import { servedAnnReady } from "@/lib/retrieve/ephemeral";
 import { loadGraph } from "@/lib/retrieve/graph-store";
 import { paperText, paperTfidf } from "@/lib/retrieve/paper-text";
 
@@ -92,16 +93,18 @@ await step("start (modules loaded)", () => null);
 const g = await step("build: CSR, ids, papers, item vectors", () => loadGraph(db, corpus));
 await step("BM25 + abstracts + references", () => paperText(db, g));
 await step("TF-IDF (whole + 4 facets)", () => paperTfidf(db, g));
-if (values.blocks || values.ann) {
-  const blocks = await step("exact insertion blocks", () => g.blocks());
-  if (values.ann)
-    for (const f of FACETS) {
-      const b = blocks[f];
-      if (!b) continue;
-      if (!usesAnn(b, 0)) continue;
-      await step(`HNSW index, ${f}`, () => annIndexReady(b));
-    }
-}
+if (values.blocks) await step("exact insertion blocks", () => FACETS.map((f) => g.blocks()[f]));
+if (values.ann)
+  for (const f of FACETS) {
+    if (!g.graph.facets[f]) continue;
+    await step(`HNSW index, ${f}`, async () => {
+      const index = await servedAnnReady(g.blocks(), f);
+      if (!values.json)
+        console.log(
+          `  ${f}: ${index ? `${index.stats.items} items, ${index.stats.read ? "read" : "built"} in ${index.stats.seconds.toFixed(1)} s` : "no index"}`,
+        );
+    });
+  }
 const queries = Number(values.queries);
 if (queries > 0) {
   const demo = await readCorpus(path.join(sharedDataDir(), "acl-citegraph"));
