@@ -1,6 +1,9 @@
 // `npm run worker`: a pipeline worker. Claims queued jobs from the store (DATABASE_URL), runs
 // their stages, renews its lease while it works, and on SIGTERM/SIGINT hands the running job
-// back to the queue and exits 0. Any number of workers may share one store.
+// back to the queue and exits 0. Any number of workers may share one store. A worker that only
+// helps with sharded graph builds (`--stages graph-block`) needs nothing but DATABASE_URL: the
+// blocks' inputs and lists travel through the store (lib/graph/shards.ts). With
+// --exit-when-idle, start it once the blocks are queued, or it may find nothing and stop.
 //
 //   npm run worker [-- --stages graph,import] [--exit-when-idle] [--max-jobs N]
 import { parseArgs } from "node:util";
