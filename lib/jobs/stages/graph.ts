@@ -99,14 +99,13 @@ registerStage<GraphStageParams>(
   async (ctx) => {
     const { db, job, params, progress, log, signal } = ctx;
     const { buildGraphStage } = await import("@/lib/graph/build");
-    const { dropShardData } = await import("@/lib/graph/shards");
     let resume: BuildHandle | undefined;
     if (job.buildId !== null) {
       const r = await resumeBuild(db, job.buildId);
       if (r.status === "complete") {
         log(`build ${job.buildId} had completed before the previous worker stopped: nothing left to do`);
         // A sharded build's rows outlive it when the worker died right after completing it.
-        await dropShardData(db, job.buildId);
+        if (params.shards !== undefined && params.shards > 1) await (await import("@/lib/graph/shards")).dropShardData(db, job.buildId);
         return reportOf(db, job.buildId);
       }
       log(`resuming build ${job.buildId} (was ${r.status}): its files and edges are written again`);
