@@ -142,13 +142,50 @@ describe("LexicalIndex", () => {
     assert.equal(index.queryTopK([], 5).targets.length, 0);
   });
 
-  it("maxDf leaves common terms out of candidate generation (partial scores, never more)", () => {
-    const full = index.allPairsTopK(5);
-    const capped = index.allPairsTopK(5, { maxDf: 3 });
+  it("a posting cap ranks rows over rescored candidates: exact scores, exact lists when nothing is cut", () => {
+    const k = 6;
+    const exact = index.allPairsTopK(k, { maxPostings: Infinity });
+    assert.deepEqual(index.allPairsTopK(k), exact, "no term of this small corpus exceeds the default cap");
+    assert.ok(
+      Array.from(model.terms.keys()).some((t) => index.df(t) > 3),
+      "the cap of 3 cuts some terms",
+    );
+    const capped = index.allPairsTopK(k, { maxPostings: 3, candidates: k });
     for (let a = 0; a < papers.length; a++) {
-      for (let e = capped.offsets[a]; e < capped.offsets[a + 1]; e++) assert.ok(capped.scores[e] <= index.pairScore(a, capped.targets[e]) + 1e-6);
+      const [e0, e1] = [capped.offsets[a], capped.offsets[a + 1]];
+      for (let e = e0; e < e1; e++) {
+        assert.notEqual(capped.targets[e], a);
+        close(capped.scores[e], index.pairScore(a, capped.targets[e]), 1e-5);
+        // The exact list is the best there is: the capped one never ranks higher at any position.
+        assert.ok(capped.scores[e] <= exact.scores[exact.offsets[a] + e - e0] + 1e-6);
+      }
+      assert.deepEqual(index.rowTopK(a, k, { maxPostings: 3, candidates: k }).targets, capped.targets.subarray(e0, e1));
     }
-    assert.ok(capped.targets.length <= full.targets.length);
+  });
+
+  it("a capped term keeps its highest-weighted postings (where a match on it decides the cosine)", () => {
+    // "alpha" is in every item; it weighs most in paper 6's one-word item, least in the long ones.
+    const texts = [
+      ["alpha beta"],
+      ["alpha gamma delta epsilon"],
+      ["alpha zeta eta theta"],
+      ["alpha iota kappa lambda"],
+      ["alpha mu nu xi"],
+      ["alpha omicron rho sigma"],
+      ["alpha"],
+    ];
+    const m = fitLexicalModel(texts.flat());
+    const idx = new LexicalIndex(packLexicalItems(m, texts));
+    const top = idx.rowTopK(0, 1, { maxPostings: 1, candidates: 1 });
+    assert.deepEqual(Array.from(top.targets), [6]);
+    assert.deepEqual(top.targets, idx.rowTopK(0, 1, { maxPostings: Infinity }).targets);
+    close(top.scores[0], idx.pairScore(0, 6));
+  });
+
+  it("reports progress every 1,024 rows and at the end", () => {
+    const calls: [number, number][] = [];
+    index.allPairsTopK(3, { onProgress: (d, t) => calls.push([d, t]) });
+    assert.deepEqual(calls, [[papers.length, papers.length]]);
   });
 
   it("builds one index per facet for serving", () => {
