@@ -8,6 +8,7 @@ import type { ExtractionResult, FacetExtractor, PaperInput } from "./extractor";
 import { llmConfig } from "./llm/config";
 import { createLlmExtractor } from "./llm/extract";
 import { completion, facetAnswer, startStubServer, type RecordedRequest, type StubServer } from "./llm/stub-server";
+import { OfflineFacetExtractor } from "./offline/extractor";
 
 // ── planning (pure) ───────────────────────────────────────────────────────────────────────
 
@@ -348,4 +349,60 @@ describe("extractCorpus", { concurrency: false }, () => {
       assert.deepEqual(s.models, ["stub-2025"]);
     });
   });
+});
+
+// ── the offline extractor on worker threads ──────────────────────────────────────────────
+
+test("offline extraction on two worker threads stores what the in-process run stores, in the same order", async () => {
+  const t = await createTestDb();
+  try {
+    const db = t.db;
+    const methods = ["a transition-based parser", "a CRF tagger", "attention over characters", "a graph neural network", "back-translation"];
+    const tasks = ["dependency parsing", "named entity recognition", "machine translation", "summarization"];
+    // Varied abstracts, two without any text (failed as invalid), one paper with a body.
+    const papers = Array.from({ length: 240 }, (_, i) => ({
+      externalId: `p${i}`,
+      title: i % 97 === 5 ? "" : `${methods[i % 5]} for ${tasks[i % 4]} ${i}`,
+      abstract:
+        i % 97 === 5
+          ? ""
+          : `${tasks[i % 4]} remains hard for low-resource languages. We propose ${methods[i % 5]} trained with ${i % 3 ? "multi-task learning" : "distillation"}. ` +
+            `Experiments on ${(i % 9) + 2} benchmarks show gains of ${i % 11} points over strong baselines. We release our code and models.`,
+      fullText: i === 7 ? "Introduction\nWe study parsing.\nMethod\nWe propose a new parser.\nResults\nIt is faster." : null,
+    }));
+    const stored = async (corpus: string) => {
+      const rows = await db.paper.findMany({
+        where: { corpus: { name: corpus } },
+        orderBy: { id: "asc" },
+        include: { facetItems: { orderBy: { id: "asc" } }, extractions: { orderBy: { id: "asc" } } },
+      });
+      const items = await db.facetItem.findMany({ where: { paper: { corpus: { name: corpus } } }, orderBy: { id: "asc" }, include: { paper: true } });
+      return {
+        papers: rows.map((p) => ({
+          externalId: p.externalId,
+          facetStatus: p.facetStatus,
+          facetError: p.facetError,
+          items: p.facetItems.map((i) => [i.facet, i.position, i.text, i.source]),
+          attempts: p.extractions.map((e) => [e.provider, e.model, e.status, e.error, e.truncated]),
+        })),
+        // Insertion order across papers: the order results were written.
+        written: items.map((i) => i.paper.externalId),
+      };
+    };
+    const runs = [];
+    for (const [corpus, threads] of [
+      ["one", 0],
+      ["two", 2],
+    ] as const) {
+      const { id } = await db.corpus.create({ data: { name: corpus } });
+      await db.paper.createMany({ data: papers.map((p) => ({ ...p, corpusId: id, titleSearch: p.title })) });
+      const s = await extractCorpus(db, { corpus, extractor: new OfflineFacetExtractor(), concurrency: 1, threads, batchSize: 50 });
+      runs.push({ summary: { ...s, corpus: "", seconds: 0 }, stored: await stored(corpus) });
+    }
+    assert.deepEqual(runs[1], runs[0]);
+    assert.deepEqual([runs[0].summary.ok, runs[0].summary.invalid, runs[0].summary.error], [237, 3, 0]);
+    assert.ok(runs[0].stored.papers.every((p) => p.items.length >= 4 || p.facetStatus === "failed"));
+  } finally {
+    await t.cleanup();
+  }
 });

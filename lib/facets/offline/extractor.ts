@@ -93,7 +93,7 @@ export function extractFacets(paper: PaperInput, model: OfflineModel = loadModel
 
 export class OfflineFacetExtractor implements FacetExtractor {
   readonly id = "offline";
-  private readonly model: OfflineModel;
+  readonly model: OfflineModel;
 
   constructor(model: OfflineModel = loadModel()) {
     this.model = model;
@@ -101,11 +101,16 @@ export class OfflineFacetExtractor implements FacetExtractor {
 
   async extract(paper: PaperInput, opts: { signal?: AbortSignal } = {}): Promise<ExtractionResult> {
     opts.signal?.throwIfAborted();
-    const model = `offline:${String(this.model.meta.id ?? "model")}`;
-    const facets = extractFacets(paper, this.model);
-    if (!facets) return { ok: false, reason: "the paper has no title or abstract text", kind: "invalid", model };
-    return { ok: true, facets, truncated: false, model };
+    return offlineResult(paper, this.model);
   }
+}
+
+/** One paper's extraction result, synchronously: what the extractor returns, in-process or in a worker thread (pool.ts). */
+export function offlineResult(paper: PaperInput, model: OfflineModel): ExtractionResult {
+  const name = `offline:${String(model.meta.id ?? "model")}`;
+  const facets = extractFacets(paper, model);
+  if (!facets) return { ok: false, reason: "the paper has no title or abstract text", kind: "invalid", model: name };
+  return { ok: true, facets, truncated: false, model: name };
 }
 
 export function createOfflineExtractor(): OfflineFacetExtractor {

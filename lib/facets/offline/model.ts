@@ -78,11 +78,24 @@ function sigmoid(z: number): number {
   return z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));
 }
 
+/**
+ * A model's weights as a Map, built once per model (a loaded model is never changed): looking up
+ * a freshly built feature string in a Map costs less than in a 638-key object, which took about a
+ * third of the extractor's CPU. The same weights, summed in the same order: identical scores.
+ */
+const weightMaps = new WeakMap<OfflineModel, ReadonlyMap<string, number[]>>();
+function weightMap(model: OfflineModel): ReadonlyMap<string, number[]> {
+  let m = weightMaps.get(model);
+  if (!m) weightMaps.set(model, (m = new Map(Object.entries(model.weights))));
+  return m;
+}
+
 /** Probability, per facet (FACETS order), that the unit is a source of an item of that facet. */
-export function scoreFeatures(weights: Record<string, number[]>, feats: readonly string[]): number[] {
+export function scoreFeatures(weights: Record<string, number[]> | ReadonlyMap<string, number[]>, feats: readonly string[]): number[] {
+  const map = weights instanceof Map ? (weights as ReadonlyMap<string, number[]>) : null;
   const z = FACETS.map(() => 0);
   for (const f of feats) {
-    const w = weights[f];
+    const w = map ? map.get(f) : (weights as Record<string, number[]>)[f];
     if (w) for (let k = 0; k < z.length; k++) z[k] += w[k];
   }
   return z.map(sigmoid);
@@ -103,7 +116,7 @@ export function maskRoles(u: Unit, probs: number[]): number[] {
 }
 
 export function scoreUnit(model: OfflineModel, u: Unit): number[] {
-  return maskRoles(u, scoreFeatures(model.weights, unitFeatures(u)));
+  return maskRoles(u, scoreFeatures(weightMap(model), unitFeatures(u)));
 }
 
 /**
