@@ -276,7 +276,8 @@ export async function extractCorpus(db: Db, options: ExtractCorpusOptions): Prom
 
   const threads = options.threads ?? (chosen.length >= MIN_PAPERS_FOR_THREADS ? DEFAULT_THREADS : 0);
   const pool = extractor instanceof OfflineFacetExtractor && threads > 0 ? await OfflineExtractorPool.create(extractor.model, { threads }) : null;
-  const writer = new ResultWriter(db, extractor.id, summary, options.batchSize ?? 1000, options.maxDelayMs ?? 1000);
+  const batchSize = options.batchSize ?? 1000;
+  const writer = new ResultWriter(db, extractor.id, summary, batchSize, options.maxDelayMs ?? 1000);
   const models = new Set<string>();
   const breaker = new AbortController();
   const maxErrors = options.maxConsecutiveErrors ?? 10;
@@ -288,7 +289,9 @@ export async function extractCorpus(db: Db, options: ExtractCorpusOptions): Prom
   let run;
   try {
     run = await extractAll(candidates, pool ?? extractor, {
-      concurrency: pool ? Math.max(options.concurrency, pool.capacity) : options.concurrency,
+      // A batch's write holds back every result after it: with a batch more in flight, the
+      // threads go on extracting while the store is written.
+      concurrency: pool ? Math.max(options.concurrency, pool.capacity + batchSize) : options.concurrency,
       signal,
       onProgress: options.onProgress,
       onResult: async (paper, result) => {
