@@ -17,7 +17,8 @@ import { SHOTS } from "./shots";
 // (no download), a graph build. Then the start page switches to that corpus, a pasted abstract is
 // searched in it, and the results are the slice's papers with the facets that surfaced them.
 // Set-up is skipped when the corpus already has a graph build (a retry, a kept store); otherwise
-// it takes ≈ 30–45 s on 2 cores, most of it the CLI's start-up, once per command.
+// it took 35–37 s on the 2-core machine at loads 5–11, most of it the CLI's start-up, once per
+// command.
 
 const CORPUS = "acl-anthology";
 const SLICE_LINES = 400;
@@ -79,6 +80,8 @@ test.beforeAll(async () => {
 test.afterAll(() => disconnectDb());
 
 test("the explorer switches to a slice of the ACL Anthology and finds its papers for a pasted abstract", async ({ page }) => {
+  // The corpus's first query loads its build and indexes (10–18 s measured on 2 busy cores).
+  test.setTimeout(60_000);
   const byId = new Map(slice.filter((p) => p.id).map((p) => [p.id as string, p]));
   const pasted = byId.get(PASTED_ID);
   expect(pasted?.abstract, `${PASTED_ID} is in the first ${SLICE_LINES} lines`).toBeTruthy();
@@ -91,7 +94,7 @@ test("the explorer switches to a slice of the ACL Anthology and finds its papers
 
   await page.getByLabel("Title and abstract").fill(`${pasted!.title}\n\n${pasted!.abstract}`);
   await page.getByRole("button", { name: "Find related papers" }).click();
-  await expect(page.getByTestId("result").first()).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId("result").first()).toBeVisible({ timeout: 40_000 });
   await expect(page.getByTestId("query-title")).toHaveText(pasted!.title);
 
   const rows = await page.getByTestId("result").evaluateAll((els) =>
