@@ -73,6 +73,18 @@ export class PairBuffer {
   }
 }
 
+/**
+ * The first k of `docs` by score, best first (ties: lower doc), among those `keep` accepts, as
+ * hit objects. Sorts the doc ids in place (a typed array: no object per reached document, which
+ * at 64k papers was most of a query's garbage), then makes objects for the k it returns.
+ */
+export function topHits(docs: Int32Array, scores: Float64Array, k: number, keep: (doc: number) => boolean): { doc: number; score: number }[] {
+  docs.sort((x, y) => scores[y] - scores[x] || x - y);
+  const hits: { doc: number; score: number }[] = [];
+  for (let i = 0; i < docs.length && hits.length < k; i++) if (keep(docs[i])) hits.push({ doc: docs[i], score: scores[docs[i]] });
+  return hits;
+}
+
 export interface Bm25Options {
   k1?: number;
   b?: number;
@@ -107,6 +119,8 @@ export class Bm25Index {
   private readonly norms: Float64Array;
   private readonly acc: Float64Array;
   private readonly stamp: Int32Array;
+  /** Scratch: the documents a query reached. */
+  private readonly touched: Int32Array;
   private epoch = 0;
 
   /**
@@ -180,6 +194,7 @@ export class Bm25Index {
     for (let d = 0; d < n; d++) this.norms[d] = this.k1 * (1 - this.b + (this.avgdl === 0 ? 0 : (this.b * lengths[d]) / this.avgdl));
     this.acc = new Float64Array(n);
     this.stamp = new Int32Array(n);
+    this.touched = new Int32Array(n);
   }
 
   static fromTexts(texts: readonly string[], options: Bm25Options & TokenizeOptions = {}): { index: Bm25Index; tokenize: (text: string) => string[] } {
@@ -207,19 +222,16 @@ export class Bm25Index {
   search(query: readonly string[], k: number, options: SearchOptions = {}): Bm25Hit[] {
     // Epoch stamps reset the shared accumulator lazily, so a query costs its postings, not N.
     this.epoch++;
-    const touched: number[] = [];
+    let touched = 0;
     this.accumulate(query, (d, s) => {
       if (this.stamp[d] !== this.epoch) {
         this.stamp[d] = this.epoch;
         this.acc[d] = 0;
-        touched.push(d);
+        this.touched[touched++] = d;
       }
       this.acc[d] += s;
     });
-    const hits: Bm25Hit[] = [];
-    for (const d of touched) if (d !== options.exclude) hits.push({ doc: d, score: this.acc[d] });
-    hits.sort((x, y) => y.score - x.score || x.doc - y.doc);
-    return hits.slice(0, Math.max(0, k));
+    return topHits(this.touched.subarray(0, touched), this.acc, k, (d) => d !== options.exclude);
   }
 
   private accumulate(query: readonly string[], add: (doc: number, score: number) => void): void {

@@ -10,7 +10,7 @@
  * each facet's items) weigh a word alike.
  */
 
-import { PairBuffer, type TokenDocs } from "./bm25-index";
+import { PairBuffer, topHits, type TokenDocs } from "./bm25-index";
 
 const TOKEN = /[\p{L}\p{N}_]{2,}/gu;
 
@@ -64,6 +64,8 @@ export class TfidfIndex {
   private readonly postingWeights: Float32Array;
   private readonly acc: Float64Array;
   private readonly stamp: Int32Array;
+  /** Scratch: the documents a query reached. */
+  private readonly touched: Int32Array;
   private epoch = 0;
 
   /** `docs`: token lists, or `{ length, at(d) }` tokenising on demand (only the postings are kept). */
@@ -101,13 +103,14 @@ export class TfidfIndex {
     }
     this.acc = new Float64Array(n);
     this.stamp = new Int32Array(n);
+    this.touched = new Int32Array(n);
   }
 
   /** Documents sharing a term with the query, by cosine, best first (ties: lower index), at most k. */
   search(tokens: readonly string[], k: number): TfidfHit[] {
     const q = tfidfVector(tokens, this.idf);
     this.epoch++;
-    const touched: number[] = [];
+    let touched = 0;
     for (const [term, wq] of q) {
       const t = this.vocab.get(term);
       if (t === undefined) continue;
@@ -116,14 +119,11 @@ export class TfidfIndex {
         if (this.stamp[d] !== this.epoch) {
           this.stamp[d] = this.epoch;
           this.acc[d] = 0;
-          touched.push(d);
+          this.touched[touched++] = d;
         }
         this.acc[d] += wq * this.postingWeights[e];
       }
     }
-    const hits: TfidfHit[] = [];
-    for (const d of touched) if (this.acc[d] > 0) hits.push({ doc: d, score: this.acc[d] });
-    hits.sort((x, y) => y.score - x.score || x.doc - y.doc);
-    return hits.slice(0, Math.max(0, k));
+    return topHits(this.touched.subarray(0, touched), this.acc, k, (d) => this.acc[d] > 0);
   }
 }
