@@ -126,8 +126,21 @@ test("readOrBuild writes the index atomically once and reads it back: the same n
     const rebuilt = await FacetAnnIndex.readOrBuild(items, file, params);
     assert.equal(rebuilt.stats.read, undefined);
     assert.equal((await FacetAnnIndex.read(items, file, params)).stats.items, built.stats.items);
+    // onRead hears the outcome of reading before any rebuild: the index, or null.
+    const heard: (FacetAnnIndex | null)[] = [];
+    const again = await FacetAnnIndex.readOrBuild(items, file, params, (ix) => heard.push(ix));
+    assert.equal(heard.length, 1);
+    assert.equal(heard[0], again);
     writeFileSync(file, "not an index");
-    assert.equal((await FacetAnnIndex.readOrBuild(items, file, params)).stats.read, undefined);
+    let builtYet = false;
+    const damaged = FacetAnnIndex.readOrBuild(items, file, params, (ix) => {
+      assert.equal(ix, null);
+      assert.equal(builtYet, false, "heard before the rebuild");
+      heard.push(ix);
+    });
+    builtYet = (await damaged).stats.read === undefined;
+    assert.ok(builtYet);
+    assert.equal(heard.length, 2);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -196,16 +196,25 @@ export class FacetAnnIndex {
    * The index of `file` (written by `write` for these items and parameters) when it exists,
    * else built (asynchronously) and written there, so the next process reads it (seconds) instead
    * of building it (≈ 3 min for the four facets at 64k papers). A file that cannot be read is
-   * rebuilt; one that cannot be written leaves the built index in memory only.
+   * rebuilt; one that cannot be written leaves the built index in memory only. `onRead` hears
+   * how reading went (the index, or null: no file, or a damaged one) before any build starts.
    */
-  static async readOrBuild(items: PackedFacetItems, file: string, params: Partial<AnnParams> = {}): Promise<FacetAnnIndex> {
+  static async readOrBuild(
+    items: PackedFacetItems,
+    file: string,
+    params: Partial<AnnParams> = {},
+    onRead?: (index: FacetAnnIndex | null) => void,
+  ): Promise<FacetAnnIndex> {
     if (existsSync(file)) {
       try {
-        return await FacetAnnIndex.read(items, file, params);
+        const read = await FacetAnnIndex.read(items, file, params);
+        onRead?.(read);
+        return read;
       } catch (err) {
         console.warn(`ann: rebuilding ${file}, which could not be read (${err instanceof Error ? err.message : String(err)})`);
       }
     }
+    onRead?.(null);
     const index = await FacetAnnIndex.fromItemsAsync(items, params);
     try {
       await index.write(file);

@@ -74,17 +74,20 @@ export interface EphemeralOptions extends DenseGraphOptions {
 interface AnnState {
   index: FacetAnnIndex | null;
   ready: Promise<FacetAnnIndex | null>;
-  /** Read from a file: ready in seconds, so a query waits for it rather than going exact. */
-  fromFile: boolean;
+  /**
+   * Where the index is read from a file: settles when reading has gone one way or the other
+   * (seconds), so a query waits for it rather than going exact, but never for a rebuild.
+   */
+  read?: Promise<FacetAnnIndex | null>;
 }
 
 /** The ANN index of each block layout or served facet's items: null until built (one per facet of a build). */
 const annIndexes = new WeakMap<FacetBlocks | PackedFacetItems, AnnState>();
 
-function annState(key: FacetBlocks | PackedFacetItems, load: () => Promise<FacetAnnIndex>, fromFile = false, onReady?: () => void): AnnState {
+function annState(key: FacetBlocks | PackedFacetItems, load: () => Promise<FacetAnnIndex>, onReady?: () => void): AnnState {
   let state = annIndexes.get(key);
   if (!state) {
-    const s: AnnState = { index: null, ready: Promise.resolve(null), fromFile };
+    const s: AnnState = { index: null, ready: Promise.resolve(null) };
     s.ready = load().then(
       (index) => {
         s.index = index;
@@ -113,13 +116,17 @@ function servedAnnState(served: ServedFacets, f: Facet, params?: Partial<AnnPara
   if (known) return known;
   // The file name hashes the items (≈ 0.3 GB at 64k papers: once per facet and build).
   const file = served.dir ? path.join(served.dir, annIndexFileName(f, items, params)) : null;
-  const fromFile = file !== null && existsSync(file);
-  return annState(
+  let settleRead: (index: FacetAnnIndex | null) => void = () => {};
+  const read = file !== null && existsSync(file) ? new Promise<FacetAnnIndex | null>((resolve) => (settleRead = resolve)) : undefined;
+  const state = annState(
     items,
-    () => (file ? FacetAnnIndex.readOrBuild(items, file, params) : FacetAnnIndex.fromItemsAsync(items, params)),
-    fromFile,
+    () => (file ? FacetAnnIndex.readOrBuild(items, file, params, settleRead) : FacetAnnIndex.fromItemsAsync(items, params)),
     () => served.release?.(f),
   );
+  // Settled also when loading fails outright (hnswlib-node missing).
+  void state.ready.then(() => settleRead(null));
+  if (read) state.read = read;
+  return state;
 }
 
 /** Resolves when a served facet's ANN index is ready (read or built, starting it if needed); null if it cannot be. */
@@ -177,7 +184,7 @@ export async function ephemeralStarts(
     let ann: FacetAnnIndex | null = null;
     if (usesAnn({ numPapers }, options.annMinPapers)) {
       const state = index.served && served ? servedAnnState(index.served, f) : blocksAnnState(blocks());
-      ann = state?.index ?? (state?.fromFile ? await state.ready : null);
+      ann = state?.index ?? (state?.read ? await state.read : null);
     }
     const denseTopK = ann ? async (vectors: readonly Float32Array[], n: number, exclude: number) => ann.search(vectors, n, exclude) : undefined;
     if (mix && lexical && dense) {
