@@ -3,7 +3,9 @@
  * ./user-papers.ts, each in both facet sources, through the served pipeline (relatedPapers),
  * one row per retriever setting:
  *
- *   hybrid                   the default (fusion auto; no generative lists: they did not pay on the tuning half)
+ *   hybrid                   the default (fusion auto; no generative lists: they did not pay on the tuning half), each
+ *                            query sent as its record: title, abstract, year, authors (and its facets, LLM source)
+ *   hybrid-text-only         the default with title and abstract only (no authors: a pasted abstract)
  *   hybrid-without-rerank    the default's first stage: the fused order, without the learned second stage
  *   hybrid-with-generative   that first stage with the generative lists fused into each facet (weight 1): the
  *                            ablation, compared with the first stage (the second stage was fitted without them)
@@ -49,16 +51,26 @@ import {
 export const WITH_GENERATIVE = "hybrid-with-generative";
 export const WHOLE_PAPER_BM25 = "bm25-whole-paper";
 export const WITHOUT_RERANK = "hybrid-without-rerank";
+export const TEXT_ONLY = "hybrid-text-only";
 
 export interface UserPaperRowSpec {
   method: string;
   label: string;
   retriever: string;
   fusion: RelatedOptions["fusion"];
+  /** Send title and abstract only, not the record's year and authors. */
+  textOnly?: boolean;
 }
 
 export const USER_PAPER_ROWS: readonly UserPaperRowSpec[] = [
   { method: "hybrid", label: "Default pipeline (hybrid, fusion auto)", retriever: "hybrid", fusion: "auto" },
+  {
+    method: TEXT_ONLY,
+    label: "Default, title and abstract only (no authors, as a pasted abstract)",
+    retriever: "hybrid",
+    fusion: "auto",
+    textOnly: true,
+  },
   { method: WITHOUT_RERANK, label: "Default without its learned second stage (the first stage's fused order)", retriever: WITHOUT_RERANK, fusion: "auto" },
   {
     method: WITH_GENERATIVE,
@@ -308,6 +320,7 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
               source === "offline" ? offline : undefined,
               {
                 warmUp: true,
+                textOnly: spec.textOnly,
                 onProgress: (done, total) => done % 100 === 0 && done < total && log(`${set} ${source} ${spec.method}: ${done}/${total}`),
               },
             );

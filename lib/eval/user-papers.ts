@@ -29,6 +29,9 @@ export interface UserPaperQuery {
   title: string;
   abstract: string;
   facets: Partial<Record<Facet, string[]>>;
+  /** The record's year and authors (the data sets give both; a pasted abstract has neither). */
+  year?: number | null;
+  authors?: string[];
   /** External ids of the corpus papers it cites. */
   gold: string[];
 }
@@ -38,6 +41,8 @@ interface Line {
   title: string;
   abstract?: string;
   split?: string;
+  year?: number | null;
+  authors?: string[];
   facets?: Partial<Record<Facet, string[]>>;
 }
 
@@ -71,7 +76,15 @@ function grouped(pairs: [string, string][]): Map<string, string[]> {
   return out;
 }
 
-const query = (p: Line, gold: string[]): UserPaperQuery => ({ id: p.id, title: p.title, abstract: p.abstract ?? "", facets: p.facets ?? {}, gold });
+const query = (p: Line, gold: string[]): UserPaperQuery => ({
+  id: p.id,
+  title: p.title,
+  abstract: p.abstract ?? "",
+  facets: p.facets ?? {},
+  year: p.year ?? null,
+  authors: p.authors ?? [],
+  gold,
+});
 
 /** Set 1 or a half of set 2, read from a corpus directory (papers.jsonl, citations.tsv, ooc-*). */
 export function userPaperQueries(corpusDir: string, set: UserPaperSet): UserPaperQuery[] {
@@ -103,6 +116,8 @@ export interface RunHooks {
   /** Answer the first query once, untimed, before timing any (loads the build, indexes, model). */
   warmUp?: boolean;
   onProgress?: (done: number, total: number) => void;
+  /** Send title and abstract only, without the record's year and authors (what a pasted abstract gives). */
+  textOnly?: boolean;
 }
 
 /**
@@ -127,7 +142,8 @@ export async function runUserPapers(
     ...(options.retriever ? { retriever: options.retriever } : {}),
   } as RelatedOptions;
   const ask = (q: UserPaperQuery) => {
-    const paper = { id: q.id, title: q.title, abstract: q.abstract, ...(source === "llm" ? { facets: q.facets } : {}) };
+    const meta = hooks.textOnly ? {} : { ...(q.year ? { year: q.year } : {}), ...(q.authors?.length ? { authors: q.authors } : {}) };
+    const paper = { id: q.id, title: q.title, abstract: q.abstract, ...meta, ...(source === "llm" ? { facets: q.facets } : {}) };
     return relatedPapers(db, { corpus, paper }, opts, extractor ? { extractor } : {});
   };
   if (hooks.warmUp && queries.length > 0) await ask(queries[0]).catch(() => undefined);

@@ -6,8 +6,10 @@ import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { miniPapers, useMiniCorpusStore } from "@/lib/graph/testing";
 import { loadGraph, NoGraphBuildError } from "@/lib/retrieve/graph-store";
+import { HYBRID, hybridRetriever } from "@/lib/retrieve/hybrid";
+import { registerRetriever } from "@/lib/retrieve/retriever";
 import { embedQueryItems } from "./services";
-import { relatedOptions, relatedPapers } from "./related";
+import { relatedOptions, relatedPapers, type RelatedOptions } from "./related";
 
 // relatedPapers over a real (small) graph build: provenance, evidence, graph-RRF filtering,
 // facet subsets, filters and errors.
@@ -122,15 +124,23 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     assert.ok(g.results.length <= r.results.length);
   });
 
+  // The default's first stage, before its learned second stage (trees fitted on the real corpus, whose
+  // order on this six-paper corpus says nothing): what the order assertions below are about.
+  registerRetriever(hybridRetriever({ ...HYBRID, rerank: null }, "hybrid-first-stage"));
+
   test("the default (hybrid + auto = RRF): lexical seeds, then what they cite, with the whole paper beside the facets", async () => {
     const text =
       "Back-translation for low-resource machine translation\n\nWe study low-resource machine translation. " +
       "We use back-translation of monolingual data with an attention-based encoder-decoder for translation.";
-    const r = await relatedPapers(t.db, { corpus: "mini", text }, relatedOptions.parse({ k: 6 }));
-    assert.equal(r.retriever, "hybrid");
-    assert.equal(r.requestedFusion, "auto");
-    assert.equal(r.fusion, "rrf");
-    assert.match(r.fusionNote ?? "", /whole paper's text/);
+    const served = await relatedPapers(t.db, { corpus: "mini", text }, relatedOptions.parse({ k: 6 }));
+    assert.equal(served.retriever, "hybrid");
+    assert.equal(served.requestedFusion, "auto");
+    assert.equal(served.fusion, "rrf");
+    assert.match(served.fusionNote ?? "", /whole paper's text/);
+    const opts6 = { ...relatedOptions.parse({ k: 6 }), retriever: "hybrid-first-stage" as string } as RelatedOptions;
+    const r = await relatedPapers(t.db, { corpus: "mini", text }, opts6);
+    // The second stage re-orders the first stage's pool; it adds and drops nothing.
+    assert.deepEqual(served.results.map((x) => x.externalId).sort(), r.results.map((x) => x.externalId).sort());
     const ids = r.results.map((x) => x.externalId);
     // The two translation papers match the words; P5 (opinion mining) shares none, but both of
     // them cite it, so it is reached, and above the other sentiment paper.
@@ -182,8 +192,13 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
 
   test("a paper record with a corpus id is queried as unseen: never returned", async () => {
     const paper = { id: "P0", title: "Paper 0", abstract: miniPapers[0].abstract, facets: miniPapers[0].facets };
-    const r = await relatedPapers(t.db, { corpus: "mini", paper }, relatedOptions.parse({ k: 6 }));
-    assert.equal(r.query.inGraph, false);
+    const served = await relatedPapers(t.db, { corpus: "mini", paper }, relatedOptions.parse({ k: 6 }));
+    assert.equal(served.query.inGraph, false);
+    assert.ok(!served.results.some((x) => x.externalId === "P0"));
+    const r = await relatedPapers(t.db, { corpus: "mini", paper }, {
+      ...relatedOptions.parse({ k: 6 }),
+      retriever: "hybrid-first-stage" as string,
+    } as RelatedOptions);
     const ids = r.results.map((x) => x.externalId);
     assert.ok(!ids.includes("P0"));
     assert.deepEqual(ids.slice(0, 2).sort(), ["P1", "P5"], "its topical twin, and what the twin cites");

@@ -17,7 +17,7 @@
  * before fusion, and the candidates no list reached follow the reached ones in the request's
  * order, so every candidate gets a rank.
  */
-import { corpusName, DEFAULT_CORPUS, NotFoundError } from "@/lib/corpus/browse";
+import { corpusName, DEFAULT_CORPUS, NotFoundError, parseAuthors } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dot } from "@/lib/embed/types";
@@ -95,6 +95,8 @@ interface ResolvedQuery {
   /** A node never to return (an uploaded record of a corpus paper). */
   exclude: number | null;
   facets: Record<Facet, string[]>;
+  /** From the paper's record or PDF when given (pasted text has none). */
+  authors?: readonly string[];
   extraction?: { provider: string; model: string; ms: number };
   parseMs?: number;
   extractMs?: number;
@@ -142,7 +144,15 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   const ctx: RetrieveContext = {
     db,
     graph: g,
-    query: { index: q.index, exclude: q.exclude, title: q.title, abstract: q.abstract, items: requested, vectors: emb.vectors },
+    query: {
+      index: q.index,
+      exclude: q.exclude,
+      title: q.title,
+      abstract: q.abstract,
+      items: requested,
+      vectors: emb.vectors,
+      authors: q.authors ?? [],
+    },
     facets: usable,
     facetsRestricted: options.facets.length < FACETS.length,
     // Re-ranking: as deep as the corpus, so that the lists reach as many candidates as they can.
@@ -299,7 +309,8 @@ async function resolveQuery(db: Db, g: LoadedGraph, input: RelatedInput, hooks: 
   const source: QuerySource = paper.source === "json" ? "record" : paper.source;
   const externalId = paper.metadata?.externalId ?? null;
   const exclude = externalId !== null ? (g.indexOfExternalId.get(externalId) ?? null) : null;
-  const base = { source, externalId, title: paper.title, abstract: paper.abstract, index: null, exclude, parseMs };
+  const meta = { authors: paper.metadata?.authors ?? [] };
+  const base = { source, externalId, title: paper.title, abstract: paper.abstract, index: null, exclude, parseMs, ...meta };
 
   const given = emptyFacets();
   for (const f of FACETS) given[f] = paper.facets?.[f] ?? [];
@@ -327,16 +338,24 @@ async function storedPaper(db: Db, g: LoadedGraph, paperId: string): Promise<Res
   const node = g.indexOfExternalId.get(paperId);
   if (node !== undefined) {
     const p = g.papers[node];
-    return { source: "corpus", externalId: p.externalId, title: p.title, abstract: "", index: node, exclude: null, facets: nodeFacets(g, node) };
+    const meta = { authors: p.authors };
+    return { source: "corpus", externalId: p.externalId, title: p.title, abstract: "", index: node, exclude: null, facets: nodeFacets(g, node), ...meta };
   }
   const row = await db.paper.findFirst({
     where: { corpus: { name: g.corpus }, externalId: paperId },
-    select: { externalId: true, title: true, abstract: true, facetItems: { select: { facet: true, text: true }, orderBy: { position: "asc" } } },
+    select: {
+      externalId: true,
+      title: true,
+      abstract: true,
+      authors: true,
+      facetItems: { select: { facet: true, text: true }, orderBy: { position: "asc" } },
+    },
   });
   if (!row) throw new NotFoundError(`no paper "${paperId}" in corpus "${g.corpus}"`);
   const facets = emptyFacets();
   for (const i of row.facetItems) if ((FACETS as readonly string[]).includes(i.facet)) facets[i.facet as Facet].push(i.text);
-  return { source: "corpus", externalId: row.externalId, title: row.title, abstract: row.abstract, index: null, exclude: null, facets };
+  const meta = { authors: parseAuthors(row.authors) };
+  return { source: "corpus", externalId: row.externalId, title: row.title, abstract: row.abstract, index: null, exclude: null, facets, ...meta };
 }
 
 // ── fusion ───────────────────────────────────────────────────────────────────────────────

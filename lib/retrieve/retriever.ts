@@ -77,6 +77,8 @@ export interface RetrieveContext {
     items: Record<Facet, string[]>;
     /** Their unit vectors (the build's embedder), aligned with `items`. */
     vectors: Record<Facet, Float32Array[]>;
+    /** The paper's authors when its record gives them (a stored paper's, a record's or a PDF's; not pasted text). */
+    authors?: readonly string[];
   };
   /** Facets to retrieve for (others may be left out of the answer). */
   facets: readonly Facet[];

@@ -2,12 +2,17 @@
  * Fits the default retriever's second stage (lib/retrieve/rerank.ts):
  *   npm run train:rerank [-- --train 1200 --write]
  * Train-split papers of acl-citegraph with corpus references are queried as unseen papers through
- * relatedPapers (LLM facets; --sources both adds offline facets, which did not pay: tuning R@20 0.5343 / 0.5191 against 0.5352 / 0.5195), gold = the corpus papers they cite (train-split citations only). The
- * depth and L2 penalty are chosen by R@20 on the tuning half of the unseen test papers (both facet
- * sources), never on the report half or set 1. --write stores the chosen model in
- * lib/retrieve/rerank-model.ts.
+ * relatedPapers (LLM facets, with their records' year and authors), gold = the corpus papers they
+ * cite (train-split citations only); the tuning half of the unseen test papers is queried with both
+ * facet sources. Their fused heads' feature rows go to a file (--dump, default in the temp folder);
+ * --write then fits LightGBM's LambdaMART on the training rows and chooses its size on the tuning
+ * rows (workers/trainer/rerank.py, GRAFT_PYTHON with lightgbm), into lib/retrieve/rerank-model.json.
+ * Either way the script ends by scoring the shipped model here, in Node, as serving does (R@20 of
+ * train and tune, which must match the trainer's). --from re-reads a dump instead of querying.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
@@ -15,8 +20,9 @@ import { getDb } from "@/lib/db/client";
 import { sharedDataDir } from "@/lib/paths";
 import { createExtractor } from "@/lib/facets/provider";
 import { runUserPapers, userPaperQueries, type FacetSource, type UserPaperQuery } from "@/lib/eval/user-papers";
+import { config } from "@/lib/config";
 import { HYBRID, hybridRerankRows, hybridRetriever } from "@/lib/retrieve/hybrid";
-import { fitRerankModel, rerankScore, RERANK_FEATURES, type RerankModel } from "@/lib/retrieve/rerank";
+import { rerankScore, RERANK_FEATURES, type RerankModel } from "@/lib/retrieve/rerank";
 import { registerRetriever } from "@/lib/retrieve/retriever";
 
 const { values } = parseArgs({
@@ -27,7 +33,10 @@ const { values } = parseArgs({
     corpus: { type: "string", default: "acl-citegraph" },
     dir: { type: "string", default: path.join(sharedDataDir(), "acl-citegraph") },
     write: { type: "boolean", default: false },
-    sources: { type: "string", default: "llm" },
+    /** Where the captured rows go (the trainer's input). */
+    dump: { type: "string", default: path.join(os.tmpdir(), "graft-rerank-rows.json") },
+    /** Read captured rows from a --dump file instead of running the pipeline. */
+    from: { type: "string" },
   },
 });
 const MAX_DEPTH = Number(values.depth);
@@ -35,7 +44,8 @@ const MAX_DEPTH = Number(values.depth);
 /** Train-split papers with corpus references, a fixed hash-ordered sample of `n`. */
 function trainQueries(dir: string, n: number): UserPaperQuery[] {
   const lines = readFileSync(path.join(dir, "papers.jsonl"), "utf8").split("\n").filter(Boolean);
-  const papers = lines.map((l) => JSON.parse(l) as { id: string; title: string; abstract?: string; split?: string; facets?: UserPaperQuery["facets"] });
+  type Line = { id: string; title: string; abstract?: string; split?: string; year?: number; authors?: string[]; facets?: UserPaperQuery["facets"] };
+  const papers = lines.map((l) => JSON.parse(l) as Line);
   const train = new Set(papers.filter((p) => p.split === "train").map((p) => p.id));
   const refs = new Map<string, string[]>();
   for (const l of readFileSync(path.join(dir, "citations.tsv"), "utf8").split("\n").slice(1)) {
@@ -48,7 +58,15 @@ function trainQueries(dir: string, n: number): UserPaperQuery[] {
     .filter((p) => refs.has(p.id))
     .sort((x, y) => hash(x.id) - hash(y.id))
     .slice(0, n)
-    .map((p) => ({ id: p.id, title: p.title, abstract: p.abstract ?? "", facets: p.facets ?? {}, gold: refs.get(p.id) as string[] }));
+    .map((p) => ({
+      id: p.id,
+      title: p.title,
+      abstract: p.abstract ?? "",
+      facets: p.facets ?? {},
+      year: p.year ?? null,
+      authors: p.authors ?? [],
+      gold: refs.get(p.id) as string[],
+    }));
 }
 
 const YEAR = new Map(
@@ -61,6 +79,9 @@ const YEAR = new Map(
 
 interface Captured {
   id: string;
+  /** The query's year and its candidates' (the trainer leaves candidates newer than the query out of the fit). */
+  year: number;
+  years: number[];
   papers: string[];
   rows: number[][];
   gold: Set<string>;
@@ -88,11 +109,13 @@ async function capture(queries: UserPaperQuery[], source: FacetSource): Promise<
   let next = 0;
   return runs.map((r) => {
     const c = r.error ? { papers: [], rows: [] } : captures[next++];
-    return { ...c, id: r.id, gold: new Set(r.gold), goldCount: r.gold.length };
+    const years = c.papers.map((p) => YEAR.get(p) ?? 0);
+    return { ...c, id: r.id, year: YEAR.get(r.id) ?? 0, years, gold: new Set(r.gold), goldCount: r.gold.length };
   });
 }
 
-function recallAt20(qs: readonly Captured[], model: RerankModel | null, depth: number): number {
+function recallAt20(qs: readonly Captured[], model: RerankModel | null): number {
+  const depth = model?.depth ?? 0;
   let hit = 0;
   let gold = 0;
   for (const q of qs) {
@@ -104,57 +127,36 @@ function recallAt20(qs: readonly Captured[], model: RerankModel | null, depth: n
   return hit / gold;
 }
 
-/**
- * The training rows of each query's head. Candidates published after the query cannot be its
- * references: for a 2012 train paper they are half the pool, easy negatives that a 2020 query
- * does not have, so they are left out of the fit (they stay in the recall figures).
- */
-function trainingSet(qs: readonly Captured[], depth: number) {
-  return qs.map((q) => {
-    const keep = q.papers.slice(0, depth).flatMap((p, i) => ((YEAR.get(p) ?? 0) <= (YEAR.get(q.id) ?? Infinity) ? [i] : []));
-    return { rows: keep.map((i) => q.rows[i]), labels: keep.map((i) => (q.gold.has(q.papers[i]) ? 1 : 0)) };
-  });
-}
-
 const t0 = performance.now();
 // Both facet sources, so the model also learns from the offline extractor's noisier facets (a pasted paper's).
 const trainSet = trainQueries(values.dir as string, Number(values.train));
-const train = [...(await capture(trainSet, "llm")), ...(values.sources === "both" ? await capture(trainSet, "offline") : [])];
-const tuneQueries = userPaperQueries(values.dir as string, "unseen-tune").slice(0, values.tune ? Number(values.tune) : undefined);
-const tune = { llm: await capture(tuneQueries, "llm"), offline: await capture(tuneQueries, "offline") };
-console.log(`captured ${train.length} train and ${tuneQueries.length} tuning papers in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-console.log(
-  `fused order R@20: train ${recallAt20(train, null, 0).toFixed(4)}  tune llm ${recallAt20(tune.llm, null, 0).toFixed(4)}  offline ${recallAt20(tune.offline, null, 0).toFixed(4)}`,
-);
-
-let best: { model: RerankModel; score: number } | null = null;
-for (const depth of [50, 100, 200].filter((d) => d <= MAX_DEPTH)) {
-  for (const l2 of [1e-4, 1e-3, 1e-2]) {
-    const model = fitRerankModel(trainingSet(train, depth), { depth, l2 });
-    const r = { train: recallAt20(train, model, depth), llm: recallAt20(tune.llm, model, depth), offline: recallAt20(tune.offline, model, depth) };
-    console.log(`depth ${depth} l2 ${l2}: R@20 train ${r.train.toFixed(4)}  tune llm ${r.llm.toFixed(4)}  offline ${r.offline.toFixed(4)}`);
-    const score = (r.llm + r.offline) / 2;
-    if (!best || score > best.score) best = { model, score };
+type Capture = { train: Captured[]; tune: { llm: Captured[]; offline: Captured[] } };
+const revive = (qs: Captured[]) => qs.map((q) => ({ ...q, gold: new Set(q.gold) }));
+async function captureAll(): Promise<Capture> {
+  if (values.from) {
+    const c = JSON.parse(readFileSync(values.from, "utf8")) as Capture;
+    return { train: revive(c.train), tune: { llm: revive(c.tune.llm), offline: revive(c.tune.offline) } };
   }
+  const train = await capture(trainSet, "llm");
+  const tuneQueries = userPaperQueries(values.dir as string, "unseen-tune").slice(0, values.tune ? Number(values.tune) : undefined);
+  return { train, tune: { llm: await capture(tuneQueries, "llm"), offline: await capture(tuneQueries, "offline") } };
 }
-const chosen = (best as { model: RerankModel }).model;
-console.log(`chosen depth ${chosen.depth}; standardised weights:`, RERANK_FEATURES.map((f, j) => `${f} ${chosen.weights[j].toFixed(3)}`).join(", "));
-if (values.write) {
-  const round = (xs: number[]) => xs.map((x) => Number(x.toPrecision(6)));
-  const model = { ...chosen, mean: round(chosen.mean), scale: round(chosen.scale), weights: round(chosen.weights), bias: Number(chosen.bias.toPrecision(6)) };
-  const file = path.join(process.cwd(), "lib/retrieve/rerank-model.ts");
-  writeFileSync(
-    file,
-    `/**
- * The default retriever's second stage (lib/retrieve/rerank.ts), written by \`npm run train:rerank -- --train ${values.train} --write\`:
- * pairwise logistic regression fitted on ${trainSet.length} train-split papers of acl-citegraph queried as unseen papers
- * (${values.sources === "both" ? "LLM and offline facets" : "LLM facets"}; gold: their corpus references), depth and L2 chosen on the tuning half of the unseen test papers.
- */
-import type { RerankModel } from "./rerank";
-
-export const RERANK_MODEL: RerankModel | null = ${JSON.stringify(model, null, 2)};
-`,
+const { train, tune } = await captureAll();
+if (!values.from) {
+  const plain = (qs: Captured[]) => qs.map((q) => ({ ...q, gold: [...q.gold] }));
+  writeFileSync(values.dump, JSON.stringify({ features: RERANK_FEATURES, train: plain(train), tune: { llm: plain(tune.llm), offline: plain(tune.offline) } }));
+}
+console.log(`captured ${train.length} train and ${tune.llm.length} tuning papers in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+const report = (label: string, model: RerankModel | null) =>
+  console.log(
+    `${label} R@20: train ${recallAt20(train, model).toFixed(4)}  tune llm ${recallAt20(tune.llm, model).toFixed(4)}  offline ${recallAt20(tune.offline, model).toFixed(4)}`,
   );
-  console.log(`wrote ${file}`);
+report("fused order", null);
+const MODEL_FILE = path.join(process.cwd(), "lib/retrieve/rerank-model.json");
+if (values.write) {
+  const fit = spawnSync(config().GRAFT_PYTHON, ["workers/trainer/rerank.py", values.from ?? values.dump, "--out", MODEL_FILE], { stdio: "inherit" });
+  if (fit.status !== 0) throw new Error(`workers/trainer/rerank.py failed (exit ${fit.status}); it needs lightgbm (pip install lightgbm numpy)`);
 }
+// Scored here as serving scores it: the figures must be the trainer's.
+report("shipped model, scored in Node,", JSON.parse(readFileSync(MODEL_FILE, "utf8")) as RerankModel);
 process.exit(0);
