@@ -12,9 +12,11 @@
  *
  * Everything is sparse: items are short (a sentence or two), so an item vector has a dozen
  * terms. The all-pairs pass walks an inverted file (postings per term), which costs
- * Σ_t df_t² over the kept terms instead of N² item pairs; terms in more than `maxDf` items (the
- * few very common words, whose idf is the lowest) can be left out of candidate generation at
- * scale, and every candidate is then rescored exactly (`LexicalIndex.pairScore`).
+ * Σ_t df_t² instead of N² item pairs. At 64k papers a few common words ("model": 10,000+
+ * items) make that 47,000 (problems) to 101,000 (methods) postings a row, so candidate
+ * generation reads at most a term's `maxPostings` highest-weighted postings and every candidate
+ * is then rescored exactly (`LexicalIndex.pairScore`; DEFAULT_LEXICAL_BOUND, its recall in
+ * reports/scale.md section 4).
  *
  * The fitted vocabulary and idf are a build artefact (`lexical.json`), so an unseen paper's
  * items are weighted with the corpus's idf (terms the corpus never saw get the largest idf:
@@ -423,9 +425,9 @@ export class LexicalIndex {
 
   /**
    * Top-k corpus papers by s_lex of each corpus paper (ties: lower index), through the inverted
-   * file; scores are exact. The lists are exact when no term has more than `maxPostings` postings; otherwise each
-   * row with a skipped term is ranked over its best `candidates` by partial score (see
-   * LexicalTopKOptions, DEFAULT_LEXICAL_BOUND).
+   * file; scores are exact. The lists are exact when no term has more than `maxPostings`
+   * postings; otherwise each row with a cut term is ranked over its best `candidates` by partial
+   * score (see LexicalTopKOptions, DEFAULT_LEXICAL_BOUND).
    */
   allPairsTopK(k: number, options: LexicalTopKOptions = {}): RankedNeighbours {
     const cap = options.maxPostings ?? DEFAULT_LEXICAL_BOUND.maxPostings;
