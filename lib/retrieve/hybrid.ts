@@ -24,7 +24,7 @@
 import type { Facet } from "@/lib/corpus/types";
 import type { FusedResult } from "@/lib/fusion/types";
 import { citationExpansion, SEED_EXPANSION } from "./citation-expansion";
-import { citedByCounts, citersIndex, learnedRerank, rerankFeatures, type RerankModel } from "./rerank";
+import { citedByCounts, citersIndex, learnedRerank, papersByAuthor, rerankFeatures, type RerankModel } from "./rerank";
 import rerankModel from "./rerank-model.json";
 import { generativeFacetCandidates, graftRetriever } from "./graft";
 import { paperText, paperTfidf, type PaperText } from "./paper-text";
@@ -149,6 +149,8 @@ export async function hybridRerankRows(ctx: RetrieveContext, fused: readonly Fus
     queryNode,
     seeds: SEED_EXPANSION.seeds,
     queryAuthors: ctx.query.authors ?? [],
+    papersByAuthor: ctx.graph.memo("papers-by-author", () => papersByAuthor(ctx.graph.papers)),
+    hidden,
     paper: (node) => ctx.graph.papers[node],
   });
 }

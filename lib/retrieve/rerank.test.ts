@@ -8,6 +8,7 @@ import {
   citedByCounts,
   citersIndex,
   learnedRerank,
+  papersByAuthor,
   RERANK_FEATURES,
   rerankFeatures,
   rerankScore,
@@ -42,6 +43,9 @@ describe("rerankFeatures", () => {
     seeds: 50,
     queryAuthors: ["José Gómez", "A. N. Other"],
     paper: (node) => ({ authors: node === 2 ? ["jose gomez", "Someone Else"] : [] }),
+    // Node 3 (citing 2 and 4) is by the query's first author; node 1 (citing 2) by its second.
+    papersByAuthor: papersByAuthor([{ authors: [] }, { authors: ["A. N. Other"] }, { authors: [] }, { authors: ["Jose Gomez"] }, { authors: [] }]),
+    hidden: new Set(),
   });
 
   it("counts the seeds that cite a candidate and their squared, normalised BM25 votes", () => {
@@ -70,6 +74,16 @@ describe("rerankFeatures", () => {
     assert.equal(two[col("sharedAuthors")], 1, "names match without case or accents");
     assert.equal(four[col("sharedAuthors")], 0);
     assert.equal(authorKey("Gómez,  J."), "gomez j");
+  });
+
+  it("counts the corpus papers by the query's authors that cite a candidate, the query's own node and hidden papers aside", () => {
+    const [two, four] = rerankFeatures(fused([2, 4]), ev(null));
+    assert.equal(two[col("authorsCite")], 2, "node 3 (first author) and node 1 (second author)");
+    assert.equal(four[col("authorsCite")], 1);
+    const [twoAsQuery] = rerankFeatures(fused([2]), ev(3));
+    assert.equal(twoAsQuery[col("authorsCite")], 1, "the query's own citations are its gold");
+    const [twoHidden] = rerankFeatures(fused([2]), { ...ev(null), hidden: new Set([1]) });
+    assert.equal(twoHidden[col("authorsCite")], 1);
   });
 
   it("counts co-citations with the head's first results, leaving the query's own citations out", () => {

@@ -3,7 +3,7 @@
  * by gradient-boosted trees (LambdaMART) over what the first stage already knows of each
  * candidate — its fused and per-facet ranks, its whole-paper BM25 and TF-IDF match, how many
  * lexical seeds cite it, how often the corpus cites it — and what the query's record may say
- * beside its text: its authors (shared with the candidate's). Not the year: a candidate's age
+ * beside its text: its authors (shared with the candidate's; their corpus papers citing it). Not the year: a candidate's age
  * pushed down papers newer than the query, which a scientist exploring related work wants to see,
  * and fitted on train papers without newer candidates it has no answer for them.
  * Candidates keep their provenance; only their order changes.
@@ -33,6 +33,7 @@ export const RERANK_FEATURES = [
   "coCited",
   "dense",
   "sharedAuthors",
+  "authorsCite",
 ] as const;
 export type RerankFeature = (typeof RERANK_FEATURES)[number];
 
@@ -78,6 +79,10 @@ export interface RerankEvidence {
   queryAuthors: readonly string[];
   /** A corpus paper's authors. */
   paper(node: number): { authors: readonly string[] };
+  /** The corpus papers of each author (authorKey), for what the query's authors have cited before. */
+  papersByAuthor: ReadonlyMap<string, readonly number[]>;
+  /** Papers treated as absent (an evaluation's hidden ones): their citations do not count. */
+  hidden: ReadonlySet<number>;
 }
 
 /** How many corpus papers cite each node (in-degree of the reference graph). */
@@ -161,6 +166,32 @@ function sharedAuthors(query: ReadonlySet<string>, authors: readonly string[]): 
   return n;
 }
 
+/** The corpus papers of each author, by authorKey. */
+export function papersByAuthor(papers: readonly { authors: readonly string[] }[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  papers.forEach((p, node) => {
+    for (const a of new Set(p.authors.map(authorKey).filter(Boolean))) {
+      const list = out.get(a);
+      if (list) list.push(node);
+      else out.set(a, [node]);
+    }
+  });
+  return out;
+}
+
+/** How many corpus papers by the query's authors cite each node (authors re-cite what they cited before). */
+function citedByQueryAuthors(authors: ReadonlySet<string>, ev: RerankEvidence): Map<number, number> {
+  const own = new Set<number>();
+  for (const a of authors) for (const node of ev.papersByAuthor.get(a) ?? []) own.add(node);
+  own.delete(ev.queryNode ?? -1);
+  const out = new Map<number, number>();
+  for (const p of own) {
+    if (ev.hidden.has(p)) continue;
+    for (let e = ev.references.offsets[p]; e < ev.references.offsets[p + 1]; e++) out.set(ev.references.refs[e], (out.get(ev.references.refs[e]) ?? 0) + 1);
+  }
+  return out;
+}
+
 /** One feature row per result of `head`, in RERANK_FEATURES order. */
 export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence): number[][] {
   const topBm25 = ev.bm25[0]?.score ?? 1;
@@ -172,6 +203,7 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
   const coCited = coCitation(head, ev, 10);
   const topFused = head[0]?.score || 1;
   const queryAuthors = new Set(ev.queryAuthors.map(authorKey).filter(Boolean));
+  const authorsCite = citedByQueryAuthors(queryAuthors, ev);
   return head.map((r, i) => {
     const meta = ev.paper(r.paper);
     const rankOf = (f: Facet) => r.provenance.find((p) => p.facet === f)?.rank;
@@ -195,6 +227,7 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
       coCited: Math.log1p(coCited.get(r.paper) ?? 0),
       dense: denseFacetMatch(ev, r.paper),
       sharedAuthors: sharedAuthors(queryAuthors, meta.authors),
+      authorsCite: authorsCite.get(r.paper) ?? 0,
     };
     return RERANK_FEATURES.map((f) => row[f]);
   });
