@@ -25,7 +25,7 @@ import type { Facet } from "@/lib/corpus/types";
 import type { FusedResult } from "@/lib/fusion/types";
 import { citationExpansion, SEED_EXPANSION } from "./citation-expansion";
 import { citedByCounts, citersIndex, learnedRerank, papersByAuthor, rerankFeatures, type RerankModel } from "./rerank";
-import rerankModel from "./rerank-model.json";
+import { RERANK_MODEL } from "./rerank-model";
 import { generativeFacetCandidates, graftRetriever } from "./graft";
 import { paperText, paperTfidf, type PaperText } from "./paper-text";
 import { vectorsOf } from "./graph-store";
@@ -68,9 +68,6 @@ export interface RestrictedSettings {
  * (1/0/1) 36.7. Adding USE-lite item similarity as a fourth list lowered MAP (-1.7 at weight 0.5).
  */
 export const RESTRICTED: RestrictedSettings = { lexical: 0.5, facet: 1, whole: 1 };
-
-/** The shipped second stage (`npm run train:rerank -- --write`: LightGBM's LambdaMART, see ./rerank.ts). */
-export const RERANK_MODEL: RerankModel = rerankModel;
 
 /**
  * Chosen on the tuning half of the unseen test papers (issue 17). Whole-paper weight 1/2/4/8/16:

@@ -2,18 +2,18 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { FusedResult } from "@/lib/fusion/types";
 import { referenceIndex } from "./citation-expansion";
-import { RERANK_MODEL } from "./hybrid";
+import { RERANK_MODEL } from "./rerank-model";
 import {
   authorKey,
   citedByCounts,
   citersIndex,
+  fitRerankModel,
   learnedRerank,
   papersByAuthor,
   RERANK_FEATURES,
   rerankFeatures,
   rerankScore,
   type RerankEvidence,
-  type RerankModel,
 } from "./rerank";
 
 const col = (name: (typeof RERANK_FEATURES)[number]) => RERANK_FEATURES.indexOf(name);
@@ -95,53 +95,43 @@ describe("rerankFeatures", () => {
   });
 });
 
-describe("rerankScore and learnedRerank", () => {
-  // Two stumps: +2 when seedVote > 0.5, and +1 when fusedRank > 0.4 (the first results).
-  const stump = (feature: number, threshold: number, below: number, above: number) => ({
-    feature: [feature],
-    threshold: [threshold],
-    left: [~0],
-    right: [~1],
-    leaf: [below, above],
-  });
-  const model: RerankModel = {
-    features: [...RERANK_FEATURES],
-    depth: 10,
-    trees: [stump(col("seedVote"), 0.5, 0, 2), stump(col("fusedRank"), 0.4, 0, 1), { feature: [], threshold: [], left: [], right: [], leaf: [0.25] }],
-  };
-  const rows = Array.from({ length: 10 }, (_, i) =>
-    RERANK_FEATURES.map((f) => (f === "seedVote" ? (i === 7 || i === 9 ? 1 : 0) : f === "fusedRank" ? 1 / Math.log2(2 + i) : 0)),
-  );
-
-  it("sums each tree's leaf, a tree without a split being one leaf", () => {
-    assert.equal(rerankScore(model, rows[0]), 1 + 0.25); // fusedRank 1 > 0.4, seedVote 0
-    assert.equal(rerankScore(model, rows[9]), 2 + 0.25); // fusedRank 1/log2(11) ≈ 0.29
-  });
-
-  it("moves what the model prefers to the top and leaves the rest in the fused order", () => {
-    const order = learnedRerank(fused([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]), rows, model);
-    assert.deepEqual(
-      order.slice(0, 2).map((r) => r.paper),
-      [7, 9],
-      "ties keep the fused order",
+describe("fitRerankModel and learnedRerank", () => {
+  // Gold candidates have a high seedVote and sit low in the fused order.
+  const queries = Array.from({ length: 30 }, (_, q) => {
+    const rows = Array.from({ length: 10 }, (_, i) =>
+      RERANK_FEATURES.map((f) => (f === "seedVote" ? (i === 7 || i === 9 ? 1 : 0) : f === "fusedRank" ? 1 / Math.log2(2 + i) : ((q * 7 + i * 3) % 5) / 5)),
     );
+    return { rows, labels: rows.map((_, i) => (i === 7 || i === 9 ? 1 : 0)) };
+  });
+
+  it("learns a positive weight for a feature that separates gold, and moves gold to the top", () => {
+    const model = fitRerankModel(queries, { depth: 10 });
+    assert.ok(model.weights[col("seedVote")] > 0.5, `seedVote weight ${model.weights[col("seedVote")]}`);
+    const order = learnedRerank(fused([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]), queries[0].rows, model);
+    assert.deepEqual(new Set(order.slice(0, 2).map((r) => r.paper)), new Set([7, 9]));
+    // Below the model's depth the fused order stands, and nothing is lost.
     assert.deepEqual(
       order.slice(10).map((r) => r.paper),
       [10, 11],
     );
     assert.equal(new Set(order.map((r) => r.paper)).size, 12);
   });
+
+  it("is deterministic and scores with the standardisation it was fitted with", () => {
+    const a = fitRerankModel(queries, { depth: 10 });
+    const b = fitRerankModel(queries, { depth: 10 });
+    assert.deepEqual(a, b);
+    const row = queries[0].rows[7];
+    const manual = a.weights.reduce((s, w, j) => s + (w * (row[j] - a.mean[j])) / a.scale[j], a.bias);
+    assert.equal(rerankScore(a, row), manual);
+  });
 });
 
 describe("the shipped model", () => {
-  it("was fitted on today's features, in their order, and every tree reaches only its own nodes and leaves", () => {
+  it("was fitted on today's features, in their order", () => {
     assert.ok(RERANK_MODEL, "a fitted model ships with the default retriever");
     assert.deepEqual(RERANK_MODEL.features, [...RERANK_FEATURES]);
-    assert.ok(RERANK_MODEL.trees.length > 0);
-    for (const t of RERANK_MODEL.trees) {
-      assert.equal(t.leaf.length, t.feature.length + 1, "a binary tree has one more leaf than splits");
-      for (const c of [...t.left, ...t.right]) assert.ok(c >= 0 ? c < t.feature.length : ~c < t.leaf.length);
-      for (const f of t.feature) assert.ok(f >= 0 && f < RERANK_FEATURES.length);
-    }
+    for (const xs of [RERANK_MODEL.mean, RERANK_MODEL.scale, RERANK_MODEL.weights]) assert.equal(xs.length, RERANK_FEATURES.length);
+    assert.ok(RERANK_MODEL.scale.every((x) => x > 0));
   });
 });

@@ -4,14 +4,12 @@
  * Train-split papers of acl-citegraph with corpus references are queried as unseen papers through
  * relatedPapers (LLM facets, with their records' year and authors), gold = the corpus papers they
  * cite (train-split citations only); the tuning half of the unseen test papers is queried with both
- * facet sources. Their fused heads' feature rows go to a file (--dump, default in the temp folder);
- * --write then fits LightGBM's LambdaMART on the training rows and chooses its size on the tuning
- * rows (workers/trainer/rerank.py, GRAFT_PYTHON with lightgbm), into lib/retrieve/rerank-model.json.
- * Either way the script ends by scoring the shipped model here, in Node, as serving does (R@20 of
- * train and tune, which must match the trainer's). --from re-reads a dump instead of querying.
+ * facet sources. Their fused heads' feature rows go to a file (--dump, default in the temp folder;
+ * --from re-reads one instead of querying). The pairwise logistic model is fitted on the training
+ * rows for each depth and L2 penalty, chosen by R@20 on the tuning rows (never the report half or
+ * set 1); --write stores it in lib/retrieve/rerank-model.ts.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -20,9 +18,8 @@ import { getDb } from "@/lib/db/client";
 import { sharedDataDir } from "@/lib/paths";
 import { createExtractor } from "@/lib/facets/provider";
 import { runUserPapers, userPaperQueries, type FacetSource, type UserPaperQuery } from "@/lib/eval/user-papers";
-import { config } from "@/lib/config";
 import { HYBRID, hybridRerankRows, hybridRetriever } from "@/lib/retrieve/hybrid";
-import { rerankScore, RERANK_FEATURES, type RerankModel } from "@/lib/retrieve/rerank";
+import { fitRerankModel, rerankScore, RERANK_FEATURES, type RerankModel } from "@/lib/retrieve/rerank";
 import { registerRetriever } from "@/lib/retrieve/retriever";
 
 const { values } = parseArgs({
@@ -116,6 +113,7 @@ async function capture(queries: UserPaperQuery[], source: FacetSource): Promise<
 
 function recallAt20(qs: readonly Captured[], model: RerankModel | null): number {
   const depth = model?.depth ?? 0;
+
   let hit = 0;
   let gold = 0;
   for (const q of qs) {
@@ -152,11 +150,46 @@ const report = (label: string, model: RerankModel | null) =>
     `${label} R@20: train ${recallAt20(train, model).toFixed(4)}  tune llm ${recallAt20(tune.llm, model).toFixed(4)}  offline ${recallAt20(tune.offline, model).toFixed(4)}`,
   );
 report("fused order", null);
-const MODEL_FILE = path.join(process.cwd(), "lib/retrieve/rerank-model.json");
-if (values.write) {
-  const fit = spawnSync(config().GRAFT_PYTHON, ["workers/trainer/rerank.py", values.from ?? values.dump, "--out", MODEL_FILE], { stdio: "inherit" });
-  if (fit.status !== 0) throw new Error(`workers/trainer/rerank.py failed (exit ${fit.status}); it needs lightgbm (pip install lightgbm numpy)`);
+
+/**
+ * Each training query's head. Candidates published after the query cannot be its references: for
+ * a 2012 train paper they are half the pool, easy negatives that a 2020 query does not have, so
+ * they are left out of the fit (they stay in the recall figures).
+ */
+function trainingSet(qs: readonly Captured[], depth: number) {
+  return qs.map((q) => {
+    const keep = q.papers.slice(0, depth).flatMap((_, i) => (q.years[i] <= q.year ? [i] : []));
+    return { rows: keep.map((i) => q.rows[i]), labels: keep.map((i) => (q.gold.has(q.papers[i]) ? 1 : 0)) };
+  });
 }
-// Scored here as serving scores it: the figures must be the trainer's.
-report("shipped model, scored in Node,", JSON.parse(readFileSync(MODEL_FILE, "utf8")) as RerankModel);
+
+let best: { model: RerankModel; score: number } | null = null;
+for (const depth of [50, 100, 200].filter((d) => d <= MAX_DEPTH)) {
+  for (const l2 of [1e-3, 1e-2]) {
+    const model = fitRerankModel(trainingSet(train, depth), { depth, l2 });
+    report(`depth ${depth} l2 ${l2}:`, model);
+    const score = (recallAt20(tune.llm, model) + recallAt20(tune.offline, model)) / 2;
+    if (!best || score > best.score) best = { model, score };
+  }
+}
+const chosen = (best as { model: RerankModel }).model;
+console.log(`chosen depth ${chosen.depth}; standardised weights:`, RERANK_FEATURES.map((f, j) => `${f} ${chosen.weights[j].toFixed(3)}`).join(", "));
+if (values.write) {
+  const round = (xs: number[]) => xs.map((x) => Number(x.toPrecision(6)));
+  const model = { ...chosen, mean: round(chosen.mean), scale: round(chosen.scale), weights: round(chosen.weights), bias: Number(chosen.bias.toPrecision(6)) };
+  const file = path.join(process.cwd(), "lib/retrieve/rerank-model.ts");
+  writeFileSync(
+    file,
+    `/**
+ * The default retriever's second stage (lib/retrieve/rerank.ts), written by \`npm run train:rerank -- --train ${values.train} --write\`:
+ * pairwise logistic regression fitted on ${train.length} train-split papers of acl-citegraph queried as unseen papers
+ * (LLM facets, their records' authors; gold: their corpus references), depth and L2 chosen on the tuning half of the unseen test papers.
+ */
+import type { RerankModel } from "./rerank";
+
+export const RERANK_MODEL: RerankModel | null = ${JSON.stringify(model, null, 2)};
+`,
+  );
+  console.log(`wrote ${file}`);
+}
 process.exit(0);
