@@ -34,6 +34,32 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
   if (options.durable) syncDirectory(path.dirname(file));
 }
 
+/**
+ * The same for a file that a library writes itself (`write(tmp)`, e.g. an index's own writer):
+ * the temporary file it wrote is renamed over `file`, or removed when anything fails.
+ */
+export async function writeFileAtomicWith(file: string, write: (tmp: string) => Promise<void> | void, options: AtomicWriteOptions = {}): Promise<void> {
+  const tmp = atomicTempFile(file);
+  try {
+    await write(tmp);
+    if (options.durable) flushFile(tmp);
+    renameSync(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  if (options.durable) syncDirectory(path.dirname(file));
+}
+
+function flushFile(file: string): void {
+  const fd = openSync(file, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function writeDurably(file: string, data: string | Uint8Array): void {
   const bytes = typeof data === "string" ? Buffer.from(data) : data;
   const fd = openSync(file, "w");

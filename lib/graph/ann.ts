@@ -16,9 +16,9 @@
  * at a corpus's first unseen paper; serving then needs no exact blocks for that facet.
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import path from "node:path";
+import { writeFileAtomicWith } from "@/lib/atomic-write";
 import { maxSimOneToMany, numPapersOf, type PackedFacetItems } from "./maxsim";
 import type { FacetBlocks } from "./maxsim-engine";
 
@@ -242,20 +242,9 @@ export class FacetAnnIndex {
 
   /** Writes the index to `file` atomically: a temporary name in the same folder, flushed, then renamed. */
   async write(file: string): Promise<void> {
-    if (!this.hnsw) return;
-    const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-    try {
-      await this.hnsw.writeIndex(tmp);
-      const fd = openSync(tmp, "r");
-      try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, file);
-    } finally {
-      rmSync(tmp, { force: true });
-    }
+    const hnsw = this.hnsw;
+    if (!hnsw) return;
+    await writeFileAtomicWith(file, (tmp) => hnsw.writeIndex(tmp).then(() => undefined), { durable: true });
   }
 
   private static buildSync(source: AnnVectors, params: Partial<AnnParams>): FacetAnnIndex {
