@@ -36,7 +36,8 @@ export interface UserPaperQuery {
   gold: string[];
 }
 
-interface Line {
+/** One line of papers.jsonl / ooc-queries.jsonl, as far as a query reads it. */
+export interface PaperLine {
   id: string;
   title: string;
   abstract?: string;
@@ -46,11 +47,11 @@ interface Line {
   facets?: Partial<Record<Facet, string[]>>;
 }
 
-const jsonl = (file: string): Line[] =>
+const jsonl = (file: string): PaperLine[] =>
   readFileSync(file, "utf8")
     .split("\n")
     .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Line);
+    .map((l) => JSON.parse(l) as PaperLine);
 
 function tsvPairs(file: string): [string, string][] {
   return readFileSync(file, "utf8")
@@ -76,7 +77,8 @@ function grouped(pairs: [string, string][]): Map<string, string[]> {
   return out;
 }
 
-const query = (p: Line, gold: string[]): UserPaperQuery => ({
+/** A data set's paper as a query paper with its gold (a record: title, abstract, facets, year, authors). */
+export const userPaperQuery = (p: PaperLine, gold: string[]): UserPaperQuery => ({
   id: p.id,
   title: p.title,
   abstract: p.abstract ?? "",
@@ -92,13 +94,13 @@ export function userPaperQueries(corpusDir: string, set: UserPaperSet): UserPape
     const gold = grouped(tsvPairs(path.join(corpusDir, "ooc-gold.tsv")));
     return jsonl(path.join(corpusDir, "ooc-queries.jsonl"))
       .filter((q) => gold.has(q.id))
-      .map((q) => query(q, gold.get(q.id) as string[]));
+      .map((q) => userPaperQuery(q, gold.get(q.id) as string[]));
   }
   const cites = grouped(tsvPairs(path.join(corpusDir, "citations.tsv")));
   const tuning = set === "unseen-tune";
   return jsonl(path.join(corpusDir, "papers.jsonl"))
     .filter((p) => p.split === "test" && cites.has(p.id) && isTuningPaper(p.id) === tuning)
-    .map((p) => query(p, cites.get(p.id) as string[]));
+    .map((p) => userPaperQuery(p, cites.get(p.id) as string[]));
 }
 
 export interface UserPaperRun {

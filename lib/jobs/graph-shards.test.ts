@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -9,10 +8,11 @@ import { importCorpus } from "@/lib/corpus/import";
 import type { CorpusInput } from "@/lib/corpus/read";
 import type { PaperRecord } from "@/lib/corpus/types";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
-import { dataRoot, repoRoot } from "@/lib/paths";
+import { dataRoot } from "@/lib/paths";
 import { failpointBanner } from "./failpoints";
 import { enqueueStage, runStageInline } from "./runner";
 import "./stages";
+import { startWorker, type WorkerProcess } from "./testing";
 
 // Issue 18, "beyond one machine": a graph build whose all-pairs kernel is cut into block jobs
 // ("graph-block") must write the same graph.csr, byte for byte, as the one-pass build, whether
@@ -82,32 +82,13 @@ function shardCorpus(): CorpusInput {
 const PARAMS = { corpus: "shards", k: 5, workers: 1, chunkItems: 8 };
 const SHARDS = 3;
 
-interface Worker {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function startWorker(env: NodeJS.ProcessEnv, args: string[] = []): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "workers/pipeline.ts"), ...args], {
-    cwd: repoRoot,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout?.on("data", (d) => (out += d));
-  child.stderr?.on("data", (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => out, exited };
-}
-
 describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeout: 300_000 }, () => {
   let store: TestDb;
   let root = "";
   const savedRoot = process.env.GRAFT_DATA_ROOT;
   let reference = "";
   let referenceEdges: string[] = [];
-  const workers: Worker[] = [];
+  const workers: WorkerProcess[] = [];
 
   before(async () => {
     store = await createTestDb();

@@ -1,17 +1,16 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { latestBuildWith } from "@/lib/builds/build-dir";
 import { importCorpus } from "@/lib/corpus/import";
-import { repoRoot } from "@/lib/paths";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
 import { miniCorpusInput } from "@/lib/graph/testing";
 import { failpointBanner, failpointLogLine } from "./failpoints";
 import { runStageInline, enqueueStage } from "./runner";
 import "./stages";
+import { startWorker, type WorkerProcess } from "./testing";
 
 // The acceptance test of durable jobs: a real worker process (workers/pipeline.ts) is SIGKILLed
 // at every durable boundary of the graph stage (and, for a second job, at a random moment), a
@@ -23,26 +22,7 @@ const PARAMS = { corpus: "mini", k: 2, workers: 1 };
 /** Where a worker stops to be killed, in the order the stage reaches them. */
 const FAILPOINTS = ["graph:started", "graph:embedded", "graph:artefacts", "graph:edges", "job:graph:done"];
 
-interface Worker {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function startWorker(env: NodeJS.ProcessEnv): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "workers/pipeline.ts"), "--exit-when-idle"], {
-    cwd: repoRoot,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout?.on("data", (d) => (out += d));
-  child.stderr?.on("data", (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => out, exited };
-}
-
-async function waitFor(w: Worker, text: string, timeoutMs = 90_000): Promise<void> {
+async function waitFor(w: WorkerProcess, text: string, timeoutMs = 90_000): Promise<void> {
   const start = Date.now();
   while (!w.output().includes(text)) {
     if (w.child.exitCode !== null) throw new Error(`worker exited (${w.child.exitCode}) before "${text}":\n${w.output()}`);
@@ -51,7 +31,7 @@ async function waitFor(w: Worker, text: string, timeoutMs = 90_000): Promise<voi
   }
 }
 
-async function kill(w: Worker): Promise<void> {
+async function kill(w: WorkerProcess): Promise<void> {
   w.child.kill("SIGKILL");
   await w.exited;
 }
@@ -101,7 +81,7 @@ describe(`kill and resume a graph build (${testProvider})`, { concurrency: false
     delete env.GRAFT_FAILPOINT;
 
     for (const fp of FAILPOINTS) {
-      const w = startWorker({ ...env, GRAFT_FAILPOINT: fp });
+      const w = startWorker({ ...env, GRAFT_FAILPOINT: fp }, ["--exit-when-idle"]);
       await waitFor(w, failpointBanner(fp));
       const mid = await db.job.findUniqueOrThrow({ where: { id: job.id } });
       assert.equal(mid.status, "running", `job is running at ${fp}`);
@@ -118,7 +98,7 @@ describe(`kill and resume a graph build (${testProvider})`, { concurrency: false
       await kill(w);
     }
 
-    const last = startWorker(env);
+    const last = startWorker(env, ["--exit-when-idle"]);
     const code = await last.exited;
     assert.equal(code, 0, last.output());
     assert.match(last.output(), /had completed before the previous worker stopped/);
@@ -182,7 +162,7 @@ describe(`kill and resume a graph build (${testProvider})`, { concurrency: false
     const { job } = await enqueueStage(db, "graph", PARAMS);
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: store.config.url, GRAFT_DATA_ROOT: root, GRAFT_WORKER_POLL_MS: "100", CI: "1" };
     delete env.GRAFT_FAILPOINT;
-    const w = startWorker(env);
+    const w = startWorker(env, ["--exit-when-idle"]);
     await waitFor(w, `job ${job.id} (graph) claimed`);
     // Anywhere from the claim to (rarely) past the end of the job: every moment must be safe.
     const delay = Math.floor(Math.random() * 1200);
@@ -190,7 +170,7 @@ describe(`kill and resume a graph build (${testProvider})`, { concurrency: false
     await kill(w);
     const at = await db.job.findUniqueOrThrow({ where: { id: job.id } });
     t.diagnostic(`killed ${delay} ms after the claim; job ${at.status}: ${at.message}`);
-    const last = startWorker(env);
+    const last = startWorker(env, ["--exit-when-idle"]);
     assert.equal(await last.exited, 0, last.output());
     const done = await db.job.findUniqueOrThrow({ where: { id: job.id } });
     assert.equal(done.status, "succeeded", done.error ?? "");

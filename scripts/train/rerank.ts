@@ -17,7 +17,7 @@ import { createHash } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { sharedDataDir } from "@/lib/paths";
 import { createExtractor } from "@/lib/facets/provider";
-import { runUserPapers, userPaperQueries, type FacetSource, type UserPaperQuery } from "@/lib/eval/user-papers";
+import { runUserPapers, userPaperQueries, userPaperQuery, type FacetSource, type PaperLine, type UserPaperQuery } from "@/lib/eval/user-papers";
 import { HYBRID, hybridRerankRows, hybridRetriever } from "@/lib/retrieve/hybrid";
 import { fitRerankModel, rerankScore, RERANK_FEATURES, type RerankModel } from "@/lib/retrieve/rerank";
 import { registerRetriever } from "@/lib/retrieve/retriever";
@@ -41,8 +41,7 @@ const MAX_DEPTH = Number(values.depth);
 /** Train-split papers with corpus references, a fixed hash-ordered sample of `n`. */
 function trainQueries(dir: string, n: number): UserPaperQuery[] {
   const lines = readFileSync(path.join(dir, "papers.jsonl"), "utf8").split("\n").filter(Boolean);
-  type Line = { id: string; title: string; abstract?: string; split?: string; year?: number; authors?: string[]; facets?: UserPaperQuery["facets"] };
-  const papers = lines.map((l) => JSON.parse(l) as Line);
+  const papers = lines.map((l) => JSON.parse(l) as PaperLine);
   const train = new Set(papers.filter((p) => p.split === "train").map((p) => p.id));
   const refs = new Map<string, string[]>();
   for (const l of readFileSync(path.join(dir, "citations.tsv"), "utf8").split("\n").slice(1)) {
@@ -55,15 +54,7 @@ function trainQueries(dir: string, n: number): UserPaperQuery[] {
     .filter((p) => refs.has(p.id))
     .sort((x, y) => hash(x.id) - hash(y.id))
     .slice(0, n)
-    .map((p) => ({
-      id: p.id,
-      title: p.title,
-      abstract: p.abstract ?? "",
-      facets: p.facets ?? {},
-      year: p.year ?? null,
-      authors: p.authors ?? [],
-      gold: refs.get(p.id) as string[],
-    }));
+    .map((p) => userPaperQuery(p, refs.get(p.id) as string[]));
 }
 
 const YEAR = new Map(

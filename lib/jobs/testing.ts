@@ -1,0 +1,25 @@
+/** Test helpers of the job queue: a real `npm run worker` process (tests only). */
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+import { repoRoot } from "@/lib/paths";
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts workers/pipeline.ts in its own process with `env` and `args` (e.g. --exit-when-idle). */
+export function startWorker(env: NodeJS.ProcessEnv, args: string[] = []): WorkerProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "workers/pipeline.ts"), ...args], {
+    cwd: repoRoot,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
