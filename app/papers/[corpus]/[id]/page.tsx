@@ -19,7 +19,7 @@ import { getDb } from "@/lib/db/client";
 import { loadPaperAudit } from "@/lib/facets/audit/read";
 import { paperNeighbours } from "@/lib/graph/neighbours";
 import { resolveSegment } from "@/lib/http/segments";
-import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
+import { loadGraph, NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { relatedOptions, relatedPapers, type RelatedResult } from "@/lib/query/related";
 
 export const dynamic = "force-dynamic";
@@ -63,7 +63,7 @@ export default async function PaperPage({ params }: { params: Params }) {
     abstract: paper.abstract || null,
   };
   const facetTotal = FACETS.reduce((n, f) => n + paper.facets[f].length, 0);
-  const neighbours = paper.role === "corpus" ? await paperNeighbours(getDb(), paper.id) : null;
+  const neighbours = paper.role === "corpus" ? await paperNeighbours(getDb(), paper.id, { loadGraph }) : null;
   const related = neighbours ? await loadRelated(paper.corpus, paper.externalId) : null;
   const audit = await loadPaperAudit(getDb(), paper.id);
 

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { importCorpus } from "@/lib/corpus/import";
+import type { Db } from "@/lib/db/client";
+import { testProvider } from "@/lib/db/testing";
+import { dataRoot } from "@/lib/paths";
+import { buildGraphStage } from "./build";
+import { readPaperGraph } from "./csr";
+import { csrNeighbours, edgeRowNeighbours, type LoadedBuildGraph, paperNeighbours } from "./neighbours";
+import { miniCorpusInput, useMiniCorpusStore } from "./testing";
+
+// Paper pages read a paper's typed-graph neighbours from the build's CSR (as serving holds it)
+// instead of the build's Edge rows: both must give the same lists, on SQLite and PostgreSQL.
+
+/** A build's CSR with its node ↔ paper maps, read the way serving's loadGraph reads them. */
+async function loadBuildFiles(db: Db, buildId: number): Promise<LoadedBuildGraph> {
+  const build = await db.build.findUniqueOrThrow({ where: { id: buildId } });
+  const dir = path.resolve(dataRoot(), build.dir);
+  const ids = JSON.parse(readFileSync(path.join(dir, "papers.json"), "utf8")) as { dbIds: number[] };
+  const rows = await db.paper.findMany({ where: { id: { in: ids.dbIds } }, select: { id: true, externalId: true, title: true, year: true } });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return {
+    build: buildId,
+    graph: readPaperGraph(path.join(dir, "graph.csr")),
+    indexOfDbId: new Map(ids.dbIds.map((id, i) => [id, i])),
+    papers: ids.dbIds.map((id) => {
+      const { externalId, title, year } = byId.get(id) as (typeof rows)[number];
+      return { externalId, title, year };
+    }),
+  };
+}
+
+describe(`paper neighbours from the build's CSR (${testProvider})`, { concurrency: false }, () => {
+  const t = useMiniCorpusStore("graft-neighbours-");
+  let first: LoadedBuildGraph;
+
+  const miniPaperIds = async () =>
+    (await t.db.paper.findMany({ where: { corpus: { name: "mini" } }, select: { id: true }, orderBy: { id: "asc" } })).map((p) => p.id);
+
+  test("the CSR gives every paper the same neighbours as the build's Edge rows, at every cut", async () => {
+    const report = await buildGraphStage(t.db, { corpus: "mini", k: 3, workers: 1 });
+    first = await loadBuildFiles(t.db, report.build);
+    const ids = await miniPaperIds();
+    assert.equal(ids.length, 6);
+    for (const perFacet of [1, 2, 3, 20])
+      for (const id of ids) {
+        const fromCsr = csrNeighbours(first, id, perFacet);
+        assert.deepEqual(fromCsr, await edgeRowNeighbours(t.db, report.build, id, perFacet), `paper ${id}, ${perFacet} per facet`);
+        for (const list of Object.values(fromCsr)) assert.equal(list.length, Math.min(perFacet, 3), "every row holds k = 3 edges");
+      }
+    // Not vacuous: real titles, ranks from 1, weights best first, and a citation score somewhere (P0, P1 both cite P5).
+    const p0 = csrNeighbours(first, ids[0], 20);
+    assert.deepEqual(
+      p0.problems.map((n) => n.rank),
+      [1, 2, 3],
+    );
+    assert.equal(p0.problems[0].externalId, "P1");
+    assert.equal(p0.problems[0].title, "Paper 1");
+    assert.ok(p0.problems[0].weight >= p0.problems[1].weight);
+    assert.ok(Object.values(p0).some((list) => list.some((n) => n.citationScore > 0)));
+
+    const calls: string[] = [];
+    const viaCsr = await paperNeighbours(t.db, ids[0], {
+      loadGraph: async (_db, corpus) => {
+        calls.push(corpus);
+        return first;
+      },
+    });
+    assert.deepEqual(calls, ["mini"], "the loader is asked for the paper's corpus");
+    assert.deepEqual(viaCsr, await paperNeighbours(t.db, ids[0]), "the same answer as from the Edge rows");
+    assert.equal(viaCsr?.build, report.build);
+    assert.deepEqual([viaCsr?.alpha, viaCsr?.beta], [0.25, 0.75], "the build's α, β");
+  });
+
+  test("while the loaded build is not the newest yet, the newest build's Edge rows are read", async () => {
+    const second = await buildGraphStage(t.db, { corpus: "mini", k: 3, workers: 1, similarity: "cosine" });
+    const [id] = await miniPaperIds();
+    const n = await paperNeighbours(t.db, id, { loadGraph: async () => first });
+    assert.equal(n?.build, second.build);
+    assert.deepEqual([n?.alpha, n?.beta], [0.75, 0.25]);
+    const newest = await edgeRowNeighbours(t.db, second.build, id, 20);
+    assert.deepEqual(n?.facets, newest);
+    assert.notDeepEqual(newest, csrNeighbours(first, id, 20), "the two builds' weights differ (cosine vs mix), so the stale CSR was not read");
+    assert.deepEqual(csrNeighbours(await loadBuildFiles(t.db, second.build), id, 20), newest, "the newest CSR agrees with its rows");
+  });
+
+  test("a paper outside the build has no neighbours; a corpus without a graph build, or no such paper, gives null", async () => {
+    assert.ok(
+      Object.values(csrNeighbours(first, -1, 20)).every((list) => list.length === 0),
+      "no node, no neighbours",
+    );
+    await importCorpus(t.db, miniCorpusInput(), { corpus: "unbuilt" });
+    const other = await t.db.paper.findFirstOrThrow({ where: { corpus: { name: "unbuilt" } } });
+    let called = false;
+    const loadGraph = async () => {
+      called = true;
+      return first;
+    };
+    assert.equal(await paperNeighbours(t.db, other.id, { loadGraph }), null);
+    assert.equal(await paperNeighbours(t.db, 1_000_000, { loadGraph }), null);
+    assert.equal(called, false, "nothing is loaded without a build");
+  });
+});
