@@ -8,6 +8,7 @@ import { type Db, dbProvider } from "@/lib/db/client";
 import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
 import { ParallelEmbedder } from "@/lib/embed/parallel";
 import { createEmbedder, embedderSpecFromEnv } from "@/lib/embed/registry";
+import { type EmbedSlicePlan, embedMissingInSlices } from "@/lib/embed/shards";
 import type { Embedder } from "@/lib/embed/types";
 import { citationRows } from "./citation-score";
 import { coverage, type CoverageAtK } from "./coverage";
@@ -68,6 +69,11 @@ export interface GraphShardRunner {
   shards: number;
   /** Resolves once every task of the plan has its lists stored (the inputs are stored already). */
   runBlocks: (build: BuildHandle, plan: ShardPlan) => Promise<void>;
+  /**
+   * Texts missing from the vector cache are embedded in slices too (lib/embed/shards.ts): resolves
+   * once every slice of the plan has its vectors stored. Absent: they are embedded here.
+   */
+  runSlices?: (build: BuildHandle, plan: EmbedSlicePlan) => Promise<void>;
 }
 
 export interface GraphStageReport {
@@ -182,6 +188,20 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
     const dim = probe.dim;
     await probe.close?.();
     let newlyEmbedded = 0;
+    const cacheDir = cacheDirFor(options.corpus, embedderId);
+    // Sharded: the texts the cache lacks are embedded by slice jobs on any worker and appended
+    // to the cache first, so embedWithCache below finds every vector there.
+    const runSlices = options.sharded?.runSlices;
+    if (options.sharded && runSlices)
+      newlyEmbedded += await embedMissingInSlices(db, build.id, texts, {
+        dir: cacheDir,
+        spec,
+        embedder: { id: embedderId, dim },
+        shards: options.sharded.shards,
+        workers: options.workers,
+        runSlices: (plan) => runSlices(build, plan),
+        onProgress: (d, t) => progress("embed", d, t, "slices"),
+      });
     let pool: ParallelEmbedder | null = null;
     const lazy: Embedder = {
       id: embedderId,
@@ -197,7 +217,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
     let vectors: Float32Array[] | null;
     try {
       vectors = await embedWithCache(lazy, texts, {
-        dir: cacheDirFor(options.corpus, embedderId),
+        dir: cacheDir,
         onProgress: (d, t) => progress("embed", d, t),
       });
     } finally {

@@ -9,6 +9,7 @@ import type { GraphStageReport } from "@/lib/graph/build";
 import { itemSimilaritySpec, parseItemSimilarity, similarityOfParams } from "@/lib/graph/similarity";
 import { failpoint } from "../failpoints";
 import { registerStage } from "../registry";
+import { runEmbedSlices } from "./embed-slice";
 import { runGraphBlocks } from "./graph-block";
 
 // The graph stage as a job: buildGraphStage (embeddings → exact top-K typed edges → CSR +
@@ -121,7 +122,13 @@ registerStage<GraphStageParams>(
       workers: params.workers,
       chunkItems: params.chunkItems,
       sharded:
-        params.shards !== undefined && params.shards > 1 ? { shards: params.shards, runBlocks: (build, plan) => runGraphBlocks(ctx, build, plan) } : undefined,
+        params.shards !== undefined && params.shards > 1
+          ? {
+              shards: params.shards,
+              runBlocks: (build, plan) => runGraphBlocks(ctx, build, plan),
+              runSlices: (build, plan) => runEmbedSlices(ctx, build, plan),
+            }
+          : undefined,
       jobId: job.id,
       resume,
       signal,

@@ -4,4 +4,5 @@
 import "./import";
 import "./graph";
 import "./graph-block";
+import "./embed-slice";
 import "./genret";
