@@ -1,14 +1,19 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Command } from "commander";
 import { disconnectDb } from "@/lib/db/client";
 import { testProvider } from "@/lib/db/testing";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
+import { dataRoot } from "@/lib/paths";
 import { UsageError } from "../output";
 import { registerBuild } from "./build";
 
 // `graft build --stage graph --similarity …` in process against the six-paper store: the flag
 // is validated, recorded in the build and reported; leaving it out builds the default mix.
+// `--shards N` runs the stage as a graph job whose kernel blocks are queued as graph-block jobs.
 
 async function graft(...argv: string[]): Promise<string> {
   const program = new Command("graft").exitOverride();
@@ -28,7 +33,7 @@ async function graft(...argv: string[]): Promise<string> {
   }
 }
 
-describe(`graft build --stage graph --similarity (${testProvider})`, { concurrency: false }, () => {
+describe(`graft build --stage graph: --similarity, --shards (${testProvider})`, { concurrency: false }, () => {
   const t = useMiniCorpusStore("graft-build-cli-");
   const saved = { url: process.env.DATABASE_URL, progress: process.env.GRAFT_PROGRESS };
   before(async () => {
@@ -65,5 +70,56 @@ describe(`graft build --stage graph --similarity (${testProvider})`, { concurren
     assert.deepEqual(await params(cosine.build).then((p) => [p.similarity, p.alpha, p.beta]), ["cosine", 0.75, 0.25]);
     assert.deepEqual(await params(mixed.build).then((p) => [p.similarity, p.alpha, p.beta]), ["mix:0.5", 0.25, 0.75]);
     assert.deepEqual(await params(lambda.build).then((p) => [p.similarity, p.alpha, p.beta]), ["mix:0.3", 0.5, 0.5]);
+  });
+
+  test("--shards must be a positive integer, for the graph stage, within the graph job's limits", async () => {
+    for (const bad of ["0", "-2", "1.5", "abc", "2000"]) {
+      await assert.rejects(
+        graft("build", "--stage", "graph", "--corpus", "mini", "--shards", bad),
+        (e: Error) => e instanceof UsageError && /--shards: shards must be (a positive integer|at most 1024)/.test(e.message),
+        bad,
+      );
+    }
+    await assert.rejects(
+      graft("build", "--stage", "genret", "--corpus", "mini", "--shards", "2"),
+      (e: Error) => e instanceof UsageError && /--shards: only the graph stage is sharded/.test(e.message),
+    );
+    await assert.rejects(
+      graft("build", "--stage", "graph", "--corpus", "mini", "--shards", "2", "--workers", "32"),
+      (e: Error) => e instanceof UsageError && /--workers: /.test(e.message),
+      "the graph job takes at most 16 embedding workers",
+    );
+    assert.equal(await t.db.job.count(), 0, "nothing was queued");
+  });
+
+  test("--shards 2 builds through a graph job and its graph-block jobs, writing the one-pass graph.csr", async () => {
+    const csrOf = async (id: number) => {
+      const b = await t.db.build.findUniqueOrThrow({ where: { id } });
+      return createHash("sha256")
+        .update(readFileSync(path.join(dataRoot(), b.dir, "graph.csr")))
+        .digest("hex");
+    };
+    const args = ["build", "--stage", "graph", "--corpus", "mini", "--k", "2", "--workers", "1", "--json"];
+    const onePass = JSON.parse(await graft(...args));
+    const sharded = JSON.parse(await graft(...args, "--shards", "2"));
+    assert.ok(sharded.build > onePass.build);
+    assert.deepEqual([sharded.papers, sharded.items, sharded.similarity], [onePass.papers, onePass.items, onePass.similarity], "the same report");
+    assert.equal(await csrOf(sharded.build), await csrOf(onePass.build), "graph.csr is byte-identical");
+    assert.equal(await t.db.edge.count({ where: { buildId: sharded.build } }), await t.db.edge.count({ where: { buildId: onePass.build } }));
+
+    const build = await t.db.build.findUniqueOrThrow({ where: { id: sharded.build } });
+    assert.equal(build.status, "complete");
+    assert.equal(JSON.parse(build.params).shards, 2);
+    const job = await t.db.job.findFirstOrThrow({ where: { stage: "graph", buildId: sharded.build } });
+    assert.equal(job.status, "succeeded");
+    assert.equal(JSON.parse(job.params).shards, 2, "the job carries the shards param");
+    const blocks = (await t.db.job.findMany({ where: { stage: "graph-block" } })).filter((j) => JSON.parse(j.params).build === sharded.build);
+    const facets = new Set(blocks.map((b) => JSON.parse(b.params).facet as string));
+    assert.equal(facets.size, 4, "block jobs for all four facets");
+    assert.ok(
+      blocks.every((b) => b.status === "succeeded"),
+      "with no worker running, this process ran every block itself",
+    );
+    assert.equal(await t.db.graphShard.count({ where: { buildId: sharded.build } }), 0, "the shard rows are dropped");
   });
 });

@@ -3,13 +3,16 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { latestBuildWith } from "@/lib/builds/build-dir";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { getDb } from "@/lib/db/client";
+import { type Db, getDb } from "@/lib/db/client";
 import { buildGenretStage, DEFAULT_TRAINER, type GenretStageReport } from "@/lib/genret/build";
 import { DISTILL_VARIANTS } from "@/lib/genret/distill";
 import { installPretrainedModel } from "@/lib/genret/pretrained";
 import { buildGraphStage, type GraphStageReport } from "@/lib/graph/build";
 import { DEFAULT_ITEM_SIMILARITY, itemSimilaritySpec, parseItemSimilarity } from "@/lib/graph/similarity";
-import { emit, fmt, parseOptions, table } from "../output";
+import { enqueueStage, JobNotRunnableError, runJobInline } from "@/lib/jobs/runner";
+import "@/lib/jobs/stages";
+import { FINISHED_STATUSES, type JobStatus } from "@/lib/jobs/types";
+import { emit, fmt, parseOptions, table, UsageError } from "../output";
 import { ProgressBar } from "../progress";
 
 const STAGES = ["graph", "genret", "all"] as const;
@@ -35,6 +38,12 @@ const buildOptions = z
         }
       }),
     workers: z.coerce.number().int().min(1).max(64).optional(),
+    shards: z.coerce
+      .number({ error: "shards must be a positive integer" })
+      .int("shards must be a positive integer")
+      .min(1, "shards must be a positive integer")
+      .max(1024, "shards must be at most 1024 (row blocks per facet)")
+      .optional(),
     variant: z.enum(VARIANTS, { error: `variant must be one of: ${VARIANTS.join(", ")}` }).default("uniform"),
     seed: z.coerce.number().int().min(0).default(0),
     trainMinutes: z.coerce
@@ -55,7 +64,10 @@ const buildOptions = z
     ifMissing: z.boolean().default(false),
     json: z.boolean().default(false),
   })
-  .refine((o) => o.dModel % o.heads === 0, { message: "--d-model must be a multiple of --heads", path: ["dModel"] });
+  .refine((o) => o.dModel % o.heads === 0, { message: "--d-model must be a multiple of --heads", path: ["dModel"] })
+  .refine((o) => o.shards === undefined || o.stage !== "genret", { message: "only the graph stage is sharded (--stage graph or all)", path: ["shards"] });
+
+type BuildOptions = z.infer<typeof buildOptions>;
 
 function graphLines(report: GraphStageReport, corpus: string): string {
   return [
@@ -76,6 +88,72 @@ function graphLines(report: GraphStageReport, corpus: string): string {
       ]),
     ),
   ].join("\n");
+}
+
+const POLL_MS = 1000;
+
+/** A graph job another process runs (a worker claimed it first): its report once it succeeds. */
+async function graphJobReport(db: Db, jobId: number): Promise<GraphStageReport> {
+  for (;;) {
+    const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+    if (job.status === "succeeded") return JSON.parse(job.result ?? "null") as GraphStageReport;
+    if ((FINISHED_STATUSES as readonly JobStatus[]).includes(job.status as JobStatus))
+      throw new Error(`graph job ${jobId} ${job.status}${job.error ? `: ${job.error}` : ""}`);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+/**
+ * `--shards N`: the graph stage as a queued "graph" job with param shards, run here as its
+ * coordinator (as `graft jobs run --stage graph --param shards=N` does). Its row blocks become
+ * "graph-block" jobs that every `npm run worker` sharing the store claims; this process runs the
+ * ones still queued, so it also finishes alone. Ctrl-C hands the job back to the queue.
+ */
+async function shardedGraphStage(db: Db, opts: BuildOptions, bar: ProgressBar): Promise<GraphStageReport> {
+  const params = {
+    corpus: opts.corpus,
+    embedder: opts.embedder,
+    k: opts.k,
+    alpha: opts.alpha,
+    beta: opts.beta,
+    similarity: opts.similarity,
+    workers: opts.workers,
+    shards: opts.shards,
+  };
+  let jobId: number;
+  try {
+    jobId = (await enqueueStage(db, "graph", params)).job.id;
+  } catch (err) {
+    // The job's own limits (e.g. at most 16 embedding workers) are the user's to fix.
+    if (err instanceof z.ZodError)
+      throw new UsageError(`invalid options:\n  ${err.issues.map((i) => `--${String(i.path[0] ?? "input")}: ${i.message}`).join("\n  ")}`);
+    throw err;
+  }
+  process.stderr.write(`graft: graph job ${jobId}, ${opts.shards} shard(s) per facet: \`npm run worker\` processes sharing this store take its block jobs\n`);
+  const shutdown = new AbortController();
+  const onSigint = () => shutdown.abort();
+  process.once("SIGINT", onSigint);
+  try {
+    const run = await runJobInline(db, jobId, {
+      shutdown: shutdown.signal,
+      // The stage's message ends with its counts, which the progress line prints itself.
+      onProgress: (done, total, message) => bar.update(done, total ?? 0, message.replace(/\s*[\d,]+\/[\d,]+$/, "")),
+      echo: (line, level) => {
+        if (level !== "info") process.stderr.write(`\r\x1b[2K${level}: ${line}\n`);
+      },
+    });
+    if (run.outcome === "released")
+      throw new Error(`graph job ${jobId} handed back to the queue: \`npm run worker\` or \`graft jobs run ${jobId}\` resumes it`);
+    if (run.outcome !== "succeeded") throw new Error(`graph job ${jobId} ${run.outcome}${run.error ? `: ${run.error}` : ""}`);
+    return run.result as GraphStageReport;
+  } catch (err) {
+    // A worker claimed the job between the enqueue and this claim: it coordinates, we wait.
+    if (!(err instanceof JobNotRunnableError)) throw err;
+    process.stderr.write(`graft: a worker took graph job ${jobId}; waiting for it\n`);
+    return graphJobReport(db, jobId);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
 }
 
 function genretLines(r: GenretStageReport): string {
@@ -104,6 +182,10 @@ export function registerBuild(program: Command): void {
       `item similarity of s: cosine (embedding max-sim) | mix[:λ] ((1 − λ)·cosine + λ·TF-IDF max-sim over the corpus's items; default ${itemSimilaritySpec(DEFAULT_ITEM_SIMILARITY)})`,
     )
     .option("--workers <n>", "embedding worker processes (default: 2)")
+    .option(
+      "--shards <n>",
+      "graph: cut the all-pairs kernel into n row blocks per facet, queued as jobs that `npm run worker` processes sharing the store claim",
+    )
     .option("--json", "machine-readable output")
     .option("--variant <name>", `distillation variant: ${VARIANTS.join(" | ")}`, "uniform")
     .option("--seed <n>", "seed of the training data and the trainer", "0")
@@ -128,16 +210,19 @@ export function registerBuild(program: Command): void {
         process.stderr.write(`graft: ${opts.corpus} already has a graph build (--if-missing)\n`);
       } else if (opts.stage === "graph" || opts.stage === "all") {
         const bar = new ProgressBar("build graph");
-        out.graph = await buildGraphStage(db, {
-          corpus: opts.corpus,
-          embedder: opts.embedder,
-          k: opts.k,
-          alpha: opts.alpha,
-          beta: opts.beta,
-          similarity: opts.similarity,
-          workers: opts.workers,
-          onProgress: (phase, d, t, detail) => bar.update(d, t, detail ? `${phase} ${detail}` : phase),
-        });
+        out.graph =
+          opts.shards !== undefined
+            ? await shardedGraphStage(db, opts, bar)
+            : await buildGraphStage(db, {
+                corpus: opts.corpus,
+                embedder: opts.embedder,
+                k: opts.k,
+                alpha: opts.alpha,
+                beta: opts.beta,
+                similarity: opts.similarity,
+                workers: opts.workers,
+                onProgress: (phase, d, t, detail) => bar.update(d, t, detail ? `${phase} ${detail}` : phase),
+              });
         bar.done();
       }
       if ((opts.stage === "genret" || opts.stage === "all") && (await exists("decoder.onnx"))) {
