@@ -113,7 +113,9 @@ async function loadFacetItems(
   const items = await db.facetItem.findMany({
     where: { paper: { corpusId, role: "corpus" } },
     select: { paperId: true, facet: true, text: true },
-    orderBy: [{ paperId: "asc" }, { position: "asc" }],
+    // facet last: PostgreSQL returns ties in no fixed order, and the texts' order is the cache's
+    // row order and a sharded build's embedding plan (SQLite already returned them so).
+    orderBy: [{ paperId: "asc" }, { position: "asc" }, { facet: "asc" }],
   });
   const texts: string[] = [];
   const itemRows = Object.fromEntries(FACETS.map((f) => [f, Array.from({ length: numPapers }, () => [] as number[])])) as Record<Facet, number[][]>;

@@ -1,0 +1,248 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { importCorpus } from "@/lib/corpus/import";
+import type { CorpusInput } from "@/lib/corpus/read";
+import type { PaperRecord } from "@/lib/corpus/types";
+import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
+import { cacheDirFor } from "@/lib/embed/cache";
+import { createLsaEmbedder, fitLsa, saveLsaModel } from "@/lib/embed/lsa";
+import { dataRoot } from "@/lib/paths";
+import { failpointBanner } from "./failpoints";
+import { enqueueStage, runStageInline } from "./runner";
+import "./stages";
+import { startWorker, type WorkerProcess } from "./testing";
+
+// Issue 18, "beyond one machine": a sharded graph build embeds the item texts its vector cache
+// lacks as "embed-slice" jobs that any worker claims. Whether the graph job runs every slice
+// itself, three worker processes share them through the store's queue, or a worker is
+// SIGKILLed in the middle of a slice and another one finishes, the cache must hold the vectors
+// one process writes, byte for byte, and the build the same graph.csr. The embedder is an LSA
+// model fitted here on the corpus (deterministic, and fast enough for a test).
+
+const WORDS = {
+  topic: [
+    "machine translation",
+    "dependency parsing",
+    "sentiment analysis",
+    "summarisation",
+    "dialogue tracking",
+    "question answering",
+    "entity linking",
+    "speech recognition",
+  ],
+  method: [
+    "a transformer encoder",
+    "a CRF tagger",
+    "a BiLSTM",
+    "graph networks",
+    "contrastive pretraining",
+    "knowledge distillation",
+    "beam search",
+    "data augmentation",
+  ],
+  domain: ["news text", "tweets", "clinical notes", "legal documents", "product reviews", "scientific papers", "low-resource languages", "spoken dialogue"],
+  result: ["BLEU improves", "F1 improves", "accuracy rises", "latency halves", "errors drop", "recall improves", "robustness improves", "training is faster"],
+};
+const N = 200;
+const pick = (list: string[], i: number) => list[i % list.length];
+
+/** 200 papers, about 6.5 items each, every item text distinct (its case number): 1,300 texts, three slices of 512. */
+function sliceCorpus(): CorpusInput {
+  const papers: PaperRecord[] = Array.from({ length: N }, (_, i) => ({
+    externalId: `E${i}`,
+    title: `${pick(WORDS.topic, i)} with ${pick(WORDS.method, i >> 3)}`,
+    abstract: `${pick(WORDS.topic, i)} on ${pick(WORDS.domain, i * 3)} with ${pick(WORDS.method, i * 5)}. ${pick(WORDS.result, i >> 2)} on ${pick(WORDS.domain, i >> 3)}.`,
+    fullText: null,
+    year: 2015 + (i % 8),
+    venue: "ACL",
+    authors: [],
+    split: "train",
+    facets: {
+      problems: [0, 1].map((j) => `${pick(WORDS.topic, i + j)} for ${pick(WORDS.domain, (i >> 3) + j)} (case ${i}.${j})`),
+      methods: [0, 1].map((j) => `${pick(WORDS.method, i * 5 + j)} applied to ${pick(WORDS.topic, (i >> 2) + 2 * j)} (case ${i}.${j})`),
+      results: Array.from({ length: 1 + (i % 2) }, (_, j) => `${pick(WORDS.result, i + j)} on ${pick(WORDS.domain, i * 3 + j + 1)} (case ${i}.${j})`),
+      contributions: [`a ${pick(WORDS.method, i * 5 + 1)} recipe for ${pick(WORDS.domain, i >> 1)} (case ${i})`],
+    },
+  }));
+  const citations = Array.from({ length: 120 }, (_, e) => ({ citing: `E${(e * 13) % N}`, cited: `E${(e * 29 + 7) % N}` })).filter((c) => c.citing !== c.cited);
+  return {
+    files: { papers: "embshards/papers.jsonl", citations: "embshards/citations.tsv", queries: null, queryGold: null },
+    papers,
+    citations,
+    queries: [],
+    queryGold: [],
+    skipped: [],
+  };
+}
+const TEXTS = sliceCorpus().papers.reduce((s, p) => s + Object.values(p.facets ?? {}).reduce((t, items) => t + (items?.length ?? 0), 0), 0);
+const SHARDS = 3;
+
+describe(`a graph build whose embedding is sharded into slice jobs (${testProvider})`, { concurrency: false, timeout: 300_000 }, () => {
+  let store: TestDb;
+  let root = "";
+  const savedRoot = process.env.GRAFT_DATA_ROOT;
+  let params: { corpus: string; embedder: string; k: number; workers: number; chunkItems: number } = {
+    corpus: "",
+    embedder: "",
+    k: 0,
+    workers: 0,
+    chunkItems: 0,
+  };
+  let cacheDir = "";
+  let referenceCsr = "";
+  let referenceCache: Buffer[] = [];
+  const workers: WorkerProcess[] = [];
+
+  before(async () => {
+    store = await createTestDb();
+    root = mkdtempSync(path.join(os.tmpdir(), "graft-embed-shards-"));
+    process.env.GRAFT_DATA_ROOT = root;
+    const input = sliceCorpus();
+    await importCorpus(store.db, input, { corpus: "embshards" });
+    const folder = path.join(root, "models", "lsa-embshards");
+    saveLsaModel(
+      folder,
+      fitLsa(
+        input.papers.map((p) => `${p.title}\n${p.abstract}`),
+        { dims: 16 },
+      ),
+    );
+    // workers: 1, so a slice of 512 texts is embedded in two steps (a failpoint between them);
+    // small kernel chunks, so the kernel is sharded too.
+    params = { corpus: "embshards", embedder: `lsa:${folder}`, k: 5, workers: 1, chunkItems: 64 };
+    cacheDir = cacheDirFor("embshards", createLsaEmbedder(folder).id);
+  });
+  after(async () => {
+    for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
+    process.env.GRAFT_DATA_ROOT = savedRoot;
+    await store?.cleanup();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const workerEnv = (): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: store.config.url, GRAFT_DATA_ROOT: root, GRAFT_WORKER_POLL_MS: "100", CI: "1" };
+    delete env.GRAFT_FAILPOINT;
+    return env;
+  };
+  const csrOf = async (buildId: number) => {
+    const build = await store.db.build.findUniqueOrThrow({ where: { id: buildId } });
+    return createHash("sha256")
+      .update(readFileSync(path.join(dataRoot(), build.dir, "graph.csr")))
+      .digest("hex");
+  };
+  const cacheFiles = () => ["manifest.json", "vectors.f32", "keys.bin"].map((f) => readFileSync(path.join(cacheDir, f)));
+  /** The slice jobs of a build, from their params. */
+  const sliceJobsOf = async (buildId: number) =>
+    (await store.db.job.findMany({ where: { stage: "embed-slice" }, orderBy: { id: "asc" } })).filter((j) => JSON.parse(j.params).build === buildId);
+  const logOf = async (jobId: number) => (await store.db.jobLog.findMany({ where: { jobId }, orderBy: { id: "asc" } })).map((l) => l.message).join("\n");
+
+  /** The cache of a sharded build is the one-process cache, and its graph.csr the one-process graph. */
+  async function expectSameBuild(buildId: number): Promise<void> {
+    const [manifest, vectors, keys] = cacheFiles();
+    assert.deepEqual(JSON.parse(manifest.toString()), JSON.parse(referenceCache[0].toString()));
+    assert.ok(vectors.equals(referenceCache[1]), "vectors.f32 is byte-identical to the one-process cache");
+    assert.ok(keys.equals(referenceCache[2]), "keys.bin is byte-identical to the one-process cache");
+    assert.equal(await csrOf(buildId), referenceCsr, "graph.csr is byte-identical to the one-process build");
+    const build = await store.db.build.findUniqueOrThrow({ where: { id: buildId } });
+    assert.equal(build.status, "complete");
+    assert.equal(await store.db.graphShard.count({ where: { buildId } }), 0, "no slice or block rows are left");
+  }
+
+  test("the one-process build (the reference)", async () => {
+    const run = await runStageInline(store.db, "graph", params);
+    assert.equal(run.outcome, "succeeded", run.error);
+    referenceCsr = await csrOf(run.job.buildId as number);
+    referenceCache = cacheFiles();
+    assert.equal(JSON.parse(referenceCache[0].toString()).count, TEXTS, "every item text is distinct");
+    assert.equal((run.result as { newlyEmbedded: number }).newlyEmbedded, TEXTS);
+    assert.equal(await store.db.job.count({ where: { stage: "embed-slice" } }), 0, "no slice jobs without shards");
+  });
+
+  test("sharded, one worker (in process): the graph job embeds its slices itself", async () => {
+    rmSync(cacheDir, { recursive: true });
+    const run = await runStageInline(store.db, "graph", { ...params, shards: SHARDS });
+    assert.equal(run.outcome, "succeeded", run.error);
+    const buildId = run.job.buildId as number;
+    await expectSameBuild(buildId);
+    assert.equal((run.result as { newlyEmbedded: number }).newlyEmbedded, TEXTS, "every text embedded by a slice job");
+    const slices = await sliceJobsOf(buildId);
+    assert.equal(slices.length, 3);
+    assert.ok(slices.every((s) => s.status === "succeeded" && (JSON.parse(s.result ?? "{}") as { computed?: boolean }).computed === true));
+    assert.match(await logOf(run.job.id), /sharded embedding \(plan [0-9a-f]{8}\): 1,300 texts in 3 slices of 512, 0 stored already/);
+
+    // Warm: a second sharded build finds every vector in the cache and queues no slice.
+    const warm = await runStageInline(store.db, "graph", { ...params, shards: SHARDS });
+    assert.equal(warm.outcome, "succeeded", warm.error);
+    await expectSameBuild(warm.job.buildId as number);
+    assert.equal((await sliceJobsOf(warm.job.buildId as number)).length, 0);
+  });
+
+  test(`sharded over ${SHARDS} worker processes sharing the store's queue`, async (t) => {
+    rmSync(cacheDir, { recursive: true });
+    const { job } = await enqueueStage(store.db, "graph", { ...params, shards: SHARDS });
+    for (let i = 0; i < SHARDS; i++) workers.push(startWorker(workerEnv()));
+    const mine = workers.slice(-SHARDS);
+    const started = Date.now();
+    let row = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
+    while (row.status === "queued" || row.status === "running") {
+      if (Date.now() - started > 180_000) throw new Error(`the sharded build did not finish:\n${mine.map((w) => w.output()).join("\n---\n")}`);
+      await new Promise((r) => setTimeout(r, 200));
+      row = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
+    }
+    for (const w of mine) w.child.kill("SIGTERM");
+    const codes = await Promise.all(mine.map((w) => w.exited));
+    assert.equal(row.status, "succeeded", `${row.error}\n${mine.map((w) => w.output()).join("\n---\n")}`);
+    assert.deepEqual(codes, [0, 0, 0], "each worker stops cleanly on SIGTERM");
+    const buildId = row.buildId as number;
+    await expectSameBuild(buildId);
+    const slices = await sliceJobsOf(buildId);
+    assert.equal(slices.length, 3);
+    assert.ok(
+      slices.every((s) => s.status === "succeeded" && s.attempts === 1),
+      "every slice claimed once",
+    );
+    const owners = new Set(slices.map((s) => s.workerId));
+    t.diagnostic(`${slices.length} slice jobs ran on ${owners.size} workers`);
+    assert.ok(owners.size >= 2, `slices ran on ${owners.size} worker(s): ${[...owners].join(", ")}`);
+  });
+
+  test("a worker SIGKILLed in the middle of a slice: the slice is claimed again and the build completes", async () => {
+    rmSync(cacheDir, { recursive: true });
+    const { job } = await enqueueStage(store.db, "graph", { ...params, shards: SHARDS });
+    const first = startWorker({ ...workerEnv(), GRAFT_FAILPOINT: "embed-slice:midway" }, ["--exit-when-idle"]);
+    workers.push(first);
+    const banner = failpointBanner("embed-slice:midway");
+    const started = Date.now();
+    while (!first.output().includes(banner)) {
+      if (first.child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`no failpoint:\n${first.output()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const buildId = (await store.db.job.findUniqueOrThrow({ where: { id: job.id } })).buildId as number;
+    assert.equal(await store.db.graphShard.count({ where: { buildId, kind: "embed-texts" } }), 3, "the slices' texts were stored");
+    assert.equal(await store.db.graphShard.count({ where: { buildId, kind: "embed-vectors" } }), 0, "killed half-way: no slice was stored");
+    const killed = (await sliceJobsOf(buildId)).find((s) => s.status === "running");
+    assert.ok(killed, "the killed worker held a slice");
+
+    const last = startWorker(workerEnv(), ["--exit-when-idle"]);
+    workers.push(last);
+    assert.equal(await last.exited, 0, last.output());
+    const done = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
+    assert.equal(done.status, "succeeded", done.error ?? "");
+    await expectSameBuild(buildId);
+    const slices = await sliceJobsOf(buildId);
+    assert.equal(slices.length, 3, "no slice job was duplicated");
+    assert.ok(slices.every((s) => s.status === "succeeded"));
+    const again = slices.find((s) => s.id === killed.id);
+    assert.equal(again?.attempts, 2, "the killed slice job was claimed again");
+    assert.equal((JSON.parse(again?.result ?? "{}") as { computed?: boolean }).computed, true, "and embedded its slice from the start");
+    const log = await logOf(job.id);
+    assert.match(log, /resuming build \d+/);
+    assert.equal(log.match(/1,300 texts in 3 slices of 512, 0 stored already/g)?.length, 2, "the resumed graph job found the same plan");
+  });
+});
