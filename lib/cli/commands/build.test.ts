@@ -8,8 +8,11 @@ import { disconnectDb } from "@/lib/db/client";
 import { testProvider } from "@/lib/db/testing";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { dataRoot } from "@/lib/paths";
+import { cancelJob } from "@/lib/jobs/queue";
+import { enqueueStage, runJobInline } from "@/lib/jobs/runner";
 import { UsageError } from "../output";
-import { registerBuild } from "./build";
+import { ProgressBar } from "../progress";
+import { graphJobReport, registerBuild } from "./build";
 
 // `graft build --stage graph --similarity …` in process against the six-paper store: the flag
 // is validated, recorded in the build and reported; leaving it out builds the default mix.
@@ -121,5 +124,20 @@ describe(`graft build --stage graph: --similarity, --shards (${testProvider})`, 
       "with no worker running, this process ran every block itself",
     );
     assert.equal(await t.db.graphShard.count({ where: { buildId: sharded.build } }), 0, "the shard rows are dropped");
+  });
+
+  test("a graph job that a worker claimed first is waited for: its report, or its failure", async () => {
+    const { job } = await enqueueStage(t.db, "graph", { corpus: "mini", k: 2, workers: 1, shards: 2 });
+    // Stands in for the worker that took the job between the command's enqueue and its claim.
+    const worker = runJobInline(t.db, job.id);
+    const report = await graphJobReport(t.db, job.id, new ProgressBar("wait"));
+    const run = await worker;
+    assert.equal(run.outcome, "succeeded", run.error);
+    assert.deepEqual(report, JSON.parse(JSON.stringify(run.result)), "the report the worker stored");
+    assert.equal(report.papers, 6);
+
+    const { job: doomed } = await enqueueStage(t.db, "graph", { corpus: "mini", k: 2, workers: 1, shards: 2 });
+    await cancelJob(t.db, doomed.id);
+    await assert.rejects(graphJobReport(t.db, doomed.id, new ProgressBar("wait")), new RegExp(`graph job ${doomed.id} cancelled`));
   });
 });

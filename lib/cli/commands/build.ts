@@ -91,14 +91,28 @@ function graphLines(report: GraphStageReport, corpus: string): string {
 }
 
 const POLL_MS = 1000;
+/** How long the store may refuse the poll (SQLite is locked while the edge rows are stored). */
+const POLL_PATIENCE_MS = 5 * 60 * 1000;
+const isBusy = (err: unknown) => /database is locked|SQLITE_BUSY|timed out/i.test(String((err as Error)?.message ?? err));
 
-/** A graph job another process runs (a worker claimed it first): its report once it succeeds. */
-async function graphJobReport(db: Db, jobId: number): Promise<GraphStageReport> {
+/** A graph job another process runs (a worker claimed it first): its progress, then its report once it succeeds. */
+export async function graphJobReport(db: Db, jobId: number, bar: ProgressBar): Promise<GraphStageReport> {
+  let failingSince: number | null = null;
   for (;;) {
-    const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
-    if (job.status === "succeeded") return JSON.parse(job.result ?? "null") as GraphStageReport;
-    if ((FINISHED_STATUSES as readonly JobStatus[]).includes(job.status as JobStatus))
+    let job: Awaited<ReturnType<typeof db.job.findUniqueOrThrow>> | null;
+    try {
+      job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+      failingSince = null;
+    } catch (err) {
+      if (!isBusy(err)) throw err;
+      failingSince ??= Date.now();
+      if (Date.now() - failingSince > POLL_PATIENCE_MS) throw err;
+      job = null;
+    }
+    if (job?.status === "succeeded") return JSON.parse(job.result ?? "null") as GraphStageReport;
+    if (job && (FINISHED_STATUSES as readonly JobStatus[]).includes(job.status as JobStatus))
       throw new Error(`graph job ${jobId} ${job.status}${job.error ? `: ${job.error}` : ""}`);
+    if (job) bar.update(Math.round(job.progress * 1000), 1000, job.message.replace(/\s*[\d,]+\/[\d,]+$/, ""));
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }
@@ -150,7 +164,7 @@ async function shardedGraphStage(db: Db, opts: BuildOptions, bar: ProgressBar): 
     // A worker claimed the job between the enqueue and this claim: it coordinates, we wait.
     if (!(err instanceof JobNotRunnableError)) throw err;
     process.stderr.write(`graft: a worker took graph job ${jobId}; waiting for it\n`);
-    return graphJobReport(db, jobId);
+    return graphJobReport(db, jobId, bar);
   } finally {
     process.off("SIGINT", onSigint);
   }
