@@ -7,7 +7,8 @@ import { FACETS } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
-import { buildGenretStage, type TrainerOptions } from "./build";
+import { itemsOfPaper } from "@/lib/graph/maxsim";
+import { buildGenretStage, packedItemVector, type TrainerOptions } from "./build";
 import { generativeFacetLists, loadGenretModel, MODEL_FILES } from "./model";
 
 // The genret stage end to end on the six-paper corpus (real embedder, real PyTorch trainer
@@ -55,6 +56,16 @@ describe(`genret build stage (${testProvider})`, { concurrency: false }, () => {
   });
 });
 
+test("packedItemVector: an item's row of its facet's packed vectors, as itemsOfPaper gives it", () => {
+  const items = { problems: { dim: 2, offsets: Int32Array.from([0, 2, 2, 3]), data: Float32Array.from([1, 2, 3, 4, 5, 6]) } };
+  const vector = packedItemVector(items);
+  for (let p = 0; p < 3; p++) {
+    const rows = itemsOfPaper(items.problems, p);
+    for (let i = 0; i < 3; i++) assert.deepEqual(vector("problems", p, i), rows[i], `paper ${p} item ${i}`);
+  }
+  assert.equal(vector("methods", 0, 0), undefined);
+});
+
 // A corpus imported without splits (BibTeX, RIS, OpenAlex, S2, arXiv) must train too: every
 // paper is a training paper then. Cheap: the trainer is a stand-in that checks the training
 // pack it is given (the real one exits with "the training pack has no examples") and writes
@@ -94,6 +105,29 @@ describe(`genret build stage on a corpus without splits (${testProvider})`, { co
       const build = await t.db.build.findUniqueOrThrow({ where: { id: report.build } });
       assert.equal(build.status, "complete");
       assert.match(build.manifest, /"trainingPapers":\{[^}]*"rule":"all 6 papers/);
+      // Sub-step costs and trie sizes (issue 18's 64k targets read them), in the report and the manifest.
+      for (const step of ["read", "docids", "tries", "distill", "vectors", "pack"] as const) {
+        assert.ok(report.steps[step].seconds > 0 && report.steps[step].cpuSeconds >= 0 && report.steps[step].peakRssMiB > 0, step);
+      }
+      assert.equal(report.steps.prior.seconds, 0, "no token prior asked for");
+      const manifest = JSON.parse(build.manifest) as {
+        timings: { steps: Record<string, unknown> };
+        statistics: { tries: Record<string, { nodes: number; bytesPerNode: number }> };
+        files: { name: string; meta: { bytesPerNode?: number } }[];
+      };
+      assert.deepEqual(Object.keys(manifest.timings.steps), ["read", "docids", "tries", "distill", "vectors", "pack", "prior"]);
+      const tries = Object.values(manifest.statistics.tries);
+      assert.equal(
+        report.tries.nodes,
+        tries.reduce((sum, t) => sum + t.nodes, 0),
+      );
+      // Three int32 arrays per node (childStart has one entry more per trie); the files add the postings.
+      assert.equal(report.tries.bytesPerNode, (12 * report.tries.nodes + 4 * FACETS.length) / report.tries.nodes);
+      assert.ok(report.tries.fileBytesPerNode > report.tries.bytesPerNode);
+      for (const f of FACETS) {
+        const nodes = manifest.statistics.tries[f].nodes;
+        assert.equal(manifest.files.find((a) => a.name === `trie-${f}.bin`)?.meta.bytesPerNode, (12 * nodes + 4) / nodes);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -23,11 +23,12 @@ import { createEmbedder } from "@/lib/embed/registry";
 import type { Embedder } from "@/lib/embed/types";
 import { packRows } from "@/lib/graph/corpus-data";
 import { readPaperGraph } from "@/lib/graph/csr";
-import { itemsOfPaper } from "@/lib/graph/maxsim";
+import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { distillationStatistics } from "./distill";
 import { writeTrainingPack } from "./pack";
-import { buildIdentifiers, identifierFiles, identifierReport, trainingExamples, trainingSources } from "./prepare";
-import { identifierTokenPrior } from "./token-prior";
+import { corpusDocIds, identifierFiles, identifierReport, identifiersFromIndex, trainingExamples, trainingSources } from "./prepare";
+import { identifierTokenPrior, type ItemVectorOf } from "./token-prior";
+import type { TrieStatistics } from "./trie";
 
 /** The token prior beside the pack (float32 [vocab × embedding dim]). */
 const TOKEN_PRIOR_FILE = "token-prior.f32";
@@ -72,8 +73,45 @@ export interface GenretStageReport {
   vocabSize: number;
   distinctDocIds: number;
   seconds: Record<GenretPhase, number>;
+  /** The data sub-steps one by one (issue 18 times them at 64k papers). */
+  steps: Record<GenretStep, StepCost>;
+  /** The four tries together: nodes, bytes per node of the node arrays (the ≤ 16 B target) and of the files with their postings. */
+  tries: { nodes: number; bytesPerNode: number; fileBytesPerNode: number };
   training: Record<string, unknown>;
   resumed: boolean;
+}
+
+export type GenretStep = "read" | "docids" | "tries" | "distill" | "vectors" | "pack" | "prior";
+
+/** Wall and process CPU seconds of a sub-step, and the process's peak RSS when it ended. */
+export interface StepCost {
+  seconds: number;
+  cpuSeconds: number;
+  peakRssMiB: number;
+}
+
+/** Runs `f` and records its cost under `name` (a skipped step keeps zeros). */
+async function timed<T>(steps: Record<GenretStep, StepCost>, name: GenretStep, f: () => T | Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const r = await f();
+  const c = process.cpuUsage(c0);
+  // resourceUsage().maxRSS is in KiB.
+  steps[name] = { seconds: (performance.now() - t0) / 1000, cpuSeconds: (c.user + c.system) / 1e6, peakRssMiB: process.resourceUsage().maxRSS / 1024 };
+  return r;
+}
+
+/** The tries' sizes summed over facets (trieStatistics of each). */
+export function trieSizes(tries: Record<string, TrieStatistics>): GenretStageReport["tries"] {
+  let nodes = 0;
+  let nodeBytes = 0;
+  let fileBytes = 0;
+  for (const t of Object.values(tries)) {
+    nodes += t.nodes;
+    nodeBytes += t.nodeBytes;
+    fileBytes += t.fileBytes;
+  }
+  return { nodes, bytesPerNode: nodes ? nodeBytes / nodes : 0, fileBytesPerNode: nodes ? fileBytes / nodes : 0 };
 }
 
 export const DEFAULT_TRAINER: Required<Omit<TrainerOptions, "device" | "epochs">> & { epochs: number } = {
@@ -131,7 +169,7 @@ export async function readStoreCorpus(db: Db, corpus: string): Promise<StoreCorp
 }
 
 /** Item vectors per facet in node order, from the graph build's vector cache (embedding only what is missing). */
-async function itemVectors(corpus: string, c: StoreCorpus) {
+export async function storeItemVectors(corpus: string, c: StoreCorpus) {
   const texts: string[] = [];
   const rows = Object.fromEntries(FACETS.map((f) => [f, [] as number[][]])) as Record<Facet, number[][]>;
   for (const paper of c.facets) {
@@ -161,6 +199,16 @@ async function itemVectors(corpus: string, c: StoreCorpus) {
   } finally {
     await (real as Embedder | null)?.close?.();
   }
+}
+
+/** An item's vector as a view into its facet's packed rows (no per-paper array of views). */
+export function packedItemVector(items: Partial<Record<Facet, PackedFacetItems>>): ItemVectorOf {
+  return (f, p, i) => {
+    const packed = items[f];
+    if (!packed) return undefined;
+    const row = packed.offsets[p] + i;
+    return row < packed.offsets[p + 1] ? packed.data.subarray(row * packed.dim, (row + 1) * packed.dim) : undefined;
+  };
 }
 
 function trainerArgs(pack: string, out: string, t: Required<Omit<TrainerOptions, "device">> & { device?: string }, seed: number): string[] {
@@ -262,8 +310,10 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
   const progress = options.onProgress ?? (() => {});
   const python = options.python ?? config().GRAFT_PYTHON;
   const seconds: Record<GenretPhase, number> = { docids: 0, examples: 0, train: 0, export: 0 };
+  const zero = (): StepCost => ({ seconds: 0, cpuSeconds: 0, peakRssMiB: 0 });
+  const steps: Record<GenretStep, StepCost> = { read: zero(), docids: zero(), tries: zero(), distill: zero(), vectors: zero(), pack: zero(), prior: zero() };
 
-  const store = await readStoreCorpus(db, options.corpus);
+  const store = await timed(steps, "read", () => readStoreCorpus(db, options.corpus));
   const params = { stage: "genret", graphBuild: store.graphBuild.id, variant, seed, trainer: { ...trainer, device: trainer.device ?? "auto" } };
 
   // Resume an unfinished build with the same parameters (a killed run, a rerun after a failure).
@@ -282,20 +332,38 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
     // ── docids and tries ──
     let t = performance.now();
     progress("docids", 0, 1);
-    const ids = buildIdentifiers({ ids: store.externalIds, facets: store.facets });
-    for (const f of identifierFiles(ids))
-      writeArtefact(build, "docids", f.name, f.name, f.data, f.name.startsWith("trie-") ? { nodes: ids.tries[f.name.slice(5, -4) as Facet].nodeCount } : {});
-    writeArtefact(build, "docids", "papers.json", "papers.json", JSON.stringify({ externalIds: store.externalIds }));
-    const idReport = identifierReport(ids);
+    const index = await timed(steps, "docids", () =>
+      corpusDocIds({ ids: store.externalIds, facets: store.facets }, { onProgress: (done, total) => progress("docids", done, total, "tokenising items") }),
+    );
+    const { ids, idReport } = await timed(steps, "tries", () => {
+      const ids = identifiersFromIndex(index);
+      const idReport = identifierReport(ids);
+      for (const f of identifierFiles(ids)) {
+        const facet = f.name.startsWith("trie-") ? (f.name.slice(5, -4) as Facet) : null;
+        writeArtefact(
+          build,
+          "docids",
+          f.name,
+          f.name,
+          f.data,
+          facet ? { nodes: ids.tries[facet].nodeCount, bytesPerNode: idReport.tries[facet].bytesPerNode } : {},
+        );
+      }
+      writeArtefact(build, "docids", "papers.json", "papers.json", JSON.stringify({ externalIds: store.externalIds }));
+      return { ids, idReport };
+    });
+    const tries = trieSizes(idReport.tries);
     seconds.docids = (performance.now() - t) / 1000;
-    progress("docids", 1, 1);
+    progress("docids", 1, 1, `${tries.nodes.toLocaleString("en-US")} trie nodes at ${tries.bytesPerNode.toFixed(1)} B/node`);
 
     // ── training data ──
     t = performance.now();
-    const graph = readPaperGraph(path.join(store.graphBuild.dir, "graph.csr"));
-    const corpus = { ids: store.externalIds, splits: store.splits, facets: store.facets, graph };
     const { mask: _mask, ...trainingPapers } = trainingSources(store.splits);
-    const examples = trainingExamples(corpus, ids, variant, seed);
+    progress("examples", 0, 1, `distilling the graph · training papers: ${trainingPapers.rule}`);
+    const examples = await timed(steps, "distill", () => {
+      const graph = readPaperGraph(path.join(store.graphBuild.dir, "graph.csr"));
+      return trainingExamples({ ids: store.externalIds, splits: store.splits, facets: store.facets, graph }, ids, variant, seed);
+    });
     if (examples.length === 0) {
       throw new Error(
         `no training examples for the generative retriever of "${options.corpus}": training papers: ${trainingPapers.rule}, ` +
@@ -305,15 +373,20 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
     const stats = distillationStatistics(examples, store.externalIds.length);
     const priorFile = at(`pack/${TOKEN_PRIOR_FILE}`);
     if (!existsSync(at("pack/pack.json")) || (trainer.tokenPrior && !existsSync(priorFile))) {
-      progress("examples", 0, 1, `embedding items · training papers: ${trainingPapers.rule}`);
-      const items = await itemVectors(options.corpus, store);
+      progress("examples", 0, 1, `${examples.length.toLocaleString("en-US")} examples · reading item vectors`);
+      const items = await timed(steps, "vectors", () => storeItemVectors(options.corpus, store));
       if (!existsSync(at("pack/pack.json"))) {
-        writeTrainingPack(at("pack"), { index: ids.index, vocab: ids.vocab, items, examples, tries: ids.tries, embedder: store.embedder, variant });
+        progress("examples", 0, 1, `writing the training pack`);
+        await timed(steps, "pack", () =>
+          writeTrainingPack(at("pack"), { index: ids.index, vocab: ids.vocab, items, examples, tries: ids.tries, embedder: store.embedder, variant }),
+        );
       }
       if (trainer.tokenPrior) {
-        const dim = Object.values(items)[0]?.dim ?? 0;
-        const prior = identifierTokenPrior(ids, (f, p, i) => (items[f] ? itemsOfPaper(items[f], p)[i] : undefined), dim);
-        writeFileAtomic(priorFile, new Uint8Array(prior.buffer, prior.byteOffset, prior.byteLength));
+        progress("examples", 0, 1, `token prior`);
+        await timed(steps, "prior", () => {
+          const prior = identifierTokenPrior(ids, packedItemVector(items), Object.values(items)[0]?.dim ?? 0);
+          writeFileAtomic(priorFile, new Uint8Array(prior.buffer, prior.byteOffset, prior.byteLength));
+        });
       }
     }
     seconds.examples = (performance.now() - t) / 1000;
@@ -366,6 +439,8 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
       vocabSize: ids.vocab.size,
       distinctDocIds: idReport.docIds.total.distinctDocIds,
       seconds,
+      steps,
+      tries,
       training,
       resumed,
     };
@@ -375,7 +450,7 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
       embedder: { id: store.embedder },
       statistics: { docIds: idReport.docIds, vocabSize: idReport.vocabSize, tries: idReport.tries, trainingPapers, distillation: stats },
       training,
-      timings: seconds,
+      timings: { ...seconds, steps },
     });
     return report;
   } catch (err) {

@@ -476,6 +476,25 @@ describe("distill: determinism and train-only sources", () => {
     }
   });
 
+  test("statistics count distinct target papers as a Set per facet would, in every variant", () => {
+    const input = randomInput(16, 80, 3);
+    for (const v of Object.keys(DISTILL_VARIANTS) as (keyof typeof DISTILL_VARIANTS)[]) {
+      const ex = distill(input, { seed: 2, ...DISTILL_VARIANTS[v] });
+      const s = distillationStatistics(ex, 100);
+      // The reference: Sets of target papers, overall and per facet; origins counted by name.
+      const all = new Set(ex.targetPaper);
+      const origins = { edge: 0, fallback: 0, floor: 0 };
+      for (const o of ex.origin) origins[(["edge", "fallback", "floor"] as const)[o]] += 1;
+      assert.equal(s.targetPapers, all.size, v);
+      assert.equal(s.targetCoverage, all.size / 100, v);
+      assert.deepEqual(s.byOrigin, origins, v);
+      for (const [fi, f] of s.facets.entries()) {
+        const perFacet = new Set(ex.targetPaper.filter((_, r) => ex.facet[r] === fi));
+        assert.equal(f.targetPapers, perFacet.size, `${v} ${f.facet}`);
+      }
+    }
+  });
+
   test("rejects a mask of the wrong length and bad parameters", () => {
     assert.throws(() => distill({ ...small(), sourceMask: new Uint8Array(3) }), /sourceMask/);
     assert.throws(() => distill(small(), { kMin: -1 }), RangeError);

@@ -318,19 +318,30 @@ export function distillationStatistics(examples: DistillationExamples, corpusSiz
   const { kMin, identifierCounts } = examples.meta;
   const exposures = FACETS.map((f) => new Int32Array(identifierCounts[f]));
   const perFacetCount = new Array<number>(FACETS.length).fill(0);
-  const perFacetTargets = FACETS.map(() => new Set<number>());
-  const targets = new Set<number>();
-  const byOrigin = { edge: 0, fallback: 0, floor: 0 };
+  // Distinct target papers counted with one mark per (facet, paper): millions of examples at
+  // 64k papers made Set insertions the bulk of this function.
+  let papers = examples.meta.numPapers;
+  for (let r = 0; r < examples.length; r++) if (examples.targetPaper[r] >= papers) papers = examples.targetPaper[r] + 1;
+  const marks = new Uint8Array(papers);
+  const perFacetTargets = new Array<number>(FACETS.length).fill(0);
+  let targets = 0;
+  const originCounts = new Array<number>(ORIGINS.length).fill(0);
   let withNegative = 0;
   for (let r = 0; r < examples.length; r++) {
     const fi = examples.facet[r];
     perFacetCount[fi] += 1;
     exposures[fi][examples.targetIdentifier[r]] += 1;
-    perFacetTargets[fi].add(examples.targetPaper[r]);
-    targets.add(examples.targetPaper[r]);
-    byOrigin[ORIGINS[examples.origin[r]]] += 1;
+    const d = examples.targetPaper[r];
+    const bit = 1 << fi;
+    if (marks[d] === 0) targets += 1;
+    if ((marks[d] & bit) === 0) {
+      marks[d] |= bit;
+      perFacetTargets[fi] += 1;
+    }
+    originCounts[examples.origin[r]] += 1;
     if (examples.negative[r] >= 0) withNegative += 1;
   }
+  const byOrigin = Object.fromEntries(ORIGINS.map((o, i) => [o, originCounts[i]])) as Record<(typeof ORIGINS)[number], number>;
   const facets = FACETS.map((facet, fi): FacetDistillationStatistics => {
     const ex = exposures[fi];
     let exposed = 0;
@@ -342,7 +353,7 @@ export function distillationStatistics(examples: DistillationExamples, corpusSiz
     return {
       facet,
       examples: perFacetCount[fi],
-      targetPapers: perFacetTargets[fi].size,
+      targetPapers: perFacetTargets[fi],
       identifiers: ex.length,
       exposedIdentifiers: exposed,
       identifiersUnderKMin: under,
@@ -353,8 +364,8 @@ export function distillationStatistics(examples: DistillationExamples, corpusSiz
   return {
     examples: examples.length,
     byOrigin,
-    targetCoverage: corpusSize > 0 ? targets.size / corpusSize : 0,
-    targetPapers: targets.size,
+    targetCoverage: corpusSize > 0 ? targets / corpusSize : 0,
+    targetPapers: targets,
     identifiers,
     identifiersUnderKMin: facets.reduce((s, f) => s + f.identifiersUnderKMin, 0),
     meanExposuresPerIdentifier: identifiers > 0 ? examples.length / identifiers : 0,

@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { FACETS, type FacetLists } from "@/lib/corpus/types";
-import { buildDocIdIndex, docIdStatistics, docIdTokens, normalizeFacetItem } from "./docid";
-import { getLlama3Tokenizer } from "@/lib/text/tokenizer";
+import { buildDocIdIndex, docIdStatistics, docIdTokens, leadingTokens, normalizeFacetItem } from "./docid";
+import { encodeDocIdTokens, getLlama3Tokenizer } from "@/lib/text/tokenizer";
 import { buildFacetTries, loadTrie, serializeTrie, trieStatistics } from "./trie";
 import { sharedDataDir } from "@/lib/corpus/paths";
 
@@ -58,6 +58,17 @@ test("every corpus facet item maps to an identifier in its facet's trie, owned b
   }
   assert.ok(checked > 15_000, `only ${checked} items checked`);
   assert.equal(docIdStatistics(index).total.items, checked);
+
+  // Only a prefix of each item is tokenised (leadingTokens): the same tokens and truncation as
+  // tokenising the whole item, on every item of the corpus.
+  for (const paper of papers) {
+    for (const facet of FACETS) {
+      for (const item of paper.facets[facet] ?? []) {
+        const full = encodeDocIdTokens(normalizeFacetItem(item));
+        assert.deepEqual(leadingTokens(normalizeFacetItem(item), 12), { tokens: full.slice(0, 12), truncated: full.length > 12 }, item);
+      }
+    }
+  }
 
   // Literal encoding (no special-token parsing) equals the library's own encode on real text.
   for (const paper of papers.slice(0, 500)) {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { DOCID_MAX_TOKENS, buildDocIdIndex, docIdStatistics, docIdTokens, normalizeFacetItem, type DocIdSource } from "./docid";
+import { DOCID_MAX_TOKENS, buildDocIdIndex, docIdStatistics, docIdTokens, leadingTokens, normalizeFacetItem, type DocIdSource } from "./docid";
 import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
 
 describe("normalizeFacetItem (paper, Appendix: Document Identifier Construction)", () => {
@@ -110,6 +110,50 @@ describe("docIdTokens", () => {
   });
 });
 
+describe("leadingTokens (a prefix of the text tokenised)", () => {
+  /** The reference: the whole text tokenised, then cut. */
+  const whole = (text: string, k: number) => {
+    const full = encodeDocIdTokens(text);
+    return { tokens: full.slice(0, k), truncated: full.length > k };
+  };
+  // Texts whose pre-tokenizer pieces depend on what follows them, placed around the first cuts
+  // (8 characters per wanted token, then doubling): whitespace runs ("\s+(?!\S)"), digit runs
+  // cut in threes, contractions, punctuation runs, an astral letter (a surrogate pair) that a
+  // cut can split, and texts shorter than any cut.
+  const filler = "the model reads every word of it";
+  const tricky = [
+    "",
+    "bert",
+    "a   b",
+    `${filler}   ${filler}     ${filler}      end`,
+    `${"1234567890".repeat(12)} digits`,
+    `it's what they've said they'd do, isn't it? ${filler} we'll see`,
+    `${"?!".repeat(40)} ${filler}`,
+    `${"x".repeat(90)}\u{1D465}\u{1D466} ${filler}`,
+    `${filler.slice(0, 10)}\u{1D465}`.repeat(12),
+    "\u{1F600}".repeat(60),
+    `${"word ".repeat(19)}w${"\u{1D465}".repeat(10)} tail`,
+    // 95 characters of 3-character pieces, then a letter outside the BMP: the first cut for 12
+    // tokens (96 characters) splits its surrogate pair, inside the piece it would extend.
+    `ab${" ab".repeat(31)}\u{1D465}\u{1D466} tail`,
+  ];
+
+  test("equals the whole text's first tokens and truncation for every maxTokens", () => {
+    for (const text of tricky) {
+      for (let k = 1; k <= 14; k++) assert.deepEqual(leadingTokens(text, k), whole(text, k), `${JSON.stringify(text)} at ${k}`);
+    }
+  });
+
+  test("the cut moves across a text one character at a time", () => {
+    // Every prefix length of a mixed text, so a cut lands inside each kind of piece.
+    const text = `${filler}  ${"12345"}'s \u{1D465}x -- ${filler}   ${filler}`;
+    for (let n = 0; n <= text.length; n++) {
+      const t = text.slice(0, n);
+      for (const k of [1, 4, 12]) assert.deepEqual(leadingTokens(t, k), whole(t, k), `${JSON.stringify(t)} at ${k}`);
+    }
+  });
+});
+
 describe("buildDocIdIndex / docIdStatistics", () => {
   const shared = "Low-resource machine translation lacks parallel data for most language pairs of the world.";
   const papers: DocIdSource[] = [
@@ -165,6 +209,19 @@ describe("buildDocIdIndex / docIdStatistics", () => {
     assert.equal(s.total.meanPapersPerDocId, (5 + 1 + 1) / 5);
     assert.equal(s.total.maxPapersPerDocId, 3);
     assert.equal(s.total.papersWithDocIds, 4);
+  });
+
+  test("reports progress per facet up to papers × facets, and the same index with it", () => {
+    const seen: [number, number][] = [];
+    const again = buildDocIdIndex(papers, DOCID_MAX_TOKENS, { onProgress: (done, total) => seen.push([done, total]) });
+    assert.deepEqual(again, index);
+    // Four papers report once per facet, at its end.
+    assert.deepEqual(seen, [
+      [4, 16],
+      [8, 16],
+      [12, 16],
+      [16, 16],
+    ]);
   });
 
   test("duplicate externalIds are rejected", () => {

@@ -17,7 +17,7 @@ import {
   type DistillOptions,
   type DistillVariant,
 } from "./distill";
-import { buildDocIdIndex, docIdStatistics, type DocIdIndex } from "./docid";
+import { buildDocIdIndex, DOCID_MAX_TOKENS, docIdStatistics, type BuildDocIdOptions, type DocIdIndex } from "./docid";
 import { buildTrie, readTrieFile, serializeTrie, trieStatistics, type PrefixTrie } from "./trie";
 import { buildCompactVocab, compactIndex, readVocabFile, vocabFileJson, type CompactVocab } from "./vocab";
 
@@ -37,8 +37,17 @@ export interface Identifiers {
   tries: Record<Facet, PrefixTrie>;
 }
 
-export function buildIdentifiers(corpus: Pick<GenretCorpus, "ids" | "facets">): Identifiers {
-  return identifiersFromIndex(buildDocIdIndex(corpus.ids.map((externalId, i) => ({ externalId, facets: corpus.facets[i] }))));
+export function buildIdentifiers(corpus: Pick<GenretCorpus, "ids" | "facets">, options: BuildDocIdOptions = {}): Identifiers {
+  return identifiersFromIndex(corpusDocIds(corpus, options));
+}
+
+/** The DocIDs of a corpus in node order (the first half of buildIdentifiers). */
+export function corpusDocIds(corpus: Pick<GenretCorpus, "ids" | "facets">, options: BuildDocIdOptions = {}): DocIdIndex {
+  return buildDocIdIndex(
+    corpus.ids.map((externalId, i) => ({ externalId, facets: corpus.facets[i] })),
+    DOCID_MAX_TOKENS,
+    options,
+  );
 }
 
 /** Vocabulary and tries of any DocID index (the bullet DocIDs or a baseline scheme's, lib/eval/baselines/docid-schemes.ts). */
