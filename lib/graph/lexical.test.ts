@@ -182,6 +182,67 @@ describe("LexicalIndex", () => {
     close(top.scores[0], idx.pairScore(0, 6));
   });
 
+  it("pair scores are the plain item-by-item max-sim, bit for bit (the scattered query changes no sum)", () => {
+    const vectors = papers.map((texts) => texts.map((t) => lexicalVector(model, t)));
+    // Dots by merging the two term lists, summed in ascending term order as the index sums them.
+    const dot = (x: SparseVector, y: SparseVector): number => {
+      let s = 0;
+      for (let i = 0, j = 0; i < x.terms.length && j < y.terms.length;) {
+        if (x.terms[i] === y.terms[j]) s += x.weights[i++] * y.weights[j++];
+        else if (x.terms[i] < y.terms[j]) i++;
+        else j++;
+      }
+      return s;
+    };
+    const plain = (a: number, b: number): number => {
+      const [va, vb] = [vectors[a], vectors[b]];
+      if (va.length === 0 || vb.length === 0) return 0;
+      let rowSum = 0;
+      const col = vb.map(() => 0);
+      for (const x of va) {
+        let best = 0;
+        vb.forEach((y, j) => {
+          const d = dot(x, y);
+          if (d > best) best = d;
+          if (d > col[j]) col[j] = d;
+        });
+        rowSum += best;
+      }
+      return 0.5 * (rowSum / va.length + col.reduce((s, c) => s + c, 0) / vb.length);
+    };
+    for (let a = 0; a < papers.length; a++) for (let b = 0; b < papers.length; b += 7) assert.equal(index.pairScore(a, b), plain(a, b), `pair ${a}, ${b}`);
+    assert.equal(index.queryPairScore(vectors[9], 4), plain(9, 4));
+  });
+
+  it("ranks a larger corpus (many items a paper, several radix passes) as brute force does, capped or not", () => {
+    const big = randomPapers(5, 400).map((texts, p) => (p % 7 === 1 ? [...texts, ...texts.map((t) => `${t} corpus`), "tweets"] : texts));
+    const m = fitLexicalModel(big.flat());
+    const idx = new LexicalIndex(packLexicalItems(m, big));
+    assert.ok(idx.numItems > 512, "more items than one radix digit");
+    const k = 5;
+    const exact = idx.allPairsTopK(k, { maxPostings: Infinity });
+    for (let a = 0; a < big.length; a += 3) {
+      const s = big.map((_, b) => (b === a ? -1 : idx.pairScore(a, b)));
+      const want = Array.from(s.keys())
+        .filter((b) => s[b] > 0)
+        .sort((x, y) => s[y] - s[x] || x - y)
+        .slice(0, k);
+      const row = Array.from(exact.targets.subarray(exact.offsets[a], exact.offsets[a + 1]));
+      assert.equal(row.length, want.length, `paper ${a}`);
+      row.forEach((b, i) => {
+        close(exact.scores[exact.offsets[a] + i], s[want[i]], 1e-6);
+        if (b !== want[i]) close(s[b], s[want[i]], 1e-9);
+      });
+    }
+    // Capped: every listed score is the exact pair score, and the rows are those of rowTopK.
+    const capped = idx.allPairsTopK(k, { maxPostings: 20, candidates: 30 });
+    for (let a = 0; a < big.length; a += 5) {
+      const [e0, e1] = [capped.offsets[a], capped.offsets[a + 1]];
+      for (let e = e0; e < e1; e++) assert.equal(capped.scores[e], Math.fround(idx.pairScore(a, capped.targets[e])));
+      assert.deepEqual(idx.rowTopK(a, k, { maxPostings: 20, candidates: 30 }).targets, capped.targets.subarray(e0, e1));
+    }
+  });
+
   it("reports progress every 1,024 rows and at the end", () => {
     const calls: [number, number][] = [];
     index.allPairsTopK(3, { onProgress: (d, t) => calls.push([d, t]) });

@@ -179,21 +179,6 @@ export function packSparse(numTerms: number, perPaper: readonly (readonly Sparse
   return { numTerms, offsets, itemPtr, terms, weights };
 }
 
-/** Dot product of two sparse vectors with ascending term ids. */
-function sparseDot(aT: Int32Array, aW: Float32Array, a0: number, a1: number, bT: Int32Array, bW: Float32Array, b0: number, b1: number): number {
-  let s = 0;
-  let i = a0;
-  let j = b0;
-  while (i < a1 && j < b1) {
-    const x = aT[i];
-    const y = bT[j];
-    if (x === y) s += aW[i++] * bW[j++];
-    else if (x < y) i++;
-    else j++;
-  }
-  return s;
-}
-
 export interface LexicalTopKOptions {
   /**
    * Candidate generation reads at most this many postings of a term: a term in more items (a
@@ -230,7 +215,7 @@ export const DEFAULT_LEXICAL_BOUND: Readonly<Required<Pick<LexicalTopKOptions, "
 });
 
 /** Progress lines on stderr that start once the pass has run for one interval (LexicalTopKOptions.onProgress). */
-function lexicalProgressLines(numItems: number): { update: (done: number, total: number) => void; done: () => void } {
+export function lexicalProgressLines(numItems: number): { update: (done: number, total: number) => void; done: () => void } {
   if (config().GRAFT_PROGRESS === "off") return { update: () => {}, done: () => {} };
   const started = performance.now();
   const interval = progressIntervalMs();
@@ -245,79 +230,147 @@ function lexicalProgressLines(numItems: number): { update: (done: number, total:
 }
 
 /** Postings of term t: items[ptr[t]..ptr[t+1]) with their weights. */
-interface Postings {
+export interface LexicalPostings {
   readonly ptr: Int32Array;
   readonly items: Int32Array;
   readonly weights: Float32Array;
 }
 
 /**
+ * The typed arrays a LexicalIndex is made of: the items, the full postings and, when one was
+ * built, the postings cut at `cap`. A worker thread rebuilds the same index from them
+ * (lexical-pool.ts shares them as SharedArrayBuffers) without sorting the postings again.
+ */
+export interface LexicalIndexArrays {
+  readonly items: SparseFacetItems;
+  readonly full: LexicalPostings;
+  readonly truncated: { readonly cap: number; readonly postings: LexicalPostings } | null;
+}
+
+/** One row's list: targets best first, float32 scores (as the lists of allPairsTopK hold them). */
+export interface LexicalRow {
+  targets: Int32Array;
+  scores: Float32Array;
+}
+
+/** Lists of rows from..to of allPairsTopK: row from + r owns entries offsets[r]..offsets[r+1]. */
+export interface LexicalRowLists {
+  readonly from: number;
+  readonly to: number;
+  readonly offsets: Int32Array;
+  readonly targets: Int32Array;
+  readonly scores: Float32Array;
+}
+
+/** The `maxPostings` and `candidates` an all-pairs pass runs with (defaults filled in). */
+export function lexicalBound(k: number, options: LexicalTopKOptions = {}): { cap: number; candidates: number } {
+  return {
+    cap: options.maxPostings ?? DEFAULT_LEXICAL_BOUND.maxPostings,
+    candidates: Math.max(k, options.candidates ?? DEFAULT_LEXICAL_BOUND.candidates),
+  };
+}
+
+/** Bits per pass of the scan's radix sort by item (two passes up to 262,144 items in a facet). */
+const RADIX_BITS = 9;
+const RADIX_MASK = (1 << RADIX_BITS) - 1;
+const RADIX_SLOTS = RADIX_MASK + 2;
+
+/**
  * An inverted file over one facet's sparse items: all-pairs top-K by s_lex for the graph build,
  * one query against every paper for ephemeral insertion, and exact scores of given pairs.
+ *
+ * The all-pairs pass reads ≈ 10,000–20,000 postings a row at 64k papers; `scan` groups them by
+ * item with a radix sort over small arrays instead of scattering into per-item arrays (see
+ * there). Exact pair scores scatter the query items' weights by term once (reused while the same
+ * row is rescored against many papers) instead of merging two term lists per item pair. Every
+ * sum is taken in the order of a plain item-by-item evaluation, so the scores are the same
+ * numbers whatever the layout.
  */
 export class LexicalIndex {
   readonly numPapers: number;
   readonly numItems: number;
-  /** Postings of term t: items postItems[postPtr[t]..postPtr[t+1]) with their weights. */
-  private readonly postPtr: Int32Array;
-  private readonly postItems: Int32Array;
-  private readonly postWeights: Float32Array;
+  private readonly full: LexicalPostings;
   private readonly paperOf: Int32Array;
+  private truncated: { cap: number; postings: LexicalPostings } | null = null;
   // Scratch, reused across calls (an index serves one call at a time).
-  private readonly acc: Float64Array;
-  private readonly colMax: Float64Array;
-  private readonly itemStamp: Int32Array;
-  private readonly rowMax: Float64Array;
-  private readonly rowSum: Float64Array;
-  private readonly colSum: Float64Array;
-  private readonly paperStamp: Int32Array;
-  private readonly rowStamp: Int32Array;
-  private readonly touchedItems: Int32Array;
-  private readonly rowTouched: Int32Array;
+  /** A scan's gathered postings: item, query item, product; two position buffers of its radix sort. */
+  private gKey = new Int32Array(0);
+  private gItem = new Int32Array(0);
+  private gProd = new Float64Array(0);
+  private keysA = new Int32Array(0);
+  private keysB = new Int32Array(0);
+  private permA = new Int32Array(0);
+  private permB = new Int32Array(0);
+  /** Radix passes that cover the item indices, and one digit histogram per pass. */
+  private readonly radixPasses: number;
+  private readonly counts: Int32Array;
+  private rowBest = new Float64Array(0);
+  /** Column maxima of the paper being reduced, and the gather position that first reached each item. */
+  private readonly paperCols: Float64Array;
+  private readonly paperFirst: Int32Array;
   private readonly touchedPapers: Int32Array;
-  private readonly rowPapers: Int32Array;
-  private epoch = 0;
-  private rowCounter = 0;
+  /** Score of touchedPapers[r] after a scan. */
+  private readonly scanScores: Float64Array;
   private readonly pool = new CandidatePool();
-  private truncated: { cap: number; postings: Postings } | null = null;
+  private readonly top = new RowTop();
+  // The scattered query of exact pair scores: slot of a term, its weight in each query item.
+  private readonly slotOf: Int32Array;
+  private readonly slotStamp: Int32Array;
+  private slotWeights = new Float64Array(0);
+  private dots = new Float64Array(0);
+  private colBest = new Float64Array(0);
+  private scatterStamp = 0;
+  private scattered: { q: SparseFacetItems; q0: number; q1: number } | null = null;
 
-  constructor(readonly items: SparseFacetItems) {
+  constructor(
+    readonly items: SparseFacetItems,
+    built?: Omit<LexicalIndexArrays, "items">,
+  ) {
     const { offsets, itemPtr, terms, weights, numTerms } = items;
     this.numPapers = offsets.length - 1;
     this.numItems = itemPtr.length - 1;
     this.paperOf = new Int32Array(this.numItems);
     for (let p = 0; p < this.numPapers; p++) this.paperOf.fill(p, offsets[p], offsets[p + 1]);
-    const count = new Int32Array(numTerms + 1);
-    for (let e = 0; e < terms.length; e++) count[terms[e] + 1]++;
-    for (let t = 0; t < numTerms; t++) count[t + 1] += count[t];
-    this.postPtr = count.slice();
-    this.postItems = new Int32Array(terms.length);
-    this.postWeights = new Float32Array(terms.length);
-    const fill = count.slice(0, numTerms);
-    for (let i = 0; i < this.numItems; i++) {
-      for (let e = itemPtr[i]; e < itemPtr[i + 1]; e++) {
-        const at = fill[terms[e]]++;
-        this.postItems[at] = i;
-        this.postWeights[at] = weights[e];
+    if (built) {
+      this.full = built.full;
+      this.truncated = built.truncated;
+    } else {
+      const count = new Int32Array(numTerms + 1);
+      for (let e = 0; e < terms.length; e++) count[terms[e] + 1]++;
+      for (let t = 0; t < numTerms; t++) count[t + 1] += count[t];
+      const full = { ptr: count.slice(), items: new Int32Array(terms.length), weights: new Float32Array(terms.length) };
+      const fill = count.slice(0, numTerms);
+      for (let i = 0; i < this.numItems; i++) {
+        for (let e = itemPtr[i]; e < itemPtr[i + 1]; e++) {
+          const at = fill[terms[e]]++;
+          full.items[at] = i;
+          full.weights[at] = weights[e];
+        }
       }
+      this.full = full;
     }
-    this.acc = new Float64Array(this.numItems);
-    this.colMax = new Float64Array(this.numItems);
-    this.itemStamp = new Int32Array(this.numItems).fill(-1);
-    this.rowMax = new Float64Array(this.numPapers);
-    this.rowSum = new Float64Array(this.numPapers);
-    this.colSum = new Float64Array(this.numPapers);
-    this.paperStamp = new Int32Array(this.numPapers).fill(-1);
-    this.rowStamp = new Int32Array(this.numPapers).fill(-1);
-    this.touchedItems = new Int32Array(this.numItems);
-    this.rowTouched = new Int32Array(this.numItems);
+    let widest = 0;
+    for (let p = 0; p < this.numPapers; p++) widest = Math.max(widest, offsets[p + 1] - offsets[p]);
+    this.radixPasses = 0;
+    while (this.numItems - 1 >= 2 ** (this.radixPasses * RADIX_BITS)) this.radixPasses++;
+    this.counts = new Int32Array(this.radixPasses * RADIX_SLOTS);
+    this.paperCols = new Float64Array(widest);
+    this.paperFirst = new Int32Array(widest);
     this.touchedPapers = new Int32Array(this.numPapers);
-    this.rowPapers = new Int32Array(this.numPapers);
+    this.scanScores = new Float64Array(this.numPapers);
+    this.slotOf = new Int32Array(numTerms);
+    this.slotStamp = new Int32Array(numTerms);
   }
 
   /** Items of term t (its document frequency within this facet). */
   df(t: number): number {
-    return this.postPtr[t + 1] - this.postPtr[t];
+    return this.full.ptr[t + 1] - this.full.ptr[t];
+  }
+
+  /** The arrays to rebuild this index elsewhere, with the postings cut at `cap` built (lexical-pool.ts). */
+  arrays(cap: number): LexicalIndexArrays {
+    this.postingsUpTo(cap);
+    return { items: this.items, full: this.full, truncated: this.truncated };
   }
 
   /** Exact s_lex of corpus papers a and b. */
@@ -326,28 +379,75 @@ export class LexicalIndex {
     return this.maxSimAgainst(this.items, offsets[a], offsets[a + 1], b);
   }
 
+  /**
+   * Query items q0..q1 of `q` by term: slotOf[t] for their terms t, and slotWeights[slot·na + i]
+   * the weight of that term in item q0 + i (0 where the item lacks it). Kept for the next call
+   * with the same rows: a row is rescored against hundreds of papers in a row.
+   */
+  private scatterQuery(q: SparseFacetItems, q0: number, q1: number): void {
+    const s = this.scattered;
+    if (s !== null && s.q === q && s.q0 === q0 && s.q1 === q1) return;
+    const na = q1 - q0;
+    const stamp = ++this.scatterStamp;
+    const { slotOf, slotStamp } = this;
+    const numTerms = this.items.numTerms;
+    const need = (q.itemPtr[q1] - q.itemPtr[q0]) * na;
+    if (this.slotWeights.length < need) this.slotWeights = new Float64Array(Math.max(need, 2 * this.slotWeights.length));
+    const slotWeights = this.slotWeights;
+    let slots = 0;
+    for (let i = q0; i < q1; i++) {
+      for (let e = q.itemPtr[i]; e < q.itemPtr[i + 1]; e++) {
+        const t = q.terms[e];
+        if (t >= numTerms) continue;
+        if (slotStamp[t] !== stamp) {
+          slotStamp[t] = stamp;
+          slotOf[t] = slots;
+          slotWeights.fill(0, slots * na, slots * na + na);
+          slots++;
+        }
+        slotWeights[slotOf[t] * na + (i - q0)] = q.weights[e];
+      }
+    }
+    this.scattered = { q, q0, q1 };
+  }
+
   /** Exact s_lex of query items (rows q0..q1 of `q`) against corpus paper b. */
   private maxSimAgainst(q: SparseFacetItems, q0: number, q1: number, b: number): number {
     const { offsets, itemPtr, terms, weights } = this.items;
     const b0 = offsets[b];
-    const b1 = offsets[b + 1];
     const na = q1 - q0;
-    const nb = b1 - b0;
+    const nb = offsets[b + 1] - b0;
     if (na === 0 || nb === 0) return 0;
+    this.scatterQuery(q, q0, q1);
+    if (this.dots.length < na * nb) this.dots = new Float64Array(Math.max(na * nb, 2 * this.dots.length));
+    if (this.colBest.length < nb) this.colBest = new Float64Array(Math.max(nb, 2 * this.colBest.length));
+    const { dots, colBest, slotOf, slotStamp, slotWeights } = this;
+    const stamp = this.scatterStamp;
+    dots.fill(0, 0, na * nb);
+    // dots[i·nb + j] = t(query item i, item j of b), summed over shared terms in ascending term
+    // order (item j's order); a term item i lacks adds an exact 0.
+    for (let j = 0; j < nb; j++) {
+      for (let e = itemPtr[b0 + j]; e < itemPtr[b0 + j + 1]; e++) {
+        const t = terms[e];
+        if (slotStamp[t] !== stamp) continue;
+        const w = weights[e];
+        const base = slotOf[t] * na;
+        for (let i = 0; i < na; i++) dots[i * nb + j] += slotWeights[base + i] * w;
+      }
+    }
     let rowSum = 0;
-    const col = this.colMax;
-    for (let j = 0; j < nb; j++) col[j] = 0;
-    for (let i = q0; i < q1; i++) {
+    for (let j = 0; j < nb; j++) colBest[j] = 0;
+    for (let i = 0; i < na; i++) {
       let best = 0;
-      for (let j = b0; j < b1; j++) {
-        const d = sparseDot(q.terms, q.weights, q.itemPtr[i], q.itemPtr[i + 1], terms, weights, itemPtr[j], itemPtr[j + 1]);
+      for (let j = 0; j < nb; j++) {
+        const d = dots[i * nb + j];
         if (d > best) best = d;
-        if (d > col[j - b0]) col[j - b0] = d;
+        if (d > colBest[j]) colBest[j] = d;
       }
       rowSum += best;
     }
     let colSum = 0;
-    for (let j = 0; j < nb; j++) colSum += col[j];
+    for (let j = 0; j < nb; j++) colSum += colBest[j];
     return 0.5 * (rowSum / na + colSum / nb);
   }
 
@@ -358,148 +458,242 @@ export class LexicalIndex {
 
   /**
    * s_lex of source items q0..q1 (of `q`) against every paper sharing a term with them, through
-   * the postings; calls `visit(paper, score)` for each such paper (never `skip`).
+   * `postings` (never the paper whose items are the index's items skip0..skip1): returns how many
+   * papers it reached, in ascending order: touchedPapers[r] and scanScores[r] for each.
+   *
+   * Sort-based rather than a scatter into per-item and per-paper arrays: at 64k papers those
+   * arrays are megabytes and every posting missed the cache (≈ 150–400 ns a posting on the
+   * shared 2-core machine). Here the row's postings are gathered in traversal order, sorted by
+   * item with a stable radix sort on small arrays that stay in cache, and reduced in one
+   * ascending sweep, where a paper's items are adjacent. Every sum is taken in the order the
+   * scatter took it: a dot over the query item's terms in their order, a row sum over the query
+   * items in order, a column sum over the paper's items in the order the traversal first
+   * reached them.
    */
-  private scan(q: SparseFacetItems, q0: number, q1: number, skip: number, postings: Postings, visit: (paper: number, score: number) => void): void {
+  private scan(q: SparseFacetItems, q0: number, q1: number, skip0: number, skip1: number, postings: LexicalPostings): number {
     const na = q1 - q0;
-    if (na === 0) return;
-    const epoch = ++this.epoch;
-    const { offsets } = this.items;
-    const { paperOf, acc, colMax, itemStamp, rowMax, rowSum, colSum, paperStamp, rowStamp } = this;
+    if (na === 0) return 0;
+    const { offsets, numTerms } = this.items;
     const { ptr: postPtr, items: postItems, weights: postWeights } = postings;
-    // Scratch lists in typed arrays: this loop runs once per posting, ≈ 50,000 times a row at 64k.
-    const { touchedItems, rowTouched, touchedPapers, rowPapers } = this;
-    let nItems = 0;
-    let nPapers = 0;
-    for (let i = q0; i < q1; i++) {
-      const row = ++this.rowCounter;
-      let nRow = 0;
-      for (let e = q.itemPtr[i]; e < q.itemPtr[i + 1]; e++) {
-        const t = q.terms[e];
-        if (t >= this.items.numTerms) continue;
-        const p0 = postPtr[t];
+    const qPtr = q.itemPtr;
+    const qTerms = q.terms;
+    const qWeights = q.weights;
+    let need = 0;
+    for (let e = qPtr[q0]; e < qPtr[q1]; e++) if (qTerms[e] < numTerms) need += postPtr[qTerms[e] + 1] - postPtr[qTerms[e]];
+    this.reserveGather(need, na);
+    const { gKey, gItem, gProd, rowBest, paperCols, paperFirst, touchedPapers, scanScores } = this;
+    const passes = this.radixPasses;
+    const counts = this.counts;
+    counts.fill(0);
+    // Gather (item, query item, product) in traversal order (query items, their terms, postings),
+    // counting each radix digit of the items as they come.
+    let n = 0;
+    for (let i = 0; i < na; i++) {
+      for (let e = qPtr[q0 + i]; e < qPtr[q0 + i + 1]; e++) {
+        const t = qTerms[e];
+        if (t >= numTerms) continue;
+        const w = qWeights[e];
         const p1 = postPtr[t + 1];
-        const w = q.weights[e];
-        for (let x = p0; x < p1; x++) {
+        for (let x = postPtr[t]; x < p1; x++) {
           const j = postItems[x];
-          if (paperOf[j] === skip) continue;
-          if (itemStamp[j] !== epoch) {
-            itemStamp[j] = epoch;
-            colMax[j] = 0;
-            touchedItems[nItems++] = j;
+          if (j >= skip0 && j < skip1) continue;
+          gKey[n] = j;
+          gItem[n] = i;
+          gProd[n] = w * postWeights[x];
+          n++;
+          counts[(j & RADIX_MASK) + 1]++;
+          if (passes > 1) {
+            counts[RADIX_SLOTS + ((j >>> RADIX_BITS) & RADIX_MASK) + 1]++;
+            for (let d = 2; d < passes; d++) counts[d * RADIX_SLOTS + ((j >>> (d * RADIX_BITS)) & RADIX_MASK) + 1]++;
           }
-          if (acc[j] === 0) rowTouched[nRow++] = j;
-          acc[j] += w * postWeights[x];
         }
       }
-      // Row i: best item per touched paper, added to that paper's row sum.
-      let nRowPapers = 0;
-      for (let r = 0; r < nRow; r++) {
-        const j = rowTouched[r];
-        const d = acc[j];
-        acc[j] = 0;
-        if (d > colMax[j]) colMax[j] = d;
-        const b = paperOf[j];
-        if (paperStamp[b] !== epoch) {
-          paperStamp[b] = epoch;
-          rowSum[b] = 0;
-          touchedPapers[nPapers++] = b;
-        }
-        if (rowStamp[b] !== row) {
-          rowStamp[b] = row;
-          rowMax[b] = 0;
-          rowPapers[nRowPapers++] = b;
-        }
-        if (d > rowMax[b]) rowMax[b] = d;
+    }
+    if (n === 0) return 0;
+    // Stable LSD radix sort by item: positions and their items move together, so each pass reads
+    // in sequence (equal items keep traversal order). The sorted items end in keys, positions in perm.
+    let keys = gKey;
+    let perm = this.permA;
+    let nextKeys = this.keysB;
+    let nextPerm = this.permB;
+    for (let d = 0; d < passes; d++) {
+      const base = d * RADIX_SLOTS;
+      for (let c = 0; c < RADIX_MASK; c++) counts[base + c + 1] += counts[base + c];
+      const shift = d * RADIX_BITS;
+      for (let x = 0; x < n; x++) {
+        const k = keys[x];
+        const at = counts[base + ((k >>> shift) & RADIX_MASK)]++;
+        nextKeys[at] = k;
+        nextPerm[at] = d === 0 ? x : perm[x];
       }
-      for (let r = 0; r < nRowPapers; r++) rowSum[rowPapers[r]] += rowMax[rowPapers[r]];
+      const swapKeys = d === 0 ? this.keysA : keys;
+      const swapPerm = perm;
+      keys = nextKeys;
+      perm = nextPerm;
+      nextKeys = swapKeys;
+      nextPerm = swapPerm;
     }
-    for (let r = 0; r < nPapers; r++) colSum[touchedPapers[r]] = 0;
-    for (let r = 0; r < nItems; r++) colSum[paperOf[touchedItems[r]]] += colMax[touchedItems[r]];
-    for (let r = 0; r < nPapers; r++) {
-      const b = touchedPapers[r];
-      const nb = offsets[b + 1] - offsets[b];
-      visit(b, 0.5 * (rowSum[b] / na + colSum[b] / nb));
+    if (passes === 0) for (let x = 0; x < n; x++) perm[x] = x;
+    // One sweep: per item its dots (one run per query item), per paper its row maxima and column maxima.
+    const paperOf = this.paperOf;
+    let nPapers = 0;
+    let r = 0;
+    while (r < n) {
+      const b = paperOf[keys[r]];
+      for (let i = 0; i < na; i++) rowBest[i] = 0;
+      let nCols = 0;
+      while (r < n && paperOf[keys[r]] === b) {
+        const j = keys[r];
+        const first = perm[r];
+        let col = 0;
+        while (r < n && keys[r] === j) {
+          const i = gItem[perm[r]];
+          let d = 0;
+          while (r < n && keys[r] === j && gItem[perm[r]] === i) d += gProd[perm[r++]];
+          if (d > col) col = d;
+          if (d > rowBest[i]) rowBest[i] = d;
+        }
+        // Column maxima in the order the traversal first reached their items (insertion by first position).
+        let at = nCols++;
+        while (at > 0 && paperFirst[at - 1] > first) {
+          paperFirst[at] = paperFirst[at - 1];
+          paperCols[at] = paperCols[at - 1];
+          at--;
+        }
+        paperFirst[at] = first;
+        paperCols[at] = col;
+      }
+      let rowSum = 0;
+      for (let i = 0; i < na; i++) rowSum += rowBest[i];
+      let colSum = 0;
+      for (let c = 0; c < nCols; c++) colSum += paperCols[c];
+      touchedPapers[nPapers] = b;
+      scanScores[nPapers++] = 0.5 * (rowSum / na + colSum / (offsets[b + 1] - offsets[b]));
     }
+    return nPapers;
+  }
+
+  /** Gather and sort scratch for `postings` postings of `na` query items. */
+  private reserveGather(postings: number, na: number): void {
+    if (this.gKey.length < postings) {
+      const size = Math.max(postings, 2 * this.gKey.length);
+      this.gKey = new Int32Array(size);
+      this.gItem = new Int32Array(size);
+      this.gProd = new Float64Array(size);
+      this.keysA = new Int32Array(size);
+      this.keysB = new Int32Array(size);
+      this.permA = new Int32Array(size);
+      this.permB = new Int32Array(size);
+    }
+    if (this.rowBest.length < na) this.rowBest = new Float64Array(na);
   }
 
   /**
    * Top-k corpus papers by s_lex of each corpus paper (ties: lower index), through the inverted
    * file; scores are exact. The lists are exact when no term has more than `maxPostings`
    * postings; otherwise each row with a cut term is ranked over its best `candidates` by partial
-   * score (see LexicalTopKOptions, DEFAULT_LEXICAL_BOUND).
+   * score (see LexicalTopKOptions, DEFAULT_LEXICAL_BOUND). lexical-pool.ts runs the same rows on
+   * worker threads.
    */
   allPairsTopK(k: number, options: LexicalTopKOptions = {}): RankedNeighbours {
-    const cap = options.maxPostings ?? DEFAULT_LEXICAL_BOUND.maxPostings;
-    const candidates = Math.max(k, options.candidates ?? DEFAULT_LEXICAL_BOUND.candidates);
     const n = this.numPapers;
     const lines = options.onProgress ? null : lexicalProgressLines(this.numItems);
     const report = options.onProgress ?? (lines as { update: (done: number, total: number) => void }).update;
-    const heap = new BoundedLists(n, k);
-    for (let a = 0; a < n; a++) {
-      this.rankRow(a, cap, candidates, (b, s) => heap.offer(a, b, s));
-      if ((a + 1) % 1024 === 0 || a + 1 === n) report(a + 1, n);
+    const parts: LexicalRowLists[] = [];
+    for (let from = 0; from < n; from += 1024) {
+      parts.push(this.rowsTopK(from, Math.min(n, from + 1024), k, options));
+      report(Math.min(n, from + 1024), n);
     }
     lines?.done();
-    return heap.finish();
+    return concatRowLists(n, k, parts);
+  }
+
+  /** Rows from..to of allPairsTopK (the same bound and options): the unit lexical-pool.ts hands a thread. */
+  rowsTopK(from: number, to: number, k: number, options: LexicalTopKOptions = {}): LexicalRowLists {
+    const { cap, candidates } = lexicalBound(k, options);
+    const rows = to - from;
+    const offsets = new Int32Array(rows + 1);
+    let targets = new Int32Array(rows * Math.min(k, 64));
+    let scores = new Float32Array(targets.length);
+    for (let r = 0; r < rows; r++) {
+      const row = this.rankRow(from + r, k, cap, candidates);
+      const at = offsets[r];
+      if (at + row.size > targets.length) {
+        const grownT = new Int32Array(Math.max(at + row.size, 2 * targets.length));
+        grownT.set(targets);
+        targets = grownT;
+        const grownS = new Float32Array(grownT.length);
+        grownS.set(scores);
+        scores = grownS;
+      }
+      for (let i = 0; i < row.size; i++) {
+        targets[at + i] = row.targets[i];
+        scores[at + i] = row.scores[i];
+      }
+      offsets[r + 1] = at + row.size;
+    }
+    return { from, to, offsets, targets: targets.slice(0, offsets[rows]), scores: scores.slice(0, offsets[rows]) };
   }
 
   /** Row a of allPairsTopK alone (the same bound and options), to measure a bound's recall on a sample of rows. */
-  rowTopK(a: number, k: number, options: LexicalTopKOptions = {}): { targets: Int32Array; scores: Float32Array } {
-    const heap = new BoundedLists(1, k);
-    const cap = options.maxPostings ?? DEFAULT_LEXICAL_BOUND.maxPostings;
-    this.rankRow(a, cap, Math.max(k, options.candidates ?? DEFAULT_LEXICAL_BOUND.candidates), (b, s) => heap.offer(0, b, s));
-    const r = heap.finish();
-    return { targets: r.targets, scores: r.scores };
+  rowTopK(a: number, k: number, options: LexicalTopKOptions = {}): LexicalRow {
+    const { cap, candidates } = lexicalBound(k, options);
+    const row = this.rankRow(a, k, cap, candidates);
+    return { targets: row.targets.slice(0, row.size), scores: Float32Array.from(row.scores.subarray(0, row.size)) };
   }
 
   /**
-   * Calls `visit(b, exact s_lex)` for row a's candidates: every paper sharing a term with it
-   * when none of its terms has more than `cap` postings, else its best `candidates` by the
-   * partial score of the truncated postings.
+   * Row a's top k by exact s_lex over its candidates: every paper sharing a term with it when
+   * none of its terms has more than `cap` postings, else its best `candidates` by the partial
+   * score of the truncated postings. The returned RowTop is scratch, valid until the next call.
    */
-  private rankRow(a: number, cap: number, candidates: number, visit: (paper: number, score: number) => void): void {
+  private rankRow(a: number, k: number, cap: number, candidates: number): RowTop {
     const { offsets, itemPtr, terms } = this.items;
     const a0 = offsets[a];
     const a1 = offsets[a + 1];
     const postings = this.postingsUpTo(cap);
+    const top = this.top;
+    top.reset(k);
     // Partial scores only where the row has a truncated term; otherwise they are exact.
     let partial = false;
     for (let e = itemPtr[a0]; e < itemPtr[a1] && !partial; e++) partial = this.df(terms[e]) > cap;
+    const reached = this.scan(this.items, a0, a1, a0, a1, postings);
+    const { touchedPapers, scanScores } = this;
     if (!partial) {
-      this.scan(this.items, a0, a1, a, postings, visit);
-      return;
+      for (let r = 0; r < reached; r++) top.offer(touchedPapers[r], scanScores[r]);
+      return top;
     }
     const pool = this.pool;
     pool.reset(candidates);
-    this.scan(this.items, a0, a1, a, postings, (b, s) => pool.offer(b, s));
-    for (let i = 0; i < pool.size; i++) visit(pool.targets[i], this.pairScore(a, pool.targets[i]));
+    for (let r = 0; r < reached; r++) pool.offer(touchedPapers[r], scanScores[r]);
+    for (let i = 0; i < pool.size; i++) top.offer(pool.targets[i], this.pairScore(a, pool.targets[i]));
+    return top;
   }
 
   /** The postings with each term's list cut to its `cap` highest weights (ties: lower item), cached for the last cap. */
-  private postingsUpTo(cap: number): Postings {
-    const full = { ptr: this.postPtr, items: this.postItems, weights: this.postWeights };
-    if (!(cap < this.numItems)) return full;
+  private postingsUpTo(cap: number): LexicalPostings {
+    if (!(cap < this.numItems)) return this.full;
     if (this.truncated?.cap === cap) return this.truncated.postings;
+    const full = this.full;
     const numTerms = this.items.numTerms;
     const ptr = new Int32Array(numTerms + 1);
     for (let t = 0; t < numTerms; t++) ptr[t + 1] = ptr[t] + Math.min(cap, this.df(t));
     const items = new Int32Array(ptr[numTerms]);
     const weights = new Float32Array(ptr[numTerms]);
     for (let t = 0; t < numTerms; t++) {
-      const p0 = this.postPtr[t];
-      const p1 = this.postPtr[t + 1];
+      const p0 = full.ptr[t];
+      const p1 = full.ptr[t + 1];
       if (p1 - p0 <= cap) {
         // Untruncated lists keep their order, so a row without a truncated term sums as the exact scan does.
-        items.set(this.postItems.subarray(p0, p1), ptr[t]);
-        weights.set(this.postWeights.subarray(p0, p1), ptr[t]);
+        items.set(full.items.subarray(p0, p1), ptr[t]);
+        weights.set(full.weights.subarray(p0, p1), ptr[t]);
         continue;
       }
       const order = Array.from({ length: p1 - p0 }, (_, i) => p0 + i);
-      order.sort((x, y) => this.postWeights[y] - this.postWeights[x] || this.postItems[x] - this.postItems[y]);
+      order.sort((x, y) => full.weights[y] - full.weights[x] || full.items[x] - full.items[y]);
       for (let i = 0; i < cap; i++) {
-        items[ptr[t] + i] = this.postItems[order[i]];
-        weights[ptr[t] + i] = this.postWeights[order[i]];
+        items[ptr[t] + i] = full.items[order[i]];
+        weights[ptr[t] + i] = full.weights[order[i]];
       }
     }
     const postings = { ptr, items, weights };
@@ -508,12 +702,43 @@ export class LexicalIndex {
   }
 
   /** Top-k corpus papers by s_lex for one query's items (ephemeral insertion); `exclude` is never returned. */
-  queryTopK(query: readonly SparseVector[], k: number, exclude = -1): { targets: Int32Array; scores: Float32Array } {
-    const heap = new BoundedLists(1, k);
-    this.scan(packSparse(this.items.numTerms, [query]), 0, query.length, exclude, this.postingsUpTo(Infinity), (b, s) => heap.offer(0, b, s));
-    const r = heap.finish();
-    return { targets: r.targets, scores: r.scores };
+  queryTopK(query: readonly SparseVector[], k: number, exclude = -1): LexicalRow {
+    const { offsets } = this.items;
+    const skip = exclude >= 0 && exclude < this.numPapers;
+    const reached = this.scan(
+      packSparse(this.items.numTerms, [query]),
+      0,
+      query.length,
+      skip ? offsets[exclude] : 0,
+      skip ? offsets[exclude + 1] : 0,
+      this.full,
+    );
+    const top = this.top;
+    top.reset(k);
+    for (let r = 0; r < reached; r++) top.offer(this.touchedPapers[r], this.scanScores[r]);
+    return { targets: top.targets.slice(0, top.size), scores: Float32Array.from(top.scores.subarray(0, top.size)) };
   }
+}
+
+/** Row lists of consecutive row ranges (in row order, covering 0..numPapers) as one RankedNeighbours. */
+export function concatRowLists(numPapers: number, k: number, parts: readonly LexicalRowLists[]): RankedNeighbours {
+  const offsets = new Int32Array(numPapers + 1);
+  let total = 0;
+  let next = 0;
+  for (const part of parts) {
+    if (part.from !== next) throw new Error(`lexical row lists: rows ${next}.. missing (a part starts at ${part.from})`);
+    for (let r = 0; r < part.to - part.from; r++) offsets[part.from + r + 1] = total + part.offsets[r + 1];
+    total += part.offsets[part.to - part.from];
+    next = part.to;
+  }
+  if (next !== numPapers) throw new Error(`lexical row lists: rows ${next}..${numPapers} missing`);
+  const targets = new Int32Array(total);
+  const scores = new Float32Array(total);
+  for (const part of parts) {
+    targets.set(part.targets, offsets[part.from]);
+    scores.set(part.scores, offsets[part.from]);
+  }
+  return { numPapers, k, offsets, targets, scores, aux: new Float32Array(0), auxWidth: 0 };
 }
 
 /**
@@ -575,39 +800,38 @@ class CandidatePool {
   }
 }
 
-/** Per-paper best-k lists (ties: lower target), small enough to keep as sorted arrays. */
-class BoundedLists {
-  private readonly rows: { t: number; s: number }[][];
-  constructor(
-    readonly numPapers: number,
-    readonly k: number,
-  ) {
-    this.rows = Array.from({ length: numPapers }, () => []);
-  }
-  offer(p: number, t: number, s: number): void {
-    if (this.k === 0 || !(s > 0)) return;
-    const row = this.rows[p];
-    if (row.length === this.k) {
-      const last = row[row.length - 1];
-      if (s < last.s || (s === last.s && t > last.t)) return;
-      row.pop();
+/** One row's best k (ties: lower target), kept sorted best first; scores ranked in float64. */
+class RowTop {
+  targets = new Int32Array(0);
+  scores = new Float64Array(0);
+  size = 0;
+  private k = 0;
+
+  reset(k: number): void {
+    if (this.targets.length < k) {
+      this.targets = new Int32Array(k);
+      this.scores = new Float64Array(k);
     }
-    let at = row.length;
-    while (at > 0 && (row[at - 1].s < s || (row[at - 1].s === s && row[at - 1].t > t))) at--;
-    row.splice(at, 0, { t, s });
+    this.k = k;
+    this.size = 0;
   }
-  finish(): RankedNeighbours {
-    const offsets = new Int32Array(this.numPapers + 1);
-    this.rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
-    const targets = new Int32Array(offsets[this.numPapers]);
-    const scores = new Float32Array(offsets[this.numPapers]);
-    this.rows.forEach((r, p) =>
-      r.forEach((e, i) => {
-        targets[offsets[p] + i] = e.t;
-        scores[offsets[p] + i] = e.s;
-      }),
-    );
-    return { numPapers: this.numPapers, k: this.k, offsets, targets, scores, aux: new Float32Array(0), auxWidth: 0 };
+
+  offer(t: number, s: number): void {
+    if (this.k === 0 || !(s > 0)) return;
+    const { targets, scores } = this;
+    let at = this.size;
+    if (at === this.k) {
+      const ls = scores[at - 1];
+      if (s < ls || (s === ls && t > targets[at - 1])) return;
+      at--;
+    } else this.size++;
+    while (at > 0 && (scores[at - 1] < s || (scores[at - 1] === s && targets[at - 1] > t))) {
+      targets[at] = targets[at - 1];
+      scores[at] = scores[at - 1];
+      at--;
+    }
+    targets[at] = t;
+    scores[at] = s;
   }
 }
 
