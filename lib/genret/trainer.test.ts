@@ -4,6 +4,7 @@
  * (scripts/ensure-system-deps.sh installs them for `npm test`).
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -126,6 +127,34 @@ describe("trainer (PyTorch) → ONNX → constrained decoding", () => {
     await assert.rejects(
       runTrainer(PYTHON, [...args([]), "--out", path.join(dir, "run-short"), "--init-tokens", path.join(dir, "short.f32"), "--epochs", "1"], () => {}),
       /expected .* x 16/,
+    );
+  });
+
+  it("honours --time-budget: stops before a step would end past it, with no schedule fitted yet", async () => {
+    // 100,000 epochs of one step each: only the budget can stop it. A step of the toy model
+    // takes milliseconds, so the run ends within a step of the budget, never far past it.
+    const budget = 2;
+    const done = await runTrainer(
+      PYTHON,
+      args(["--out", path.join(dir, "run-budget"), "--epochs", "100000", "--time-budget", String(budget), "--no-export"]),
+      () => {},
+    );
+    const seconds = done.trainSeconds as number;
+    assert.ok(seconds <= budget + 0.5, `trained ${seconds} s on a ${budget} s budget`);
+    assert.ok(seconds >= budget / 2, `stopped after ${seconds} s of a ${budget} s budget`);
+    assert.ok((done.steps as number) > 10 && (done.steps as number) < 100_000);
+    assert.ok(existsSync(path.join(dir, "run-budget", "checkpoint.pt")));
+  });
+
+  it("--device cuda without a CUDA GPU fails at once, saying so", async (t) => {
+    const probe = spawnSync(PYTHON, ["-c", "import torch; print(torch.cuda.is_available())"], { encoding: "utf8" });
+    if (probe.stdout.trim() === "True") {
+      t.skip("this PyTorch has a CUDA GPU");
+      return;
+    }
+    await assert.rejects(
+      runTrainer(PYTHON, args(["--out", path.join(dir, "run-cuda"), "--epochs", "1", "--device", "cuda"]), () => {}),
+      /sees no CUDA GPU/,
     );
   });
 

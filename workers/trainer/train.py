@@ -88,6 +88,10 @@ def main(argv=None):
     args = parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     device = torch.device("cuda" if (args.device == "auto" and torch.cuda.is_available()) else ("cpu" if args.device == "auto" else args.device))
+    if device.type == "cuda" and not torch.cuda.is_available():
+        # Before the pack is read: at 64k papers that alone takes a while.
+        raise SystemExit("--device cuda: this PyTorch sees no CUDA GPU (torch.cuda.is_available() is false). On a GPU machine install a "
+                         "CUDA build of PyTorch and point GRAFT_PYTHON at its python, or train with --device cpu")
     if device.type == "cpu":
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -182,13 +186,18 @@ def main(argv=None):
 
     model.train()
     steps_this_run, run_t0, run_step0 = 0, time.time(), state["step"]
+    # Mean wall time of recent steps: a step that would end past the time budget is not started,
+    # so the budget holds even when a step is long (a large corpus's vocabulary on a busy CPU)
+    # and the schedule fitted at step 31 is never reached.
+    step_seconds = None
     while True:
         total = state["total_steps"]
         # The epoch (or --max-steps) limit holds even before a time budget's schedule is fitted.
         if (total is not None and state["step"] >= total) or state["step"] >= max_steps:
             break
-        if args.time_budget and state["train_seconds"] >= args.time_budget:
+        if args.time_budget and state["train_seconds"] + (step_seconds or 0.0) > args.time_budget:
             break
+        step_t0 = time.time()
         if state["pos"] >= n:
             state["epoch"] += 1
             state["pos"] = 0
@@ -242,6 +251,7 @@ def main(argv=None):
         window_examples += b
         now = time.time()
         state["train_seconds"] = now - t_start
+        step_seconds = now - step_t0 if step_seconds is None else 0.8 * step_seconds + 0.2 * (now - step_t0)
         # Fit the schedule to the time budget once throughput is known.
         steps_this_run += 1
         if steps_this_run == 1:
