@@ -16,9 +16,11 @@ import { pruneCsr, writePaperGraph, type FacetCsr, type PaperGraph } from "./csr
 import { EDGE_ROW_COLUMNS, edgeRowCount, edgeRowSlices } from "./edge-rows";
 import { dropShardData, planShards, readMergedShardLists, type ShardPlan, storeShardInputs } from "./shards";
 import { fitLexicalModel, LexicalIndex, packLexicalItems, serialiseLexicalModel } from "./lexical";
+import { DEFAULT_LEXICAL_THREADS, LexicalPool } from "./lexical-pool";
 import type { PackedFacetItems } from "./maxsim";
 import { DEFAULT_ITEM_SIMILARITY, edgeWeightFor, type ItemSimilarity, itemSimilaritySpec, mixedFacetEdges, parseItemSimilarity } from "./similarity";
 import { buildPaperGraph, type FacetBuildReport, type PaperGraphBuildOptions } from "./topk";
+import type { RankedNeighbours } from "./topk-accumulator";
 
 // The graph stage of `graft build`: corpus papers and facet items from the store → item
 // embeddings (cached per corpus and embedder) → exact top-K edges per facet → CSR file +
@@ -38,7 +40,7 @@ export interface GraphStageOptions {
    * so serving inserts unseen papers with the same one.
    */
   similarity?: string | ItemSimilarity;
-  /** Embedding worker processes (default: one per core, at most 2). */
+  /** Embedding worker processes, and threads of a mix build's lexical pass (default: one per core, at most 2). */
   workers?: number;
   /** Item rows per kernel chunk (default DEFAULT_CHUNK_ITEMS); the unit a sharded kernel cuts into row blocks. */
   chunkItems?: number;
@@ -251,7 +253,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
     }
     // A mix build: the corpus items' TF-IDF model (an artefact, so unseen papers are weighted
     // alike) and one inverted file per facet; each facet's candidates are rescored with both terms.
-    let lexicalInfo: { scheme: string; terms: number; documents: number } | null = null;
+    let lexicalInfo: { scheme: string; terms: number; documents: number; threads: number; passSeconds: Partial<Record<Facet, number>> } | null = null;
     let rankEdges: PaperGraphBuildOptions["rankEdges"];
     if (similarity.kind === "mix") {
       // idf from the corpus papers' titles + abstracts (one document each); every item term is in the vocabulary.
@@ -263,16 +265,35 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       writeArtefact(build, "graph", "lexical.json", "lexical.json", serialiseLexicalModel(model), {
         note: "TF-IDF vocabulary of the facet items, document frequencies over the papers' titles + abstracts (s_lex)",
       });
-      lexicalInfo = { scheme: model.scheme, terms: model.terms.length, documents: model.numDocs };
+      // Every facet's lexical top-K before the kernel: rankEdges is synchronous, and the pass
+      // (the largest CPU of a mix build at scale) runs its rows on worker threads (lexical-pool.ts);
+      // the lists are the one-thread lists, so the build does not depend on the thread count.
+      const threads = options.workers ?? DEFAULT_LEXICAL_THREADS;
+      const passSeconds: Partial<Record<Facet, number>> = {};
+      const lexicalOf: Partial<Record<Facet, { index: LexicalIndex; lexical: RankedNeighbours }>> = {};
+      const lexicalPool = threads > 1 ? LexicalPool.create({ threads }) : null;
+      try {
+        for (const facet of FACETS) {
+          options.signal?.throwIfAborted();
+          const index = new LexicalIndex(
+            packLexicalItems(
+              model,
+              itemRows[facet].map((r) => r.map((t) => texts[t])),
+            ),
+          );
+          const tPass = performance.now();
+          const lexical = lexicalPool ? await lexicalPool.allPairsTopK(index, buildK) : index.allPairsTopK(buildK);
+          passSeconds[facet] = (performance.now() - tPass) / 1000;
+          lexicalOf[facet] = { index, lexical };
+        }
+      } finally {
+        await lexicalPool?.close();
+      }
+      lexicalInfo = { scheme: model.scheme, terms: model.terms.length, documents: model.numDocs, threads, passSeconds };
       const lexicalWeight = similarity.lexicalWeight;
       rankEdges = (facet, lists, kk) => {
-        const index = new LexicalIndex(
-          packLexicalItems(
-            model,
-            itemRows[facet].map((r) => r.map((t) => texts[t])),
-          ),
-        );
-        const lexical = index.allPairsTopK(kk);
+        const { index, lexical } = lexicalOf[facet] as { index: LexicalIndex; lexical: RankedNeighbours };
+        if (lexical.k !== kk) throw new Error(`lexical lists of ${facet} were built for k = ${lexical.k}, not ${kk}`);
         return mixedFacetEdges(
           {
             cosine: lists.neighbours,
