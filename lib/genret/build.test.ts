@@ -96,7 +96,17 @@ describe(`genret build stage on a corpus without splits (${testProvider})`, { co
       chmodSync(python, 0o755);
       await t.db.paper.updateMany({ data: { split: null } });
       await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });
-      const report = await buildGenretStage(t.db, { corpus: "mini", trainer: { ...tiny, tokenPrior: false }, seed: 3, python });
+      const events: string[] = [];
+      const report = await buildGenretStage(t.db, {
+        corpus: "mini",
+        trainer: { ...tiny, tokenPrior: false },
+        seed: 3,
+        python,
+        onProgress: (phase, done, total, detail) => events.push(`${phase} ${done}/${total} ${detail ?? ""}`.trim()),
+      });
+      // Progress lines name what runs: DocIDs over papers × facets (6 × 4), then the trainer's start.
+      assert.ok(events.includes("docids 24/24 tokenising facet items, papers × facets"), events.join("\n"));
+      assert.ok(events.includes("train 0/1 starting the trainer (reading the training pack)"), events.join("\n"));
       assert.equal(report.trainingPapers.rule, "all 6 papers (the corpus has no train/dev/test splits)");
       assert.equal(report.trainingPapers.papers, 6);
       assert.ok(report.examples > 0);

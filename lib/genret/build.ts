@@ -333,7 +333,10 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
     let t = performance.now();
     progress("docids", 0, 1);
     const index = await timed(steps, "docids", () =>
-      corpusDocIds({ ids: store.externalIds, facets: store.facets }, { onProgress: (done, total) => progress("docids", done, total, "tokenising items") }),
+      corpusDocIds(
+        { ids: store.externalIds, facets: store.facets },
+        { onProgress: (done, total) => progress("docids", done, total, "tokenising facet items, papers × facets") },
+      ),
     );
     const { ids, idReport } = await timed(steps, "tries", () => {
       const ids = identifiersFromIndex(index);
@@ -399,6 +402,8 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
     if (existsSync(path.join(trainDir, "train.json")) && existsSync(path.join(trainDir, "decoder.onnx"))) {
       training = JSON.parse(readFileSync(path.join(trainDir, "train.json"), "utf8")) as Record<string, unknown>;
     } else {
+      // The trainer's first progress line comes after it has read the pack (tens of seconds at 64k papers).
+      progress("train", 0, 1, "starting the trainer (reading the training pack)");
       training = await runTrainer(
         python,
         trainerArgs(at("pack"), trainDir, trainer, seed),
