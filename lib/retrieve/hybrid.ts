@@ -134,7 +134,9 @@ export async function hybridRerankRows(ctx: RetrieveContext, fused: readonly Fus
   const whole = `${ctx.query.title} ${abstract}`.trim();
   const queryNode = ctx.query.index ?? ctx.query.exclude;
   const hidden = ctx.hidden ?? new Set<number>();
-  const bm25 = text.index.search(text.queryTokens(whole), 1000).filter((h) => h.doc !== queryNode && !hidden.has(h.doc));
+  const usable = (h: { doc: number }) => h.doc !== queryNode && !hidden.has(h.doc);
+  const bm25 = text.index.search(text.queryTokens(whole), 1000).filter(usable);
+  const withItems = [whole, ...Object.values(ctx.query.items).flat()].join(" ");
   return rerankFeatures(fused.slice(0, depth), {
     bm25,
     tfidf: tfidf.whole.search(tfidfTokens(whole), 1000),
@@ -149,6 +151,8 @@ export async function hybridRerankRows(ctx: RetrieveContext, fused: readonly Fus
     papersByAuthor: ctx.graph.memo("papers-by-author", () => papersByAuthor(ctx.graph.papers)),
     hidden,
     paper: (node) => ctx.graph.papers[node],
+    queryTokens: new Set(text.queryTokens(withItems)),
+    titleTokens: (node) => text.queryTokens(ctx.graph.papers[node].title),
   });
 }
 

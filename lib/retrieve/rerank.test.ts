@@ -46,6 +46,8 @@ describe("rerankFeatures", () => {
     // Node 3 (citing 2 and 4) is by the query's first author; node 1 (citing 2) by its second.
     papersByAuthor: papersByAuthor([{ authors: [] }, { authors: ["A. N. Other"] }, { authors: [] }, { authors: ["Jose Gomez"] }, { authors: [] }]),
     hidden: new Set(),
+    queryTokens: new Set(["parsing", "neural"]),
+    titleTokens: (node) => (node === 2 ? ["neural", "parsing", "model", "study"] : []),
   });
 
   it("counts the seeds that cite a candidate and their squared, normalised BM25 votes", () => {
@@ -92,6 +94,26 @@ describe("rerankFeatures", () => {
     assert.equal(four[col("coCited")], Math.log1p(1));
     const [, fourAsQuery] = rerankFeatures(fused([2, 4]), ev(3));
     assert.equal(fourAsQuery[col("coCited")], 0);
+  });
+
+  it("counts co-citations with the lexical seeds, leaving the query's own and hidden papers' citations out", () => {
+    // Seed 4 is cited by node 3, which also cites node 2: 2 is co-cited with the first seed.
+    const seeded = (queryNode: number | null, hidden: number[] = []): RerankEvidence => ({
+      ...ev(queryNode),
+      bm25: [{ doc: 4, score: 1 }],
+      hidden: new Set(hidden),
+    });
+    const [two, four] = rerankFeatures(fused([2, 4]), seeded(null));
+    assert.equal(two[col("coCitedSeeds")], Math.log1p(1));
+    assert.equal(four[col("coCitedSeeds")], 0, "a seed is not co-cited with itself");
+    assert.equal(rerankFeatures(fused([2]), seeded(3))[0][col("coCitedSeeds")], 0);
+    assert.equal(rerankFeatures(fused([2]), seeded(null, [3]))[0][col("coCitedSeeds")], 0);
+  });
+
+  it("measures the share of a candidate's title words that the query uses", () => {
+    const [two, four] = rerankFeatures(fused([2, 4]), ev(null));
+    assert.equal(two[col("titleMatch")], 0.5); // "neural" and "parsing" of 4 title words
+    assert.equal(four[col("titleMatch")], 0, "no title words: no match");
   });
 });
 

@@ -32,8 +32,10 @@ const { values } = parseArgs({
     write: { type: "boolean", default: false },
     /** Where the captured rows go (the trainer's input). */
     dump: { type: "string", default: path.join(os.tmpdir(), "graft-rerank-rows.json") },
-    /** Read captured rows from a --dump file instead of running the pipeline. */
+    /** Read captured rows from a --dump file instead of running the pipeline (columns matched by feature name). */
     from: { type: "string" },
+    /** Comma-separated features to leave out of the fit (their column set to 0): ablations from one dump. */
+    drop: { type: "string", default: "" },
   },
 });
 const MAX_DEPTH = Number(values.depth);
@@ -120,20 +122,32 @@ const t0 = performance.now();
 // Both facet sources, so the model also learns from the offline extractor's noisier facets (a pasted paper's).
 const trainSet = trainQueries(values.dir as string, Number(values.train));
 type Capture = { train: Captured[]; tune: { llm: Captured[]; offline: Captured[] } };
-const revive = (qs: Captured[]) => qs.map((q) => ({ ...q, gold: new Set(q.gold) }));
+const dropped = new Set((values.drop as string).split(",").filter(Boolean));
+for (const f of dropped)
+  if (!(RERANK_FEATURES as readonly string[]).includes(f)) throw new Error(`--drop: no feature "${f}" (features: ${RERANK_FEATURES.join(", ")})`);
 async function captureAll(): Promise<Capture> {
   if (values.from) {
-    const c = JSON.parse(readFileSync(values.from, "utf8")) as Capture;
+    const c = JSON.parse(readFileSync(values.from, "utf8")) as Capture & { features: string[] };
+    // A dump's columns follow its own feature list: re-ordered to today's, so features removed since still read.
+    const column = RERANK_FEATURES.map((f) => c.features.indexOf(f));
+    const missing = RERANK_FEATURES.filter((_, j) => column[j] < 0);
+    if (missing.length > 0) throw new Error(`${values.from} has no column for ${missing.join(", ")}: capture again without --from`);
+    const revive = (qs: Captured[]) => qs.map((q) => ({ ...q, rows: q.rows.map((r) => column.map((k) => r[k])), gold: new Set(q.gold) }));
     return { train: revive(c.train), tune: { llm: revive(c.tune.llm), offline: revive(c.tune.offline) } };
   }
   const train = await capture(trainSet, "llm");
   const tuneQueries = userPaperQueries(values.dir as string, "unseen-tune").slice(0, values.tune ? Number(values.tune) : undefined);
   return { train, tune: { llm: await capture(tuneQueries, "llm"), offline: await capture(tuneQueries, "offline") } };
 }
-const { train, tune } = await captureAll();
+const captured = await captureAll();
+const withoutDropped = (qs: Captured[]) => qs.map((q) => ({ ...q, rows: q.rows.map((r) => r.map((v, j) => (dropped.has(RERANK_FEATURES[j]) ? 0 : v))) }));
+const [train, tune] = [withoutDropped(captured.train), { llm: withoutDropped(captured.tune.llm), offline: withoutDropped(captured.tune.offline) }];
 if (!values.from) {
   const plain = (qs: Captured[]) => qs.map((q) => ({ ...q, gold: [...q.gold] }));
-  writeFileSync(values.dump, JSON.stringify({ features: RERANK_FEATURES, train: plain(train), tune: { llm: plain(tune.llm), offline: plain(tune.offline) } }));
+  writeFileSync(
+    values.dump,
+    JSON.stringify({ features: RERANK_FEATURES, train: plain(captured.train), tune: { llm: plain(captured.tune.llm), offline: plain(captured.tune.offline) } }),
+  );
 }
 console.log(`captured ${train.length} train and ${tune.llm.length} tuning papers in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 const report = (label: string, model: RerankModel | null) =>
