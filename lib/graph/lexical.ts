@@ -16,7 +16,8 @@
  * items) make that 47,000 (problems) to 101,000 (methods) postings a row, so candidate
  * generation reads at most a term's `maxPostings` highest-weighted postings and every candidate
  * is then rescored exactly (`LexicalIndex.pairScore`; DEFAULT_LEXICAL_BOUND, its recall in
- * reports/scale.md section 4).
+ * reports/scale.md section 4). Rows are independent: lexical-pool.ts ranks them on worker
+ * threads, with the same lists.
  *
  * The fitted vocabulary and idf are a build artefact (`lexical.json`), so an unseen paper's
  * items are weighted with the corpus's idf (terms the corpus never saw get the largest idf:
@@ -498,7 +499,7 @@ export class LexicalIndex {
           const j = postItems[x];
           if (j >= skip0 && j < skip1) continue;
           gKey[n] = j;
-          gItem[n] = i;
+          if (na > 1) gItem[n] = i;
           gProd[n] = w * postWeights[x];
           n++;
           counts[(j & RADIX_MASK) + 1]++;
@@ -534,24 +535,34 @@ export class LexicalIndex {
       nextPerm = swapPerm;
     }
     if (passes === 0) for (let x = 0; x < n; x++) perm[x] = x;
-    // One sweep: per item its dots (one run per query item), per paper its row maxima and column maxima.
+    // One sweep: per item its dots (one run per query item), per paper its row maxima and column
+    // maxima (a paper's items are the index range offsets[b]..offsets[b + 1]).
     const paperOf = this.paperOf;
     let nPapers = 0;
     let r = 0;
     while (r < n) {
       const b = paperOf[keys[r]];
+      const end = offsets[b + 1];
       for (let i = 0; i < na; i++) rowBest[i] = 0;
       let nCols = 0;
-      while (r < n && paperOf[keys[r]] === b) {
+      while (r < n && keys[r] < end) {
         const j = keys[r];
         const first = perm[r];
         let col = 0;
-        while (r < n && keys[r] === j) {
-          const i = gItem[perm[r]];
+        if (na === 1) {
+          // One query item (most rows): the item's run is one dot.
           let d = 0;
-          while (r < n && keys[r] === j && gItem[perm[r]] === i) d += gProd[perm[r++]];
+          while (r < n && keys[r] === j) d += gProd[perm[r++]];
           if (d > col) col = d;
-          if (d > rowBest[i]) rowBest[i] = d;
+          if (d > rowBest[0]) rowBest[0] = d;
+        } else {
+          while (r < n && keys[r] === j) {
+            const i = gItem[perm[r]];
+            let d = 0;
+            while (r < n && keys[r] === j && gItem[perm[r]] === i) d += gProd[perm[r++]];
+            if (d > col) col = d;
+            if (d > rowBest[i]) rowBest[i] = d;
+          }
         }
         // Column maxima in the order the traversal first reached their items (insertion by first position).
         let at = nCols++;
@@ -568,7 +579,7 @@ export class LexicalIndex {
       let colSum = 0;
       for (let c = 0; c < nCols; c++) colSum += paperCols[c];
       touchedPapers[nPapers] = b;
-      scanScores[nPapers++] = 0.5 * (rowSum / na + colSum / (offsets[b + 1] - offsets[b]));
+      scanScores[nPapers++] = 0.5 * (rowSum / na + colSum / (end - offsets[b]));
     }
     return nPapers;
   }
