@@ -282,7 +282,8 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
             ),
           );
           const tPass = performance.now();
-          const lexical = lexicalPool ? await lexicalPool.allPairsTopK(index, buildK) : index.allPairsTopK(buildK);
+          const onProgress = (d: number, t: number) => progress("graph", d, t, `${facet} lexical`);
+          const lexical = lexicalPool ? await lexicalPool.allPairsTopK(index, buildK, { onProgress }) : index.allPairsTopK(buildK, { onProgress });
           passSeconds[facet] = (performance.now() - tPass) / 1000;
           lexicalOf[facet] = { index, lexical };
         }
