@@ -136,6 +136,8 @@ describe("leadingTokens (a prefix of the text tokenised)", () => {
     // 95 characters of 3-character pieces, then a letter outside the BMP: the first cut for 12
     // tokens (96 characters) splits its surrogate pair, inside the piece it would extend.
     `ab${" ab".repeat(31)}\u{1D465}\u{1D466} tail`,
+    // Pieces outside ASCII (several UTF-8 bytes each) among ASCII ones.
+    `café naïve résumé «quoted» — ${filler} 日本語のテキスト ${filler} ünïcödé`,
   ];
 
   test("equals the whole text's first tokens and truncation for every maxTokens", () => {

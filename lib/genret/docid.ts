@@ -91,6 +91,75 @@ export function docIdTokens(item: string, maxTokens: number = DOCID_MAX_TOKENS):
 /** Characters of text tokenised first per wanted token (a DocID token averages ~5 characters). */
 const PREFIX_CHARS_PER_TOKEN = 8;
 
+/** The Llama-3 pre-tokenizer's two stages, when it has the shape this module expects. */
+interface PreTokenizerStages {
+  /** The Split stage: the text's pieces. */
+  split: (text: string) => string[];
+  /** The ByteLevel stage of one piece. */
+  bytes: (piece: string) => string;
+}
+
+type Stage = {
+  config?: { type?: string; use_regex?: boolean; add_prefix_space?: boolean };
+  pre_tokenize_text?: (text: string, options: object) => string[];
+  byte_encoder?: Record<number, string>;
+};
+
+let stages: PreTokenizerStages | null | undefined;
+
+/**
+ * The pre-tokenizer as its stages (Split, then ByteLevel without a regex of its own, which maps
+ * each piece on its own), or null when the bundled tokenizer is configured otherwise: then the
+ * whole pre-tokenizer runs. ByteLevel encodes each piece to UTF-8 and maps every byte to a
+ * character; for an ASCII piece the bytes are the character codes, so the same table is read
+ * directly, which is most of the DocID stage's time saved (13 µs a piece through TextEncoder).
+ */
+function preTokenizerStages(): PreTokenizerStages | null {
+  if (stages !== undefined) return stages;
+  const list = (getLlama3Tokenizer().pre_tokenizer as unknown as { tokenizers?: Stage[] }).tokenizers ?? [];
+  const [split, byteLevel] = list;
+  const splitText = split?.pre_tokenize_text?.bind(split);
+  const pieceBytes = byteLevel?.pre_tokenize_text?.bind(byteLevel);
+  const table = byteLevel?.byte_encoder;
+  if (
+    list.length !== 2 ||
+    split.config?.type !== "Split" ||
+    byteLevel.config?.type !== "ByteLevel" ||
+    byteLevel.config.use_regex !== false ||
+    byteLevel.config.add_prefix_space ||
+    !splitText ||
+    !pieceBytes ||
+    !table
+  ) {
+    return (stages = null);
+  }
+  const ascii = Array.from({ length: 128 }, (_, b) => table[b]);
+  stages = {
+    split: (text) => splitText(text, { section_index: 0 }),
+    bytes: (piece) => {
+      let out = "";
+      for (let i = 0; i < piece.length; i++) {
+        const c = piece.charCodeAt(i);
+        if (c >= 128) return pieceBytes(piece, { section_index: 0 })[0];
+        out += ascii[c];
+      }
+      return out;
+    },
+  };
+  return stages;
+}
+
+/** The byte-level pieces of text, as the tokenizer's pre-tokenizer gives them (the first `limit` of them through the stages). */
+function prefixPieces(text: string, limit: number): { pieces: string[]; count: number } {
+  const s = preTokenizerStages();
+  if (!s) {
+    const pieces = getLlama3Tokenizer().pre_tokenizer.pre_tokenize(text, { section_index: 0 });
+    return { pieces: pieces.length > limit ? pieces.slice(0, limit) : pieces, count: pieces.length };
+  }
+  const split = s.split(text);
+  return { pieces: split.slice(0, limit).map(s.bytes), count: split.length };
+}
+
 /**
  * The first `maxTokens` of encodeDocIdTokens(text), and whether it has more, tokenising only
  * as much of the text as they need: pre-tokenising a whole item was most of the DocID stage
@@ -101,18 +170,19 @@ const PREFIX_CHARS_PER_TOKEN = 8;
  * splits into maxTokens + 2 pieces, a cut can only have changed the last two, so its first
  * maxTokens pieces are the whole text's, and the text has more than maxTokens tokens. Until
  * then the prefix doubles, up to the whole text. (Checked against the whole-text encoding on
- * every item of the demo corpus in docid-corpus.test.ts.)
+ * every item of the demo corpus in docid-corpus.test.ts, and on all 325,813 distinct items of
+ * the 63,671-paper ACL Anthology.)
  */
 export function leadingTokens(text: string, maxTokens: number): { tokens: number[]; truncated: boolean } {
   if (text.length === 0) return { tokens: [], truncated: false };
-  const tok = getLlama3Tokenizer();
+  const model = getLlama3Tokenizer().model;
   let cut = Math.min(text.length, PREFIX_CHARS_PER_TOKEN * maxTokens);
   for (;;) {
     const whole = cut >= text.length;
-    const pieces = tok.pre_tokenizer.pre_tokenize(whole ? text : text.slice(0, cut), { section_index: 0 });
-    if (whole || pieces.length >= maxTokens + 2) {
-      const ids = tok.model.convert_tokens_to_ids(tok.model.encode(pieces.length > maxTokens ? pieces.slice(0, maxTokens) : pieces));
-      return { tokens: ids.length > maxTokens ? ids.slice(0, maxTokens) : ids, truncated: pieces.length > maxTokens || ids.length > maxTokens };
+    const { pieces, count } = prefixPieces(whole ? text : text.slice(0, cut), maxTokens);
+    if (whole || count >= maxTokens + 2) {
+      const ids = model.convert_tokens_to_ids(model.encode(pieces));
+      return { tokens: ids.length > maxTokens ? ids.slice(0, maxTokens) : ids, truncated: count > maxTokens || ids.length > maxTokens };
     }
     cut = Math.min(text.length, 2 * cut);
   }
