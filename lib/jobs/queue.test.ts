@@ -11,6 +11,7 @@ import {
   enqueueJob,
   getJobDetail,
   heartbeatJob,
+  isBusy,
   isDeadLocalWorker,
   JobStateError,
   listJobs,
@@ -273,4 +274,19 @@ describe(`job queue (${testProvider})`, { concurrency: false }, () => {
       ["two"],
     );
   });
+});
+
+test("a busy SQLite store is retried, also when Prisma's SQLite adapter reports it as a timeout; a PostgreSQL timeout is not", () => {
+  // What the SQLite adapter makes of SQLITE_BUSY (kind SocketTimeout → P1008), as a worker saw it.
+  const timedOut = Object.assign(new Error("Operation has timed out"), { code: "P1008" });
+  assert.equal(isBusy(timedOut, "sqlite"), true);
+  assert.equal(isBusy(new Error("Invalid `db.job.updateMany()` invocation:\n\nOperation has timed out"), "sqlite"), true);
+  assert.equal(isBusy(Object.assign(new Error("timed out"), { code: "P1008" }), "sqlite"), true, "by its code too");
+  assert.equal(isBusy(timedOut, "postgresql"), false, "on PostgreSQL it is a network timeout, not a lock");
+  for (const provider of ["sqlite", "postgresql"] as const) {
+    assert.equal(isBusy(new Error("SqliteError: database is locked"), provider), true);
+    assert.equal(isBusy("SQLITE_BUSY: database is busy", provider), true);
+    assert.equal(isBusy(new Error("Unique constraint failed on the fields: (`id`)"), provider), false);
+    assert.equal(isBusy(undefined, provider), false);
+  }
 });

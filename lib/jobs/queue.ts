@@ -92,15 +92,26 @@ export interface ClaimOptions {
   jobId?: number;
 }
 
-const isBusy = (err: unknown) => /database is locked|SQLITE_BUSY/i.test(String((err as Error)?.message ?? err));
+/**
+ * Whether `err` is SQLite's "busy" (another process held the write lock past the busy timeout).
+ * Through Prisma's SQLite adapter SQLITE_BUSY surfaces as a SocketTimeout, "Operation has timed
+ * out" (P1008); on PostgreSQL that message is a real network timeout, not a lock, so it counts
+ * only on SQLite.
+ */
+export function isBusy(err: unknown, provider: "sqlite" | "postgresql"): boolean {
+  const message = String((err as Error)?.message ?? err);
+  if (/database is locked|SQLITE_BUSY/i.test(message)) return true;
+  return provider === "sqlite" && (/Operation has timed out/i.test(message) || (err as { code?: unknown })?.code === "P1008");
+}
 
 /** SQLite answers "busy" when another process holds the write lock past the busy timeout: wait and retry. */
-async function retryBusy<T>(fn: () => Promise<T>, tries = 8): Promise<T> {
+async function retryBusy<T>(db: Db, fn: () => Promise<T>, tries = 8): Promise<T> {
+  const provider = dbProvider(db);
   for (let i = 0; ; i++) {
     try {
       return await fn();
     } catch (err) {
-      if (!isBusy(err) || i >= tries) throw err;
+      if (!isBusy(err, provider) || i >= tries) throw err;
       await new Promise((r) => setTimeout(r, 50 * 2 ** Math.min(i, 5) * (0.5 + Math.random())));
     }
   }
@@ -124,7 +135,7 @@ export async function claimJob(db: Db, workerId: string, options: ClaimOptions =
       ? `WITH next AS (SELECT "id" FROM "Job" WHERE ${filter} ORDER BY "id" LIMIT 1 FOR UPDATE SKIP LOCKED)
          UPDATE "Job" SET ${set} FROM next WHERE "Job"."id" = next."id" RETURNING "Job"."id" AS id`
       : `UPDATE "Job" SET ${set} WHERE "id" = (SELECT "id" FROM "Job" WHERE ${filter} ORDER BY "id" LIMIT 1) AND "status" = 'queued' RETURNING "id" AS id`;
-  const rows = await retryBusy(() => db.$queryRawUnsafe<{ id: number | bigint }[]>(sql, ...args));
+  const rows = await retryBusy(db, () => db.$queryRawUnsafe<{ id: number | bigint }[]>(sql, ...args));
   if (rows.length === 0) return null;
   return db.job.findUnique({ where: { id: Number(rows[0].id) } });
 }
@@ -135,7 +146,7 @@ const owned = (jobId: number, workerId: string) => ({ id: jobId, workerId, statu
 
 /** Renews the lease; false when the job is no longer this worker's (reclaimed or cancelled). */
 export async function heartbeatJob(db: Db, jobId: number, workerId: string): Promise<boolean> {
-  const r = await retryBusy(() => db.job.updateMany({ where: owned(jobId, workerId), data: { heartbeat: new Date() } }));
+  const r = await retryBusy(db, () => db.job.updateMany({ where: owned(jobId, workerId), data: { heartbeat: new Date() } }));
   return r.count === 1;
 }
 
@@ -149,7 +160,7 @@ export interface ProgressUpdate {
 /** Progress also renews the lease. */
 export async function reportProgress(db: Db, jobId: number, workerId: string, update: ProgressUpdate): Promise<boolean> {
   const progress = Math.max(0, Math.min(1, Number.isFinite(update.progress) ? update.progress : 0));
-  const r = await retryBusy(() =>
+  const r = await retryBusy(db, () =>
     db.job.updateMany({
       where: owned(jobId, workerId),
       data: {
@@ -165,7 +176,7 @@ export async function reportProgress(db: Db, jobId: number, workerId: string, up
 }
 
 export async function succeedJob(db: Db, jobId: number, workerId: string, result: unknown): Promise<boolean> {
-  const r = await retryBusy(() =>
+  const r = await retryBusy(db, () =>
     db.job.updateMany({
       where: owned(jobId, workerId),
       data: { status: "succeeded", progress: 1, message: "done", result: JSON.stringify(result ?? null), finishedAt: new Date(), heartbeat: new Date() },
@@ -175,7 +186,7 @@ export async function succeedJob(db: Db, jobId: number, workerId: string, result
 }
 
 export async function failJob(db: Db, jobId: number, workerId: string, error: string): Promise<boolean> {
-  const r = await retryBusy(() =>
+  const r = await retryBusy(db, () =>
     db.job.updateMany({
       where: owned(jobId, workerId),
       data: { status: "failed", error: redactSecrets(error).slice(0, 4000), message: "failed", finishedAt: new Date() },
@@ -186,7 +197,7 @@ export async function failJob(db: Db, jobId: number, workerId: string, error: st
 
 /** Hands a running job back to the queue (worker shutdown); the claim it used is not counted against it. */
 export async function releaseJob(db: Db, jobId: number, workerId: string, reason: string): Promise<boolean> {
-  const r = await retryBusy(() =>
+  const r = await retryBusy(db, () =>
     db.job.updateMany({
       where: owned(jobId, workerId),
       data: { status: "queued", workerId: null, heartbeat: null, message: reason.slice(0, 500), attempts: { decrement: 1 } },
@@ -218,7 +229,7 @@ export async function reclaimStaleJobs(db: Db, settings: Pick<QueueSettings, "le
     const why = dead ? `worker ${j.workerId} is gone` : `worker ${j.workerId} stopped renewing its lease`;
     const where = { id: j.id, status: "running", workerId: j.workerId, heartbeat: j.heartbeat };
     if (j.attempts >= settings.maxAttempts) {
-      const r = await retryBusy(() =>
+      const r = await retryBusy(db, () =>
         db.job.updateMany({
           where,
           data: { status: "failed", error: `${why} after ${j.attempts} attempts; not retrying`, message: "failed", finishedAt: now, workerId: null },
@@ -230,7 +241,9 @@ export async function reclaimStaleJobs(db: Db, settings: Pick<QueueSettings, "le
         await appendJobLogs(db, j.id, [{ level: "error", message: `${why} (attempt ${j.attempts} of ${settings.maxAttempts}): failed` }]);
       }
     } else {
-      const r = await retryBusy(() => db.job.updateMany({ where, data: { status: "queued", workerId: null, heartbeat: null, message: `re-queued: ${why}` } }));
+      const r = await retryBusy(db, () =>
+        db.job.updateMany({ where, data: { status: "queued", workerId: null, heartbeat: null, message: `re-queued: ${why}` } }),
+      );
       if (r.count === 1) {
         report.requeued.push(j.id);
         await appendJobLogs(db, j.id, [{ level: "warn", message: `${why}: re-queued; the next worker resumes it` }]);
@@ -306,7 +319,7 @@ export interface LogEntry {
 /** Appends log lines; secrets (API keys, passwords in URLs, bearer tokens) are redacted first. */
 export async function appendJobLogs(db: Db, jobId: number, entries: readonly LogEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  await retryBusy(() =>
+  await retryBusy(db, () =>
     db.jobLog.createMany({ data: entries.map((e) => ({ jobId, level: e.level, message: redactSecrets(e.message).slice(0, 4000), at: e.at ?? new Date() })) }),
   );
 }
