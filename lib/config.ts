@@ -184,6 +184,11 @@ export const SETTINGS = {
     default: 20_000,
     doc: "a pasted paper is inserted through an approximate nearest-neighbour index (HNSW, hnswlib-node; built at the corpus's first pasted paper) when the corpus has more papers than this, else by exact max-sim over every item; `0`: always",
   }),
+  GRAFT_EDGE_ROWS_MAX_PAPERS: s({
+    schema: wholeNumber(0),
+    default: 20_000,
+    doc: "a graph build of a corpus with more papers than this stores no `Edge` rows (its manifest records `edgeRows: false`); paper pages read the build's `graph.csr` either way, and the rows cost ≈ 146 s and ≈ 650 MiB of SQLite at 64k papers",
+  }),
   GRAFT_DECODE_THREADS: s({ schema: wholeNumber(1), default: 1, doc: "onnxruntime threads of the generative retriever's decoder" }),
   GRAFT_PYTHON: s({ schema: text(), default: "/usr/bin/python3", doc: "Python with PyTorch for the trainer (`workers/trainer`)" }),
   GRAFT_CODE_VERSION: s({ schema: text(), shown: "unset", doc: "recorded in graph build manifests (e.g. the git commit)" }),

@@ -13,7 +13,7 @@ import type { Embedder } from "@/lib/embed/types";
 import { citationRows } from "./citation-score";
 import { coverage, type CoverageAtK } from "./coverage";
 import { pruneCsr, writePaperGraph, type FacetCsr, type PaperGraph } from "./csr";
-import { EDGE_ROW_COLUMNS, edgeRowCount, edgeRowSlices } from "./edge-rows";
+import { EDGE_ROW_COLUMNS, edgeRowCount, edgeRowSlices, storesEdgeRows } from "./edge-rows";
 import { dropShardData, planShards, readMergedShardLists, type ShardPlan, storeShardInputs } from "./shards";
 import { fitLexicalModel, LexicalIndex, packLexicalItems, serialiseLexicalModel } from "./lexical";
 import { DEFAULT_LEXICAL_THREADS, LexicalPool } from "./lexical-pool";
@@ -90,6 +90,8 @@ export interface GraphStageReport {
   newlyEmbedded: number;
   graphSeconds: number;
   storeSeconds: number;
+  /** Whether the build stored its Edge rows (not above GRAFT_EDGE_ROWS_MAX_PAPERS papers). */
+  edgeRows: boolean;
   gflops: number;
   facets: { facet: Facet; items: number; edges: number; kernelSeconds: number }[];
   coverage: CoverageAtK[];
@@ -343,14 +345,19 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
 
     // ── edges into the store, for browsing ──
     const t2 = performance.now();
+    // Paper pages read graph.csr (lib/graph/neighbours.ts); above the threshold the rows
+    // (≈ 5 M, 146 s and 650 MiB of SQLite at 64k papers) are not worth storing.
+    const edgeRows = storesEdgeRows(papers.length);
     const provider = dbProvider(db);
-    const total = edgeRowCount(pruned);
+    const total = edgeRows ? edgeRowCount(pruned) : 0;
     const paperIds = papers.map((p) => p.id);
     await db.$transaction(
       async (tx) => {
         // A resumed build may already hold the edges of an earlier, interrupted run (committed
-        // just before the crash): replace them, in the same transaction, never add to them.
+        // just before the crash): replace them, in the same transaction, never add to them. A
+        // build without rows drops them too (the threshold may have changed since that run).
         await tx.edge.deleteMany({ where: { buildId: build.id } });
+        if (!edgeRows) return;
         // Slice by slice from the CSR: all 5 M rows of a 64k build as JS arrays would be ≈ 1 GiB.
         let stored = 0;
         for (const slice of edgeRowSlices(build.id, pruned, paperIds, EDGE_STORE_STEP)) {
@@ -361,6 +368,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       },
       { timeout: 30 * 60 * 1000, maxWait: 60_000 },
     );
+    if (!edgeRows) progress("store", 0, 0, `no Edge rows: ${papers.length} papers > GRAFT_EDGE_ROWS_MAX_PAPERS`);
     const storeSeconds = (performance.now() - t2) / 1000;
     await phase("edges");
 
@@ -377,6 +385,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
       newlyEmbedded,
       graphSeconds,
       storeSeconds,
+      edgeRows,
       gflops: kernelSeconds > 0 ? flops / kernelSeconds : 0,
       facets: reports.map((r) => ({
         facet: r.facet,
@@ -396,6 +405,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
         similarity.kind === "mix"
           ? `top ${buildK} by s_cos (blocked onnxruntime Gemm + TopK) ∪ top ${buildK} by s_lex (inverted file) ∪ top ${buildK} linked, rescored exactly`
           : "exact all-pairs (blocked onnxruntime Gemm + TopK)",
+      edgeRows,
       timings: { embedSeconds, graphSeconds, storeSeconds },
       statistics: { papers: report.papers, items: report.items, facets: report.facets, coverage: cov, gflops: report.gflops },
       codeVersion: config().GRAFT_CODE_VERSION ?? "",

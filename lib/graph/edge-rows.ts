@@ -1,3 +1,4 @@
+import { config } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { FacetCsr } from "./csr";
 
@@ -14,6 +15,20 @@ export type EdgeRow = [
   facetScore: number,
   citationScore: number,
 ];
+
+/**
+ * Whether a graph build of `numPapers` corpus papers stores its Edge rows: not above
+ * GRAFT_EDGE_ROWS_MAX_PAPERS, where paper pages read only graph.csr and the rows (≈ 5 M at 64k
+ * papers) would cost minutes of the build and hundreds of MiB of store.
+ */
+export function storesEdgeRows(numPapers: number, maxPapers = config().GRAFT_EDGE_ROWS_MAX_PAPERS): boolean {
+  return numPapers <= maxPapers;
+}
+
+/** Whether a complete build's manifest (its JSON) says it has Edge rows; builds from before the setting all do. */
+export function buildHasEdgeRows(manifest: string): boolean {
+  return (JSON.parse(manifest) as { edgeRows?: unknown }).edgeRows !== false;
+}
 
 /** How many edge rows the graph's facets hold (the sum of their CSRs' edges). */
 export function edgeRowCount(facets: Partial<Record<Facet, FacetCsr>>): number {

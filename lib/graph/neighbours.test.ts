@@ -86,6 +86,49 @@ describe(`paper neighbours from the build's CSR (${testProvider})`, { concurrenc
     assert.deepEqual(csrNeighbours(await loadBuildFiles(t.db, second.build), id, 20), newest, "the newest CSR agrees with its rows");
   });
 
+  test("a build above GRAFT_EDGE_ROWS_MAX_PAPERS stores no Edge rows: the same graph.csr, and its neighbours come from the CSR even when it is not loaded", async () => {
+    const withRows = await buildGraphStage(t.db, { corpus: "mini", k: 3, workers: 1, similarity: "cosine" });
+    const saved = process.env.GRAFT_EDGE_ROWS_MAX_PAPERS;
+    process.env.GRAFT_EDGE_ROWS_MAX_PAPERS = "5"; // the mini corpus has 6 papers
+    let withoutRows: Awaited<ReturnType<typeof buildGraphStage>>;
+    try {
+      withoutRows = await buildGraphStage(t.db, { corpus: "mini", k: 3, workers: 1, similarity: "cosine" });
+    } finally {
+      if (saved === undefined) delete process.env.GRAFT_EDGE_ROWS_MAX_PAPERS;
+      else process.env.GRAFT_EDGE_ROWS_MAX_PAPERS = saved;
+    }
+    assert.equal(withRows.edgeRows, true);
+    assert.equal(withoutRows.edgeRows, false, "the report says so");
+    const csrOf = async (id: number) => readFileSync(path.join(dataRoot(), (await t.db.build.findUniqueOrThrow({ where: { id } })).dir, "graph.csr"));
+    const manifestOf = async (id: number) => JSON.parse((await t.db.build.findUniqueOrThrow({ where: { id } })).manifest) as { edgeRows?: boolean };
+    assert.equal((await manifestOf(withoutRows.build)).edgeRows, false, "the manifest records it");
+    assert.equal((await manifestOf(withRows.build)).edgeRows, true);
+    assert.ok((await t.db.edge.count({ where: { buildId: withRows.build } })) > 0);
+    assert.equal(await t.db.edge.count({ where: { buildId: withoutRows.build } }), 0, "no Edge rows stored");
+    assert.ok((await csrOf(withoutRows.build)).equals(await csrOf(withRows.build)), "graph.csr byte-identical to the build with rows");
+
+    const ids = await miniPaperIds();
+    const stale = async () => first; // serving still holds an older build
+    const loaded = await loadBuildFiles(t.db, withoutRows.build);
+    for (const perFacet of [1, 3, 20])
+      for (const id of ids) {
+        const reference = await edgeRowNeighbours(t.db, withRows.build, id, perFacet);
+        assert.ok(
+          Object.values(reference).every((list) => list.length === Math.min(perFacet, 3)),
+          "not vacuous",
+        );
+        for (const loadGraph of [stale, async () => loaded, undefined]) {
+          const n = await paperNeighbours(t.db, id, { perFacet, loadGraph });
+          assert.equal(n?.build, withoutRows.build);
+          assert.deepEqual(
+            n?.facets,
+            reference,
+            `paper ${id}, ${perFacet} per facet, ${loadGraph === stale ? "stale loader" : loadGraph ? "loaded" : "no loader"}`,
+          );
+        }
+      }
+  });
+
   test("a paper outside the build has no neighbours; a corpus without a graph build, or no such paper, gives null", async () => {
     assert.ok(
       Object.values(csrNeighbours(first, -1, 20)).every((list) => list.length === 0),

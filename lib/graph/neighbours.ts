@@ -1,12 +1,18 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { latestBuildWith } from "@/lib/builds/build-dir";
 import type { Db } from "@/lib/db/client";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { PaperGraph } from "./csr";
+import { dataRoot } from "@/lib/paths";
+import { readPaperGraph, type PaperGraph } from "./csr";
+import { buildHasEdgeRows } from "./edge-rows";
 
 // A paper's typed-graph neighbours for browsing. They come from the newest complete graph
 // build's CSR as the caller's loaded build holds it (the web app passes serving's loadGraph, so a
 // page view reads no file and no edge row); the build's Edge rows are the fallback while that
 // loaded build is not the newest one yet (it re-checks every few seconds) or no loader is given.
+// A build above GRAFT_EDGE_ROWS_MAX_PAPERS has no Edge rows: then its graph.csr is read from disk
+// for that one call instead (serving's loadGraph has no forced re-check).
 // graph.csr holds every column an Edge row has (w, s_f, c per kept edge, ranked best first), and
 // the Edge rows are written from the same pruned CSR, so both give the same lists.
 
@@ -91,6 +97,42 @@ export async function edgeRowNeighbours(db: Db, buildId: number, paperId: number
   return facets;
 }
 
+/**
+ * The same lists from a build's files, for a build that stored no Edge rows and is not loaded:
+ * graph.csr and papers.json are read whole (≈ 80 MB at 64k papers), the display fields of the
+ * listed papers only.
+ */
+export async function buildFileNeighbours(
+  db: Db,
+  build: { id: number; dir: string },
+  paperId: number,
+  perFacet: number,
+): Promise<Record<Facet, NeighbourView[]>> {
+  const dir = path.resolve(dataRoot(), build.dir);
+  const { dbIds } = JSON.parse(readFileSync(path.join(dir, "papers.json"), "utf8")) as { dbIds: number[] };
+  const node = dbIds.indexOf(paperId);
+  if (node < 0) return emptyFacets();
+  const graph = readPaperGraph(path.join(dir, "graph.csr"));
+  const listed = new Set<number>();
+  for (const f of FACETS) {
+    const csr = graph.facets[f];
+    if (!csr) continue;
+    for (let e = csr.offsets[node], to = Math.min(csr.offsets[node + 1], e + perFacet); e < to; e++) listed.add(csr.targets[e]);
+  }
+  const rows = await db.paper.findMany({
+    where: { id: { in: [...listed].map((t) => dbIds[t]) } },
+    select: { id: true, externalId: true, title: true, year: true },
+  });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  // Sparse: csrNeighbours reads the display fields of the listed nodes only.
+  const papers: LoadedBuildGraph["papers"][number][] = new Array(dbIds.length);
+  for (const t of listed) {
+    const r = byId.get(dbIds[t]);
+    papers[t] = r ? { externalId: r.externalId, title: r.title, year: r.year } : { externalId: String(dbIds[t]), title: "", year: null };
+  }
+  return csrNeighbours({ build: build.id, graph, indexOfDbId: new Map([[paperId, node]]), papers }, paperId, perFacet);
+}
+
 /** Null when the paper does not exist or its corpus has no complete graph build yet. */
 export async function paperNeighbours(db: Db, paperId: number, options: PaperNeighboursOptions = {}): Promise<PaperNeighbours | null> {
   const perFacet = options.perFacet ?? 20;
@@ -104,5 +146,6 @@ export async function paperNeighbours(db: Db, paperId: number, options: PaperNei
     const loaded = await options.loadGraph(db, paper.corpus.name);
     if (loaded.build === build.id) return { ...head, facets: csrNeighbours(loaded, paperId, perFacet) };
   }
-  return { ...head, facets: await edgeRowNeighbours(db, build.id, paperId, perFacet) };
+  if (buildHasEdgeRows(build.manifest)) return { ...head, facets: await edgeRowNeighbours(db, build.id, paperId, perFacet) };
+  return { ...head, facets: await buildFileNeighbours(db, build, paperId, perFacet) };
 }

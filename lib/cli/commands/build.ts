@@ -72,7 +72,7 @@ type BuildOptions = z.infer<typeof buildOptions>;
 function graphLines(report: GraphStageReport, corpus: string): string {
   return [
     `build ${report.build} of ${corpus}: ${fmt(report.papers)} papers, ${fmt(report.items)} facet items → ${report.dir}`,
-    `embed ${report.embedSeconds.toFixed(1)} s (${fmt(report.newlyEmbedded)} new with ${report.embedder}) · similarity ${report.similarity} · graph ${report.graphSeconds.toFixed(1)} s at ${report.gflops.toFixed(0)} GFLOP/s · store ${report.storeSeconds.toFixed(1)} s`,
+    `embed ${report.embedSeconds.toFixed(1)} s (${fmt(report.newlyEmbedded)} new with ${report.embedder}) · similarity ${report.similarity} · graph ${report.graphSeconds.toFixed(1)} s at ${report.gflops.toFixed(0)} GFLOP/s · ${report.edgeRows === false ? "no Edge rows (GRAFT_EDGE_ROWS_MAX_PAPERS)" : `store ${report.storeSeconds.toFixed(1)} s`}`,
     "",
     table(
       ["facet", "items", "edges", "kernel s"],

@@ -72,6 +72,7 @@ async function reportOf(db: Db, buildId: number): Promise<GraphStageReport> {
   const m = JSON.parse(b.manifest) as {
     embedder?: { id?: string };
     similarity?: string;
+    edgeRows?: boolean;
     timings?: { embedSeconds?: number; graphSeconds?: number; storeSeconds?: number };
     statistics?: { papers?: number; items?: number; facets?: GraphStageReport["facets"]; coverage?: GraphStageReport["coverage"]; gflops?: number };
   };
@@ -86,6 +87,7 @@ async function reportOf(db: Db, buildId: number): Promise<GraphStageReport> {
     newlyEmbedded: 0,
     graphSeconds: m.timings?.graphSeconds ?? 0,
     storeSeconds: m.timings?.storeSeconds ?? 0,
+    edgeRows: m.edgeRows !== false,
     gflops: m.statistics?.gflops ?? 0,
     facets: m.statistics?.facets ?? [],
     coverage: m.statistics?.coverage ?? [],
