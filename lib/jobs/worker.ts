@@ -1,7 +1,7 @@
 import { config } from "@/lib/config";
-import type { Db } from "@/lib/db/client";
+import { dbProvider, type Db } from "@/lib/db/client";
 import { ProgressLines } from "@/lib/progress";
-import { claimJob, newWorkerId, type QueueSettings, queueSettings, reclaimStaleJobs, releaseJob } from "./queue";
+import { claimJob, isBusy, type JobRow, newWorkerId, type QueueSettings, queueSettings, reclaimStaleJobs, releaseJob } from "./queue";
 import { listStages } from "./registry";
 import { type JobOutcome, runClaimedJob } from "./runner";
 import type { LogLevel } from "./types";
@@ -9,6 +9,8 @@ import type { LogLevel } from "./types";
 // The worker loop behind `npm run worker`: reclaim dead workers' jobs, claim the oldest queued
 // job of a stage this worker has, run it, repeat; sleep when the queue is empty. Several
 // workers (on one machine or many, sharing a PostgreSQL store) can run side by side.
+
+type Echo = (line: string, level: LogLevel) => void;
 
 export interface WorkerOptions {
   workerId?: string;
@@ -27,7 +29,7 @@ export interface WorkerOptions {
    * stage is resumable, so whatever it was doing is simply done again by the next worker.
    */
   graceMs?: number;
-  echo?: (line: string, level: LogLevel) => void;
+  echo?: Echo;
   /** Echo plain progress lines of the running job (counts, ETA; at least every 10 s) too. */
   progress?: boolean;
 }
@@ -68,6 +70,24 @@ function graceExpired(signal: AbortSignal | undefined, graceMs: number): { expir
   };
 }
 
+/**
+ * Re-queues stale jobs, then claims the next one. "busy": the SQLite store stayed locked past the
+ * queue's retries (another process holding a long write transaction, e.g. a 64k build storing
+ * its edges) — an idle worker waits for its next poll instead of exiting.
+ */
+async function nextJob(db: Db, workerId: string, stages: string[], settings: QueueSettings, echo: Echo): Promise<JobRow | null | "busy"> {
+  try {
+    const reclaimed = await reclaimStaleJobs(db, settings);
+    for (const id of reclaimed.requeued) echo(`job ${id}: its worker is gone; re-queued`, "warn");
+    for (const id of reclaimed.failed) echo(`job ${id}: its worker died too often; failed`, "error");
+    return await claimJob(db, workerId, { stages });
+  } catch (err) {
+    if (!isBusy(err, dbProvider(db))) throw err;
+    echo(`the store is busy (another process is writing); trying again`, "warn");
+    return "busy";
+  }
+}
+
 export async function runWorker(db: Db, options: WorkerOptions = {}): Promise<WorkerReport> {
   const workerId = options.workerId ?? newWorkerId();
   const settings = options.settings ?? queueSettings();
@@ -81,11 +101,11 @@ export async function runWorker(db: Db, options: WorkerOptions = {}): Promise<Wo
   echo(`worker ${workerId} taking stages ${stages.join(", ")} (lease ${settings.leaseMs / 1000} s)`, "info");
 
   while (!options.signal?.aborted) {
-    const reclaimed = await reclaimStaleJobs(db, settings);
-    for (const id of reclaimed.requeued) echo(`job ${id}: its worker is gone; re-queued`, "warn");
-    for (const id of reclaimed.failed) echo(`job ${id}: its worker died too often; failed`, "error");
-
-    const job = await claimJob(db, workerId, { stages });
+    const job = await nextJob(db, workerId, stages, settings, echo);
+    if (job === "busy") {
+      await sleep(settings.pollMs, options.signal);
+      continue;
+    }
     if (!job) {
       if (options.exitWhenIdle) break;
       await sleep(settings.pollMs, options.signal);
