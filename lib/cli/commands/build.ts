@@ -117,6 +117,11 @@ export async function graphJobReport(db: Db, jobId: number, bar: ProgressBar): P
   }
 }
 
+/** The graph stage's options from the command's, sharded or not. */
+function graphStageOptions(opts: BuildOptions) {
+  return { corpus: opts.corpus, embedder: opts.embedder, k: opts.k, alpha: opts.alpha, beta: opts.beta, similarity: opts.similarity, workers: opts.workers };
+}
+
 /**
  * `--shards N`: the graph stage as a queued "graph" job with param shards, run here as its
  * coordinator (as `graft jobs run --stage graph --param shards=N` does). Its row blocks become
@@ -124,16 +129,7 @@ export async function graphJobReport(db: Db, jobId: number, bar: ProgressBar): P
  * ones still queued, so it also finishes alone. Ctrl-C hands the job back to the queue.
  */
 async function shardedGraphStage(db: Db, opts: BuildOptions, bar: ProgressBar): Promise<GraphStageReport> {
-  const params = {
-    corpus: opts.corpus,
-    embedder: opts.embedder,
-    k: opts.k,
-    alpha: opts.alpha,
-    beta: opts.beta,
-    similarity: opts.similarity,
-    workers: opts.workers,
-    shards: opts.shards,
-  };
+  const params = { ...graphStageOptions(opts), shards: opts.shards };
   let jobId: number;
   try {
     jobId = (await enqueueStage(db, "graph", params)).job.id;
@@ -228,13 +224,7 @@ export function registerBuild(program: Command): void {
           opts.shards !== undefined
             ? await shardedGraphStage(db, opts, bar)
             : await buildGraphStage(db, {
-                corpus: opts.corpus,
-                embedder: opts.embedder,
-                k: opts.k,
-                alpha: opts.alpha,
-                beta: opts.beta,
-                similarity: opts.similarity,
-                workers: opts.workers,
+                ...graphStageOptions(opts),
                 onProgress: (phase, d, t, detail) => bar.update(d, t, detail ? `${phase} ${detail}` : phase),
               });
         bar.done();
