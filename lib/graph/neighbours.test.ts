@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { resumeBuild } from "@/lib/builds/build-dir";
 import { importCorpus } from "@/lib/corpus/import";
 import type { Db } from "@/lib/db/client";
 import { testProvider } from "@/lib/db/testing";
@@ -127,6 +128,45 @@ describe(`paper neighbours from the build's CSR (${testProvider})`, { concurrenc
           );
         }
       }
+  });
+
+  test("a build resumed above the threshold drops the Edge rows an interrupted run had committed", async () => {
+    // Interrupted right after its rows were committed (as a worker losing its job there is).
+    const abort = new AbortController();
+    const stop = new Error("stopped after the edges phase");
+    await assert.rejects(
+      buildGraphStage(t.db, {
+        corpus: "mini",
+        k: 3,
+        workers: 1,
+        similarity: "cosine",
+        signal: abort.signal,
+        onPhase: (phase) => {
+          if (phase !== "edges") return;
+          abort.abort();
+          throw stop;
+        },
+      }),
+      stop,
+    );
+    const interrupted = await t.db.build.findFirstOrThrow({ where: { status: "running" }, orderBy: { id: "desc" } });
+    assert.ok((await t.db.edge.count({ where: { buildId: interrupted.id } })) > 0, "the first run stored its rows");
+    const saved = process.env.GRAFT_EDGE_ROWS_MAX_PAPERS;
+    process.env.GRAFT_EDGE_ROWS_MAX_PAPERS = "5";
+    try {
+      const { handle } = await resumeBuild(t.db, interrupted.id);
+      const resumed = await buildGraphStage(t.db, { corpus: "mini", k: 3, workers: 1, similarity: "cosine", resume: handle });
+      assert.equal(resumed.build, interrupted.id);
+      assert.equal(resumed.edgeRows, false);
+    } finally {
+      if (saved === undefined) delete process.env.GRAFT_EDGE_ROWS_MAX_PAPERS;
+      else process.env.GRAFT_EDGE_ROWS_MAX_PAPERS = saved;
+    }
+    assert.equal(await t.db.edge.count({ where: { buildId: interrupted.id } }), 0, "the earlier run's rows are gone");
+    const [id] = await miniPaperIds();
+    const n = await paperNeighbours(t.db, id, { loadGraph: async () => first });
+    assert.equal(n?.build, interrupted.id);
+    assert.deepEqual(n?.facets, csrNeighbours(await loadBuildFiles(t.db, interrupted.id), id, 20));
   });
 
   test("a paper outside the build has no neighbours; a corpus without a graph build, or no such paper, gives null", async () => {
