@@ -148,7 +148,7 @@ registerStage<GraphStageParams>(
           started: `build ${build.id} in ${build.dir}`,
           embedded: "item vectors ready (cache committed)",
           artefacts: "graph.csr and papers.json written",
-          edges: "edges stored",
+          edges: "edge rows stored (none for corpora above GRAFT_EDGE_ROWS_MAX_PAPERS papers: pages read graph.csr)",
         }[phase];
         log(what);
         await failpoint(`graph:${phase}`, (line) => log(line, "warn"));
@@ -159,6 +159,7 @@ registerStage<GraphStageParams>(
   },
   {
     params: graphStageParams,
-    description: "embed facet items, build the exact top-K typed graph, write graph.csr + manifest and store the edges",
+    description:
+      "embed facet items, build the exact top-K typed graph, write graph.csr + manifest and store the edges (up to GRAFT_EDGE_ROWS_MAX_PAPERS papers)",
   },
 );
