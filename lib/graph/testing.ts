@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before } from "node:test";
@@ -7,6 +8,7 @@ import type { CorpusInput } from "@/lib/corpus/read";
 import type { PaperRecord } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
+import { dataRoot } from "@/lib/paths";
 
 // A six-paper corpus in three topical pairs (0-1 translation, 2-3 entity recognition,
 // 4-5 sentiment), with bibliographic coupling inside the first two pairs: small enough for
@@ -87,4 +89,12 @@ export function useMiniCorpusStore(prefix: string): { readonly db: Db; readonly 
       return held().config.url;
     },
   };
+}
+
+/** The sha256 of a graph build's graph.csr: builds that must agree byte for byte are compared by it. */
+export async function graphCsrSha256(db: Db, buildId: number): Promise<string> {
+  const build = await db.build.findUniqueOrThrow({ where: { id: buildId } });
+  return createHash("sha256")
+    .update(readFileSync(path.join(dataRoot(), build.dir, "graph.csr")))
+    .digest("hex");
 }

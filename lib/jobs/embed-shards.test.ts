@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,13 +7,13 @@ import { importCorpus } from "@/lib/corpus/import";
 import type { CorpusInput } from "@/lib/corpus/read";
 import type { PaperRecord } from "@/lib/corpus/types";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
+import { graphCsrSha256 } from "@/lib/graph/testing";
 import { cacheDirFor } from "@/lib/embed/cache";
 import { createLsaEmbedder, fitLsa, saveLsaModel } from "@/lib/embed/lsa";
-import { dataRoot } from "@/lib/paths";
 import { failpointBanner } from "./failpoints";
 import { enqueueStage, runStageInline } from "./runner";
 import "./stages";
-import { startWorker, type WorkerProcess } from "./testing";
+import { startWorker, workerEnv, type WorkerProcess } from "./testing";
 
 // Issue 18, "beyond one machine": a sharded graph build embeds the item texts its vector cache
 // lacks as "embed-slice" jobs that any worker claims. Whether the graph job runs every slice
@@ -123,17 +122,8 @@ describe(`a graph build whose embedding is sharded into slice jobs (${testProvid
     rmSync(root, { recursive: true, force: true });
   });
 
-  const workerEnv = (): NodeJS.ProcessEnv => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: store.config.url, GRAFT_DATA_ROOT: root, GRAFT_WORKER_POLL_MS: "100", CI: "1" };
-    delete env.GRAFT_FAILPOINT;
-    return env;
-  };
-  const csrOf = async (buildId: number) => {
-    const build = await store.db.build.findUniqueOrThrow({ where: { id: buildId } });
-    return createHash("sha256")
-      .update(readFileSync(path.join(dataRoot(), build.dir, "graph.csr")))
-      .digest("hex");
-  };
+  const env = () => workerEnv(store.config.url, root);
+  const csrOf = (buildId: number) => graphCsrSha256(store.db, buildId);
   const cacheFiles = () => ["manifest.json", "vectors.f32", "keys.bin"].map((f) => readFileSync(path.join(cacheDir, f)));
   /** The slice jobs of a build, from their params. */
   const sliceJobsOf = async (buildId: number) =>
@@ -184,7 +174,7 @@ describe(`a graph build whose embedding is sharded into slice jobs (${testProvid
   test(`sharded over ${SHARDS} worker processes sharing the store's queue`, async (t) => {
     rmSync(cacheDir, { recursive: true });
     const { job } = await enqueueStage(store.db, "graph", { ...params, shards: SHARDS });
-    for (let i = 0; i < SHARDS; i++) workers.push(startWorker(workerEnv()));
+    for (let i = 0; i < SHARDS; i++) workers.push(startWorker(env()));
     const mine = workers.slice(-SHARDS);
     const started = Date.now();
     let row = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
@@ -213,7 +203,7 @@ describe(`a graph build whose embedding is sharded into slice jobs (${testProvid
   test("a worker SIGKILLed in the middle of a slice: the slice is claimed again and the build completes", async () => {
     rmSync(cacheDir, { recursive: true });
     const { job } = await enqueueStage(store.db, "graph", { ...params, shards: SHARDS });
-    const first = startWorker({ ...workerEnv(), GRAFT_FAILPOINT: "embed-slice:midway" }, ["--exit-when-idle"]);
+    const first = startWorker({ ...env(), GRAFT_FAILPOINT: "embed-slice:midway" }, ["--exit-when-idle"]);
     workers.push(first);
     const banner = failpointBanner("embed-slice:midway");
     const started = Date.now();
@@ -229,7 +219,7 @@ describe(`a graph build whose embedding is sharded into slice jobs (${testProvid
     const killed = (await sliceJobsOf(buildId)).find((s) => s.status === "running");
     assert.ok(killed, "the killed worker held a slice");
 
-    const last = startWorker(workerEnv(), ["--exit-when-idle"]);
+    const last = startWorker(env(), ["--exit-when-idle"]);
     workers.push(last);
     assert.equal(await last.exited, 0, last.output());
     const done = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -8,11 +7,11 @@ import { importCorpus } from "@/lib/corpus/import";
 import type { CorpusInput } from "@/lib/corpus/read";
 import type { PaperRecord } from "@/lib/corpus/types";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
-import { dataRoot } from "@/lib/paths";
+import { graphCsrSha256 } from "@/lib/graph/testing";
 import { failpointBanner } from "./failpoints";
 import { enqueueStage, runStageInline } from "./runner";
 import "./stages";
-import { startWorker, type WorkerProcess } from "./testing";
+import { startWorker, workerEnv, type WorkerProcess } from "./testing";
 
 // Issue 18, "beyond one machine": a graph build whose all-pairs kernel is cut into block jobs
 // ("graph-block") must write the same graph.csr, byte for byte, as the one-pass build, whether
@@ -103,17 +102,8 @@ describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeou
     rmSync(root, { recursive: true, force: true });
   });
 
-  const workerEnv = (): NodeJS.ProcessEnv => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: store.config.url, GRAFT_DATA_ROOT: root, GRAFT_WORKER_POLL_MS: "100", CI: "1" };
-    delete env.GRAFT_FAILPOINT;
-    return env;
-  };
-  const csrOf = async (buildId: number) => {
-    const build = await store.db.build.findUniqueOrThrow({ where: { id: buildId } });
-    return createHash("sha256")
-      .update(readFileSync(path.join(dataRoot(), build.dir, "graph.csr")))
-      .digest("hex");
-  };
+  const env = () => workerEnv(store.config.url, root);
+  const csrOf = (buildId: number) => graphCsrSha256(store.db, buildId);
   const edgesOf = async (buildId: number) =>
     (await store.db.edge.findMany({ where: { buildId }, orderBy: [{ facet: "asc" }, { sourceId: "asc" }, { rank: "asc" }] })).map(
       (e) => `${e.facet}:${e.sourceId}->${e.targetId}#${e.rank}:${e.weight.toFixed(6)}`,
@@ -157,7 +147,7 @@ describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeou
 
   test(`sharded over ${SHARDS} worker processes sharing the store's queue`, async (t) => {
     const { job } = await enqueueStage(store.db, "graph", { ...PARAMS, shards: SHARDS });
-    for (let i = 0; i < SHARDS; i++) workers.push(startWorker(workerEnv()));
+    for (let i = 0; i < SHARDS; i++) workers.push(startWorker(env()));
     const started = Date.now();
     let row = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
     while (row.status === "queued" || row.status === "running") {
@@ -184,7 +174,7 @@ describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeou
 
   test("a worker SIGKILLed after storing a block: the next worker resumes and never recomputes it", async () => {
     const { job } = await enqueueStage(store.db, "graph", { ...PARAMS, shards: SHARDS });
-    const first = startWorker({ ...workerEnv(), GRAFT_FAILPOINT: "graph-block:stored" }, ["--exit-when-idle"]);
+    const first = startWorker({ ...env(), GRAFT_FAILPOINT: "graph-block:stored" }, ["--exit-when-idle"]);
     workers.push(first);
     const banner = failpointBanner("graph-block:stored");
     const started = Date.now();
@@ -198,7 +188,7 @@ describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeou
     const stored = await store.db.graphShard.findMany({ where: { buildId, kind: "lists" }, select: { facet: true, part: true } });
     assert.equal(stored.length, 1, "one block's lists were stored before the kill");
 
-    const last = startWorker(workerEnv(), ["--exit-when-idle"]);
+    const last = startWorker(env(), ["--exit-when-idle"]);
     workers.push(last);
     assert.equal(await last.exited, 0, last.output());
     const done = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });

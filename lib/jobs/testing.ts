@@ -23,3 +23,10 @@ export function startWorker(env: NodeJS.ProcessEnv, args: string[] = []): Worker
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return { child, output: () => out, exited };
 }
+
+/** A worker process's environment: this test's store and data root, fast polling, no inherited failpoint. */
+export function workerEnv(databaseUrl: string, dataRoot: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, GRAFT_DATA_ROOT: dataRoot, GRAFT_WORKER_POLL_MS: "100", CI: "1" };
+  delete env.GRAFT_FAILPOINT;
+  return env;
+}

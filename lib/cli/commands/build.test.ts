@@ -1,13 +1,9 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Command } from "commander";
 import { disconnectDb } from "@/lib/db/client";
 import { testProvider } from "@/lib/db/testing";
-import { useMiniCorpusStore } from "@/lib/graph/testing";
-import { dataRoot } from "@/lib/paths";
+import { graphCsrSha256, useMiniCorpusStore } from "@/lib/graph/testing";
 import { cancelJob } from "@/lib/jobs/queue";
 import { enqueueStage, runJobInline } from "@/lib/jobs/runner";
 import { UsageError } from "../output";
@@ -96,12 +92,7 @@ describe(`graft build --stage graph: --similarity, --shards (${testProvider})`, 
   });
 
   test("--shards 2 builds through a graph job and its graph-block jobs, writing the one-pass graph.csr", async () => {
-    const csrOf = async (id: number) => {
-      const b = await t.db.build.findUniqueOrThrow({ where: { id } });
-      return createHash("sha256")
-        .update(readFileSync(path.join(dataRoot(), b.dir, "graph.csr")))
-        .digest("hex");
-    };
+    const csrOf = (id: number) => graphCsrSha256(t.db, id);
     const args = ["build", "--stage", "graph", "--corpus", "mini", "--k", "2", "--workers", "1", "--json"];
     const onePass = JSON.parse(await graft(...args));
     const sharded = JSON.parse(await graft(...args, "--shards", "2"));
