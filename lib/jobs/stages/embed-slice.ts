@@ -3,9 +3,8 @@ import type { BuildHandle } from "@/lib/builds/build-dir";
 import { corpusName } from "@/lib/corpus/browse";
 import type { EmbedSlicePlan } from "@/lib/embed/shards";
 import { failpoint } from "../failpoints";
-import { claimJob, newWorkerId, queueSettings, reclaimStaleJobs } from "../queue";
 import { registerStage, type StageContext } from "../registry";
-import { enqueueStage, runClaimedJob } from "../runner";
+import { runSubJobs } from "../sub-jobs";
 
 // Slice jobs of a sharded graph build's embedding (lib/embed/shards.ts): the graph job (the
 // coordinator) stores the texts its vector cache lacks, cut into slices, and queues one
@@ -60,79 +59,22 @@ registerStage<EmbedSliceParams>(
   },
 );
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
-/**
- * The coordinator's side: queues a slice job for every slice of the plan without stored vectors
- * (an equal queued or running job is reused), then, until every slice has its vectors, runs
- * queued ones itself and otherwise waits for the other workers. A slice job that failed or was
- * cancelled fails the build's job; retrying that job queues the slice again.
- */
+/** The coordinator's side (lib/jobs/sub-jobs.ts): the slices of `plan` as embed-slice jobs, until every slice has its vectors. */
 export async function runEmbedSlices(ctx: StageContext<{ corpus: string }>, build: BuildHandle, plan: EmbedSlicePlan): Promise<void> {
-  const { db, signal, log, progress } = ctx;
   const { missingEmbedSlices } = await import("@/lib/embed/shards");
-  const settings = queueSettings();
-  const workerId = ctx.job.workerId ?? newWorkerId();
-  const jobOf = new Map<number, number>();
-  const sliceOf = new Map<number, number>();
-  const requeued = new Map<number, number>();
-  const enqueueSlice = async (slice: number) => {
-    const { job } = await enqueueStage(db, EMBED_SLICE_STAGE, { corpus: ctx.params.corpus, build: build.id, plan: plan.id, slice }, { dedupe: true });
-    jobOf.set(slice, job.id);
-    sliceOf.set(job.id, slice);
-  };
-  const missing = await missingEmbedSlices(db, build.id, plan);
-  for (const s of missing) await enqueueSlice(s);
-  log(
-    `sharded embedding (plan ${plan.id.slice(0, 8)}): ${plan.texts.toLocaleString("en-US")} texts in ${plan.slices} slices of ${plan.sliceItems}, ` +
-      `${plan.slices - missing.length} stored already; slice jobs ${[...jobOf.values()].join(", ") || "(none)"}`,
-  );
-  for (;;) {
-    signal.throwIfAborted();
-    // The jobs before the vectors: a job seen succeeded has stored its vectors by then.
-    const jobs = await db.job.findMany({ where: { id: { in: [...sliceOf.keys()] } }, orderBy: { id: "asc" } });
-    const left = new Set(await missingEmbedSlices(db, build.id, plan));
-    const done = plan.slices - left.size;
-    progress(done, plan.slices, `embed slices ${done}/${plan.slices}`, 0.5 * (done / plan.slices));
-    if (left.size === 0) return;
-    for (const s of left) if (!jobOf.has(s)) throw new Error(`build ${build.id}: the vectors of embedding slice ${s} disappeared; run the graph job again`);
-    const open = jobs.filter((j) => left.has(sliceOf.get(j.id) ?? -1));
-    const broken = open.find((j) => j.status === "failed" || j.status === "cancelled");
-    if (broken) throw new Error(`embedding slice job ${broken.id} ${broken.status}${broken.error ? `: ${broken.error}` : ""}`);
-    // Succeeded without storing vectors: it ran while the build was not running (a retried
-    // build's slice that came back before its coordinator); queue it again, a few times at most.
-    for (const j of open.filter((o) => o.status === "succeeded")) {
-      const slice = sliceOf.get(j.id) as number;
-      const tries = (requeued.get(slice) ?? 0) + 1;
-      if (tries > 3) throw new Error(`embedding slice job ${j.id} succeeded without storing its vectors, ${tries - 1} times`);
-      requeued.set(slice, tries);
-      sliceOf.delete(j.id);
-      await enqueueSlice(slice);
-    }
-    let ran = false;
-    for (const j of open) {
-      if (j.status !== "queued") continue;
-      const claimed = await claimJob(db, workerId, { jobId: j.id });
-      if (!claimed) continue; // another worker was quicker
-      const r = await runClaimedJob(db, claimed, workerId, { settings, shutdown: signal });
-      log(`embedding slice job ${j.id} run here: ${r.outcome}${r.error ? ` (${r.error})` : ""}`);
-      ran = true;
-      break;
-    }
-    if (!ran) {
-      // Every remaining slice runs elsewhere: wait, and take back those whose worker died.
-      await reclaimStaleJobs(db, settings);
-      await sleep(settings.pollMs, signal);
-    }
-  }
+  await runSubJobs(ctx, build, {
+    stage: EMBED_SLICE_STAGE,
+    noun: "embedding slice",
+    output: "vectors",
+    tasks: Array.from({ length: plan.slices }, (_, s) => s),
+    key: (slice) => String(slice),
+    params: (slice) => ({ corpus: ctx.params.corpus, build: build.id, plan: plan.id, slice }),
+    missing: () => missingEmbedSlices(ctx.db, build.id, plan),
+    onQueued: (stored, jobs) =>
+      ctx.log(
+        `sharded embedding (plan ${plan.id.slice(0, 8)}): ${plan.texts.toLocaleString("en-US")} texts in ${plan.slices} slices of ${plan.sliceItems}, ` +
+          `${stored} stored already; slice jobs ${jobs.join(", ") || "(none)"}`,
+      ),
+    onProgress: (done, total) => ctx.progress(done, total, `embed slices ${done}/${total}`, 0.5 * (done / total)),
+  });
 }

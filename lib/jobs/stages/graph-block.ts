@@ -4,9 +4,8 @@ import { corpusName } from "@/lib/corpus/browse";
 import { FACETS } from "@/lib/corpus/types";
 import type { ShardPlan, ShardTask } from "@/lib/graph/shards";
 import { failpoint } from "../failpoints";
-import { claimJob, newWorkerId, queueSettings, reclaimStaleJobs } from "../queue";
 import { registerStage, type StageContext } from "../registry";
-import { enqueueStage, runClaimedJob } from "../runner";
+import { runSubJobs } from "../sub-jobs";
 
 // Block jobs of a sharded graph build (lib/graph/shards.ts): the graph job (the coordinator)
 // stores the kernel's inputs in the store and queues one "graph-block" job per row block; any
@@ -62,86 +61,24 @@ registerStage<GraphBlockParams>(
   },
 );
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
 const taskKey = (t: Pick<ShardTask, "facet" | "shard">) => `${t.facet}:${t.shard}`;
 
-/**
- * The coordinator's side: queues a block job for every task of the plan without stored lists
- * (an equal queued or running job is reused), then, until every task has its lists, runs queued
- * ones itself and otherwise waits for the other workers. A block job that failed or was
- * cancelled fails the build's job; retrying that job queues the block again.
- */
+/** The coordinator's side (lib/jobs/sub-jobs.ts): the row blocks of `plan` as graph-block jobs, until every block has its lists. */
 export async function runGraphBlocks(ctx: StageContext<{ corpus: string }>, build: BuildHandle, plan: ShardPlan): Promise<void> {
-  const { db, signal, log, progress } = ctx;
   const { missingShardTasks } = await import("@/lib/graph/shards");
-  const settings = queueSettings();
-  const workerId = ctx.job.workerId ?? newWorkerId();
-  const jobOf = new Map<string, number>();
-  const keyOf = new Map<number, string>();
-  const requeued = new Map<string, number>();
-  const enqueueBlock = async (t: ShardTask) => {
-    const { job } = await enqueueStage(
-      db,
-      GRAPH_BLOCK_STAGE,
-      { corpus: ctx.params.corpus, build: build.id, plan: plan.id, facet: t.facet, shard: t.shard },
-      { dedupe: true },
-    );
-    jobOf.set(taskKey(t), job.id);
-    keyOf.set(job.id, taskKey(t));
-  };
-  const missing = await missingShardTasks(db, build.id, plan);
-  for (const t of missing) await enqueueBlock(t);
-  log(
-    `sharded kernel (plan ${plan.id.slice(0, 8)}): ${plan.tasks.length} blocks over ${new Set(plan.tasks.map((t) => t.facet)).size} facets, ` +
-      `${plan.tasks.length - missing.length} stored already; block jobs ${[...jobOf.values()].join(", ") || "(none)"}`,
-  );
-  for (;;) {
-    signal.throwIfAborted();
-    // The jobs before the lists: a job seen succeeded has stored its lists by then.
-    const jobs = await db.job.findMany({ where: { id: { in: [...keyOf.keys()] } }, orderBy: { id: "asc" } });
-    const left = new Set((await missingShardTasks(db, build.id, plan)).map(taskKey));
-    const done = plan.tasks.length - left.size;
-    progress(done, plan.tasks.length, `graph blocks ${done}/${plan.tasks.length}`, 0.5 + 0.35 * (done / plan.tasks.length));
-    if (left.size === 0) return;
-    for (const key of left) if (!jobOf.has(key)) throw new Error(`build ${build.id}: the lists of block ${key} disappeared; run the graph job again`);
-    const open = jobs.filter((j) => left.has(keyOf.get(j.id) ?? ""));
-    const broken = open.find((j) => j.status === "failed" || j.status === "cancelled");
-    if (broken) throw new Error(`block job ${broken.id} ${broken.status}${broken.error ? `: ${broken.error}` : ""}`);
-    // Succeeded without storing lists: it ran while the build was not running (a retried build's
-    // block that came back before its coordinator); queue the block again, a few times at most.
-    for (const j of open.filter((o) => o.status === "succeeded")) {
-      const key = keyOf.get(j.id) as string;
-      const tries = (requeued.get(key) ?? 0) + 1;
-      if (tries > 3) throw new Error(`block job ${j.id} succeeded without storing its lists, ${tries - 1} times`);
-      requeued.set(key, tries);
-      keyOf.delete(j.id);
-      await enqueueBlock(plan.tasks.find((t) => taskKey(t) === key) as ShardTask);
-    }
-    let ran = false;
-    for (const j of open) {
-      if (j.status !== "queued") continue;
-      const claimed = await claimJob(db, workerId, { jobId: j.id });
-      if (!claimed) continue; // another worker was quicker
-      const r = await runClaimedJob(db, claimed, workerId, { settings, shutdown: signal });
-      log(`block job ${j.id} run here: ${r.outcome}${r.error ? ` (${r.error})` : ""}`);
-      ran = true;
-      break;
-    }
-    if (!ran) {
-      // Every remaining block runs elsewhere: wait, and take back those whose worker died.
-      await reclaimStaleJobs(db, settings);
-      await sleep(settings.pollMs, signal);
-    }
-  }
+  await runSubJobs(ctx, build, {
+    stage: GRAPH_BLOCK_STAGE,
+    noun: "block",
+    output: "lists",
+    tasks: plan.tasks,
+    key: taskKey,
+    params: (t) => ({ corpus: ctx.params.corpus, build: build.id, plan: plan.id, facet: t.facet, shard: t.shard }),
+    missing: () => missingShardTasks(ctx.db, build.id, plan),
+    onQueued: (stored, jobs) =>
+      ctx.log(
+        `sharded kernel (plan ${plan.id.slice(0, 8)}): ${plan.tasks.length} blocks over ${new Set(plan.tasks.map((t) => t.facet)).size} facets, ` +
+          `${stored} stored already; block jobs ${jobs.join(", ") || "(none)"}`,
+      ),
+    onProgress: (done, total) => ctx.progress(done, total, `graph blocks ${done}/${total}`, 0.5 + 0.35 * (done / total)),
+  });
 }
