@@ -13,7 +13,7 @@ import { createLsaEmbedder, fitLsa, saveLsaModel } from "@/lib/embed/lsa";
 import { failpointBanner } from "./failpoints";
 import { enqueueStage, runStageInline } from "./runner";
 import "./stages";
-import { startWorker, workerEnv, type WorkerProcess } from "./testing";
+import { finishOnWorkers, startWorker, workerEnv, type WorkerProcess } from "./testing";
 
 // Issue 18, "beyond one machine": a sharded graph build embeds the item texts its vector cache
 // lacks as "embed-slice" jobs that any worker claims. Whether the graph job runs every slice
@@ -175,17 +175,8 @@ describe(`a graph build whose embedding is sharded into slice jobs (${testProvid
     rmSync(cacheDir, { recursive: true });
     const { job } = await enqueueStage(store.db, "graph", { ...params, shards: SHARDS });
     for (let i = 0; i < SHARDS; i++) workers.push(startWorker(env()));
-    const mine = workers.slice(-SHARDS);
-    const started = Date.now();
-    let row = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
-    while (row.status === "queued" || row.status === "running") {
-      if (Date.now() - started > 180_000) throw new Error(`the sharded build did not finish:\n${mine.map((w) => w.output()).join("\n---\n")}`);
-      await new Promise((r) => setTimeout(r, 200));
-      row = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
-    }
-    for (const w of mine) w.child.kill("SIGTERM");
-    const codes = await Promise.all(mine.map((w) => w.exited));
-    assert.equal(row.status, "succeeded", `${row.error}\n${mine.map((w) => w.output()).join("\n---\n")}`);
+    const { row, codes, output } = await finishOnWorkers(store.db, job.id, workers.slice(-SHARDS));
+    assert.equal(row.status, "succeeded", `${row.error}\n${output}`);
     assert.deepEqual(codes, [0, 0, 0], "each worker stops cleanly on SIGTERM");
     const buildId = row.buildId as number;
     await expectSameBuild(buildId);

@@ -11,7 +11,7 @@ import { graphCsrSha256 } from "@/lib/graph/testing";
 import { failpointBanner } from "./failpoints";
 import { enqueueStage, runStageInline } from "./runner";
 import "./stages";
-import { startWorker, workerEnv, type WorkerProcess } from "./testing";
+import { finishOnWorkers, startWorker, workerEnv, type WorkerProcess } from "./testing";
 
 // Issue 18, "beyond one machine": a graph build whose all-pairs kernel is cut into block jobs
 // ("graph-block") must write the same graph.csr, byte for byte, as the one-pass build, whether
@@ -148,16 +148,8 @@ describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeou
   test(`sharded over ${SHARDS} worker processes sharing the store's queue`, async (t) => {
     const { job } = await enqueueStage(store.db, "graph", { ...PARAMS, shards: SHARDS });
     for (let i = 0; i < SHARDS; i++) workers.push(startWorker(env()));
-    const started = Date.now();
-    let row = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
-    while (row.status === "queued" || row.status === "running") {
-      if (Date.now() - started > 180_000) throw new Error(`the sharded build did not finish:\n${workers.map((w) => w.output()).join("\n---\n")}`);
-      await new Promise((r) => setTimeout(r, 200));
-      row = await store.db.job.findUniqueOrThrow({ where: { id: job.id } });
-    }
-    for (const w of workers) w.child.kill("SIGTERM");
-    const codes = await Promise.all(workers.map((w) => w.exited));
-    assert.equal(row.status, "succeeded", `${row.error}\n${workers.map((w) => w.output()).join("\n---\n")}`);
+    const { row, codes, output } = await finishOnWorkers(store.db, job.id, workers);
+    assert.equal(row.status, "succeeded", `${row.error}\n${output}`);
     assert.deepEqual(codes, [0, 0, 0], "each worker stops cleanly on SIGTERM");
     const buildId = row.buildId as number;
     await expectSameBuild(buildId);
