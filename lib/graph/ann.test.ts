@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "@/lib/random";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { annIndexFileName, exactFacetTopK, FacetAnnIndex } from "./ann";
+import { annIndexFileName, exactFacetTopK, FacetAnnIndex, writeAnnIndexFiles } from "./ann";
 import { itemsOfPaper, l2Normalise, packFacetItems, type PackedFacetItems } from "./maxsim";
 import { prepareFacetBlocks } from "./maxsim-engine";
 
@@ -141,6 +141,60 @@ test("readOrBuild writes the index atomically once and reads it back: the same n
     builtYet = (await damaged).stats.read === undefined;
     assert.ok(builtYet);
     assert.equal(heard.length, 2);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("writeAnnIndexFiles writes one file per facet with items under the name serving looks for, and a rerun keeps intact ones", async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "graft-ann-files-"));
+  try {
+    const problems = randomCorpus(400, 8, 21);
+    const methods = randomCorpus(400, 8, 22);
+    const empty = packFacetItems([[], [], []], 8);
+    const facets = [
+      ["problems", problems],
+      ["methods", methods],
+      ["results", empty],
+    ] as const;
+    const progress: string[] = [];
+    const first = await writeAnnIndexFiles(dir, facets, { onProgress: (f, d, t) => progress.push(`${f} ${d}/${t}`) });
+    assert.deepEqual(
+      first.map((a) => [a.facet, a.file, a.items, a.reused]),
+      [
+        ["problems", annIndexFileName("problems", problems), problems.offsets[400], false],
+        ["methods", annIndexFileName("methods", methods), methods.offsets[400], false],
+      ],
+      "no file for a facet without items",
+    );
+    assert.deepEqual(readdirSync(dir).sort(), first.map((a) => a.file).sort(), "no temporary file is left behind");
+    assert.ok(progress.includes(`problems ${problems.offsets[400]}/${problems.offsets[400]}`), "progress reaches every item");
+    for (const a of first) assert.equal(a.bytes, statSync(path.join(dir, a.file)).size);
+    // What the files hold is the index built in memory over the same items (default parameters).
+    const read = await FacetAnnIndex.read(methods, path.join(dir, first[1].file));
+    const built = FacetAnnIndex.fromItems(methods);
+    for (const p of [1, 200, 399]) assert.deepEqual(read.search(itemsOfPaper(methods, p), 10, p), built.search(itemsOfPaper(methods, p), 10, p));
+
+    // A rerun (a resumed build) reads intact files back instead of rebuilding them, and rebuilds a damaged one.
+    const inode = (f: string) => statSync(path.join(dir, f)).ino;
+    const kept = inode(first[0].file);
+    writeFileSync(path.join(dir, first[1].file), "damaged");
+    const again = await writeAnnIndexFiles(dir, facets);
+    assert.deepEqual(
+      again.map((a) => [a.facet, a.reused]),
+      [
+        ["problems", true],
+        ["methods", false],
+      ],
+    );
+    assert.equal(inode(first[0].file), kept, "the intact file was not rewritten");
+    assert.equal(again[0].seconds, 0);
+    assert.equal((await FacetAnnIndex.read(methods, path.join(dir, first[1].file))).stats.items, methods.offsets[400]);
+
+    // An aborted step stops before the next facet.
+    const stop = new AbortController();
+    stop.abort();
+    await assert.rejects(writeAnnIndexFiles(dir, facets, { signal: stop.signal }), { name: "AbortError" });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -11,13 +11,17 @@
  *
  * The index is built over the packed facet items that serving holds (`fromItems`, or
  * `fromItemsAsync` in slices that yield to the event loop; `fromBlocks` over the exact blocks gives
- * the same index) and reads the vectors from them when rescoring. `readOrBuild` keeps it as a file
- * in the build directory, so only the first process builds it. lib/retrieve/ephemeral.ts loads it
- * at a corpus's first unseen paper; serving then needs no exact blocks for that facet.
+ * the same index) and reads the vectors from them when rescoring. The graph stage of a corpus
+ * above GRAFT_ANN_MIN_PAPERS writes each facet's index into its build directory
+ * (`writeAnnIndexFiles`), and lib/retrieve/ephemeral.ts reads it at a corpus's first unseen paper;
+ * serving then needs no exact blocks for that facet. `readOrBuild` is serving's fallback for builds
+ * made before the stage wrote them (or a damaged file): it builds the index and writes it there,
+ * so only the first process builds it.
  */
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { writeFileAtomicWith } from "@/lib/atomic-write";
 import { maxSimOneToMany, numPapersOf, type PackedFacetItems } from "./maxsim";
 import type { FacetBlocks } from "./maxsim-engine";
@@ -187,9 +191,9 @@ export class FacetAnnIndex {
     return FacetAnnIndex.buildAsync(blockVectors(blocks), params);
   }
 
-  /** fromBlocksAsync over the packed items (the same index, without the blocks). */
-  static fromItemsAsync(items: PackedFacetItems, params: Partial<AnnParams> = {}): Promise<FacetAnnIndex> {
-    return FacetAnnIndex.buildAsync(packedVectors(items), params);
+  /** fromBlocksAsync over the packed items (the same index, without the blocks); `onProgress` hears the items added after each slice. */
+  static fromItemsAsync(items: PackedFacetItems, params: Partial<AnnParams> = {}, onProgress?: (done: number, total: number) => void): Promise<FacetAnnIndex> {
+    return FacetAnnIndex.buildAsync(packedVectors(items), params, onProgress);
   }
 
   /**
@@ -253,9 +257,13 @@ export class FacetAnnIndex {
     return build.index();
   }
 
-  private static async buildAsync(source: AnnVectors, params: Partial<AnnParams>): Promise<FacetAnnIndex> {
+  private static async buildAsync(source: AnnVectors, params: Partial<AnnParams>, onProgress?: (done: number, total: number) => void): Promise<FacetAnnIndex> {
     const build = FacetAnnIndex.builder(source, params);
-    while (!build.step(BUILD_SLICE)) await new Promise((resolve) => setImmediate(resolve));
+    while (!build.step(BUILD_SLICE)) {
+      onProgress?.(build.added(), source.labelPaper.length);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    onProgress?.(source.labelPaper.length, source.labelPaper.length);
     return build.index();
   }
 
@@ -276,6 +284,7 @@ export class FacetAnnIndex {
         for (let left = n; hnsw && added < rows && left > 0; left--, added++) hnsw.addPoint(Array.from(source.vector(added)), added);
         return added === rows;
       },
+      added: () => added,
       index(): FacetAnnIndex {
         hnsw?.setEf(Math.max(p.efSearch, p.itemNeighbours));
         return new FacetAnnIndex(source, hnsw, p, { items: rows, seconds: (performance.now() - started) / 1000 });
@@ -317,6 +326,76 @@ export class FacetAnnIndex {
     const top = order.slice(0, k);
     return { targets: Int32Array.from(top, (i) => cands[i]), scores: Float32Array.from(top, (i) => scores[i]) };
   }
+}
+
+/** One facet's index file as the graph stage left it in the build directory. */
+export interface AnnIndexFile {
+  facet: string;
+  /** The file's name in the directory (annIndexFileName). */
+  file: string;
+  items: number;
+  bytes: number;
+  /** Seconds spent building and writing it; 0 when it was already there. */
+  seconds: number;
+  /** Written by an earlier, interrupted run of the step (read back, not rebuilt). */
+  reused: boolean;
+}
+
+export interface WriteAnnIndexFilesOptions {
+  params?: Partial<AnnParams>;
+  /** Checked before each facet: an aborted step leaves the facets written so far for a rerun. */
+  signal?: AbortSignal;
+  /** Items added to the facet's index so far. */
+  onProgress?: (facet: string, done: number, total: number) => void;
+  /** Each facet once its file is in place. */
+  onFacet?: (written: AnnIndexFile) => void;
+}
+
+/**
+ * Builds each facet's index over its items and writes it atomically into `dir` under
+ * annIndexFileName: the name serving computes from the items it loads (lib/retrieve/ephemeral.ts),
+ * so a served build finds it there instead of building it. A file already in place that reads
+ * back is kept, so a step interrupted after some facets redoes only the others. Facets without
+ * items get no file (serving needs none).
+ */
+export async function writeAnnIndexFiles(
+  dir: string,
+  facets: readonly (readonly [string, PackedFacetItems])[],
+  options: WriteAnnIndexFilesOptions = {},
+): Promise<AnnIndexFile[]> {
+  const written: AnnIndexFile[] = [];
+  for (const [facet, items] of facets) {
+    options.signal?.throwIfAborted();
+    const rows = items.offsets[numPapersOf(items)];
+    if (rows === 0) continue;
+    const name = annIndexFileName(facet, items, options.params);
+    const file = path.join(dir, name);
+    let reused = false;
+    if (existsSync(file)) {
+      try {
+        await FacetAnnIndex.read(items, file, options.params);
+        reused = true;
+      } catch {
+        // Not the index these items need (a damaged file): built again below.
+      }
+    }
+    const started = performance.now();
+    if (!reused) {
+      const index = await FacetAnnIndex.fromItemsAsync(items, options.params, (done, total) => options.onProgress?.(facet, done, total));
+      await index.write(file);
+    }
+    const entry: AnnIndexFile = {
+      facet,
+      file: name,
+      items: rows,
+      bytes: statSync(file).size,
+      seconds: reused ? 0 : (performance.now() - started) / 1000,
+      reused,
+    };
+    written.push(entry);
+    options.onFacet?.(entry);
+  }
+  return written;
 }
 
 /** Exact reference: the top-k papers by s_f over every corpus paper (the bench's recall baseline). */

@@ -15,10 +15,11 @@
  * At scale (issue 18): a facet of a corpus with more papers than GRAFT_ANN_MIN_PAPERS (20,000)
  * takes its candidates from an HNSW index over the facet's items (lib/graph/ann.ts) and scores
  * them with the exact s_f, instead of scoring every item. The index is loaded lazily: the
- * corpus's first pasted paper reads it from the build directory (seconds) where an earlier
- * process wrote it, or else starts building it in the background (≈ 3 min at 64k papers) and
- * writes it there; insertion stays exact until it is ready, and once it is, the facet's exact
- * blocks are let go (`ServedFacets.release`). The demo corpus (3,081 papers) stays exact.
+ * corpus's first pasted paper reads it from the build directory (seconds), where the graph stage
+ * wrote it (lib/graph/build.ts). A build made before the stage wrote them (or a damaged file)
+ * falls back to building it in the background (≈ 3 min at 64k papers) and writing it there;
+ * insertion stays exact until it is ready, and once it is, the facet's exact blocks are let go
+ * (`ServedFacets.release`). The demo corpus (3,081 papers) stays exact.
  */
 import { config } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus/types";

@@ -73,6 +73,9 @@ function graphLines(report: GraphStageReport, corpus: string): string {
   return [
     `build ${report.build} of ${corpus}: ${fmt(report.papers)} papers, ${fmt(report.items)} facet items → ${report.dir}`,
     `embed ${report.embedSeconds.toFixed(1)} s (${fmt(report.newlyEmbedded)} new with ${report.embedder}) · similarity ${report.similarity} · graph ${report.graphSeconds.toFixed(1)} s at ${report.gflops.toFixed(0)} GFLOP/s · ${report.edgeRows === false ? "no Edge rows (GRAFT_EDGE_ROWS_MAX_PAPERS)" : `store ${report.storeSeconds.toFixed(1)} s`}`,
+    ...(report.annIndexes?.length
+      ? [`ANN index files ${report.annSeconds.toFixed(1)} s: ${report.annIndexes.map((a) => `${a.facet} ${a.seconds.toFixed(1)} s`).join(" · ")}`]
+      : []),
     "",
     table(
       ["facet", "items", "edges", "kernel s"],
@@ -226,6 +229,7 @@ export function registerBuild(program: Command): void {
             : await buildGraphStage(db, {
                 ...graphStageOptions(opts),
                 onProgress: (phase, d, t, detail) => bar.update(d, t, detail ? `${phase} ${detail}` : phase),
+                onLog: (line) => process.stderr.write(`\r\x1b[2K${line}\n`),
               });
         bar.done();
       }

@@ -16,6 +16,8 @@ import { runGraphBlocks } from "./graph-block";
 // manifest + edge rows) in a build the job owns. The build is linked to the job when it is
 // created; a re-run after a crash reopens that build and writes the same files and rows again
 // (files by rename, edges replaced in one transaction), or returns at once if it had completed.
+// Above GRAFT_ANN_MIN_PAPERS, a re-run after a crash while the ANN index files were being written
+// goes straight back to them (the graph and edges were durable): see buildGraphStage.
 
 export const graphStageParams = z
   .object({
@@ -73,7 +75,9 @@ async function reportOf(db: Db, buildId: number): Promise<GraphStageReport> {
     embedder?: { id?: string };
     similarity?: string;
     edgeRows?: boolean;
-    timings?: { embedSeconds?: number; graphSeconds?: number; storeSeconds?: number };
+    timings?: { embedSeconds?: number; graphSeconds?: number; storeSeconds?: number; annSeconds?: number };
+    ann?: { files?: { facet: string; file: string; items: number; seconds: number }[] };
+    files?: { path: string; bytes: number }[];
     statistics?: { papers?: number; items?: number; facets?: GraphStageReport["facets"]; coverage?: GraphStageReport["coverage"]; gflops?: number };
   };
   return {
@@ -91,11 +95,13 @@ async function reportOf(db: Db, buildId: number): Promise<GraphStageReport> {
     gflops: m.statistics?.gflops ?? 0,
     facets: m.statistics?.facets ?? [],
     coverage: m.statistics?.coverage ?? [],
+    annSeconds: m.timings?.annSeconds ?? 0,
+    annIndexes: (m.ann?.files ?? []).map((a) => ({ ...a, bytes: m.files?.find((f) => f.path === a.file)?.bytes ?? 0, reused: false })),
   };
 }
 
-/** Overall progress: embedding dominates a cold build, the edge store a warm one. */
-const SPANS = { embed: [0, 0.5], graph: [0.5, 0.85], store: [0.85, 1] } as const;
+/** Overall progress: embedding dominates a cold build, the edge store a warm one; ANN indexes only above GRAFT_ANN_MIN_PAPERS. */
+const SPANS = { embed: [0, 0.5], graph: [0.5, 0.85], store: [0.85, 0.9], ann: [0.9, 1] } as const;
 
 registerStage<GraphStageParams>(
   "graph",
@@ -134,6 +140,7 @@ registerStage<GraphStageParams>(
       jobId: job.id,
       resume,
       signal,
+      onLog: (line) => log(line),
       onProgress: (phase, done, total, detail) => {
         const [a, b] = SPANS[phase];
         progress(
@@ -149,6 +156,7 @@ registerStage<GraphStageParams>(
           embedded: "item vectors ready (cache committed)",
           artefacts: "graph.csr and papers.json written",
           edges: "edge rows stored (none for corpora above GRAFT_EDGE_ROWS_MAX_PAPERS papers: pages read graph.csr)",
+          indexes: "ANN index files written (corpora above GRAFT_ANN_MIN_PAPERS papers)",
         }[phase];
         log(what);
         await failpoint(`graph:${phase}`, (line) => log(line, "warn"));
