@@ -83,7 +83,7 @@ function docIdText(loaded: Loaded, key: string, tokens: readonly number[]): stri
 /** Which of the paper's items the DocID identifies: the one whose normalised text it begins. */
 function itemOf(ctx: RetrieveContext, facet: Facet, paper: number, docId: string): number | undefined {
   const { offsets, texts } = ctx.graph.items[facet];
-  for (let i = offsets[paper]; i < offsets[paper + 1]; i++) if (normalizeFacetItem(texts[i]).startsWith(docId)) return i - offsets[paper];
+  for (let i = offsets[paper]; i < offsets[paper + 1]; i++) if (normalizeFacetItem(texts.at(i)).startsWith(docId)) return i - offsets[paper];
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import path from "node:path";
 import { latestBuildWith } from "@/lib/builds/build-dir";
 import { parseAuthors } from "@/lib/corpus/browse";
@@ -6,6 +6,7 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/paths";
 import { cacheDirFor, readCachedRows, readVectorCacheKeys, textKey } from "@/lib/embed/cache";
+import { PackedTexts, PackedTextsBuilder } from "./packed-texts";
 import { readPaperGraph, type PaperGraph } from "@/lib/graph/csr";
 import { lexicalFacetIndex, parseLexicalModel, type LexicalFacetIndex } from "@/lib/graph/lexical";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
@@ -22,6 +23,12 @@ import { RetrievalError } from "./retriever";
 // needs per corpus paper: its display fields and its facet items with their vectors (from the
 // build's vector cache). Queries then touch no database rows at all, and a re-import shows up
 // with the next graph build, which is also when the graph itself would change.
+//
+// Memory at 64k papers (reports/scale.md, section 5): texts are packed UTF-8 outside V8's heap
+// (a heap of small strings let V8 grow its heap by a multiple under queries), and the item
+// vectors stay in the build's vector cache on disk until a path that reads all of them (the
+// exact insertion blocks, the ANN, a mix build's dense side) asks; a query's few hundred
+// candidates read theirs from the file (the page cache, not this process, holds them).
 
 export interface GraphPaper {
   externalId: string;
@@ -31,10 +38,10 @@ export interface GraphPaper {
   authors: string[];
 }
 
-/** One facet's items of every node: texts[offsets[p] .. offsets[p+1]) belong to node p. */
+/** One facet's items of every node: texts.at(offsets[p] .. offsets[p+1] − 1) belong to node p. */
 export interface FacetItemTexts {
   offsets: Int32Array;
-  texts: string[];
+  texts: PackedTexts;
 }
 
 export interface LoadedGraph {
@@ -50,8 +57,13 @@ export interface LoadedGraph {
   papers: GraphPaper[];
   /** Per facet, the items of every node that have a vector, aligned with `vectors`. */
   items: Record<Facet, FacetItemTexts>;
-  /** Per facet, the same items' unit vectors (maxsim layout). */
+  /**
+   * Per facet, the same items' unit vectors (maxsim layout), read from the vector cache when a
+   * facet is first asked for (333 MB at 64k papers); a query's candidates use `itemVectors`.
+   */
   vectors: Record<Facet, PackedFacetItems>;
+  /** The vectors of node p's items in facet f (aligned with itemsOf), without loading the facet's. */
+  itemVectors(f: Facet, p: number): Float32Array[];
   alpha: number;
   beta: number;
   /** The build's item similarity behind s_f (cosine, or a mix with the lexical score). */
@@ -119,6 +131,90 @@ export function clearGraphCache(): void {
   checked.clear();
 }
 
+/** The vector cache's rows by key: open addressing over the cache's own key bytes (no string per key). */
+class CacheRows {
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+
+  constructor(
+    private readonly keys: Uint8Array,
+    count: number,
+  ) {
+    let size = 2;
+    while (size < count * 2) size *= 2;
+    this.mask = size - 1;
+    this.slots = new Int32Array(size); // row + 1; 0 is an empty slot
+    for (let row = 0; row < count; row++) this.slots[this.slotOf(keys, row * KEY_BYTES)] = row + 1;
+  }
+
+  /** The row of a key (32 bytes), or −1. */
+  rowOf(key: Uint8Array): number {
+    return this.slots[this.slotOf(key, 0)] - 1;
+  }
+
+  // The slot holding the key at key[at ..], or the empty slot where it would go.
+  private slotOf(key: Uint8Array, at: number): number {
+    // Keys are SHA-256 digests: their first bytes are already uniform.
+    let s = (key[at] | (key[at + 1] << 8) | (key[at + 2] << 16) | (key[at + 3] << 24)) & this.mask;
+    for (;;) {
+      const held = this.slots[s];
+      if (held === 0) return s;
+      const o = (held - 1) * KEY_BYTES;
+      let same = true;
+      for (let b = 0; b < KEY_BYTES && same; b++) same = this.keys[o + b] === key[at + b];
+      if (same) return s;
+      s = (s + 1) & this.mask;
+    }
+  }
+}
+const KEY_BYTES = 32;
+
+/** Display fields of every node, packed (one object per node would be ≈ 36 MiB of heap at 64k). */
+interface PaperFields {
+  externalIds: string[];
+  titles: PackedTexts;
+  /** NO_YEAR where the paper has none. */
+  years: Int32Array;
+  /** Index into venueNames, −1 for none. */
+  venues: Int32Array;
+  venueNames: string[];
+  /** Node p's authors are authors.at(authorStart[p] .. authorStart[p + 1] − 1). */
+  authors: PackedTexts;
+  authorStart: Int32Array;
+}
+const NO_YEAR = -0x80000000;
+
+/** A node's display fields, decoded when read. */
+class ServedPaper implements GraphPaper {
+  constructor(
+    private readonly fields: PaperFields,
+    private readonly node: number,
+  ) {}
+  get externalId(): string {
+    return this.fields.externalIds[this.node];
+  }
+  get title(): string {
+    return this.fields.titles.at(this.node);
+  }
+  get year(): number | null {
+    const y = this.fields.years[this.node];
+    return y === NO_YEAR ? null : y;
+  }
+  get venue(): string | null {
+    const v = this.fields.venues[this.node];
+    return v < 0 ? null : this.fields.venueNames[v];
+  }
+  get authors(): string[] {
+    return this.fields.authors.slice(this.fields.authorStart[this.node], this.fields.authorStart[this.node + 1]);
+  }
+  toJSON(): GraphPaper {
+    return { externalId: this.externalId, title: this.title, year: this.year, venue: this.venue, authors: this.authors };
+  }
+}
+
+// A served build's open vector-cache file is closed once nothing holds the build any more.
+const closeWhenCollected = new FinalizationRegistry<number>((fd) => closeSync(fd));
+
 async function readBuild(db: Db, corpus: string, build: { id: number; dir: string; params: string; manifest: string }): Promise<LoadedGraph> {
   const dir = path.resolve(dataRoot(), build.dir);
   const graph = readPaperGraph(path.join(dir, "graph.csr"));
@@ -128,79 +224,116 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
   const manifest = JSON.parse(build.manifest) as { embedder?: { id?: string; dim?: number } };
   const embedder = manifest.embedder?.id ?? "";
 
-  // The cache's vectors stay on disk: the build's items are packed per facet below (read row by
-  // row), and any other cached text is read when asked for. Holding the whole cache beside the
-  // packed copy cost its size again (0.33 GB at 64k papers).
+  // The cache's vectors stay on disk: a facet's items are packed (read row by row) when a path
+  // needing all of them first asks, a candidate's are read when scored, and any other cached
+  // text's when asked for.
   const cacheDir = embedder ? cacheDirFor(corpus, embedder) : "";
   const cached = embedder ? readVectorCacheKeys(cacheDir) : null;
-  // Keys as 32-character latin1 strings (half the hex strings' size), row by key.
-  const rowOf = new Map<string, number>();
-  if (cached) {
-    const n = cached.manifest.count;
-    for (let i = 0; i < n; i++) rowOf.set(Buffer.from(cached.keys.buffer, cached.keys.byteOffset + i * 32, 32).toString("latin1"), i);
-  }
+  const rows = cached ? new CacheRows(cached.keys, cached.manifest.count) : null;
+  const rowOfText = (text: string): number => (rows ? rows.rowOf(textKey(text)) : -1);
   const dim = cached?.manifest.dim ?? manifest.embedder?.dim ?? 0;
   const vectorOf = (text: string): Float32Array | undefined => {
-    const row = rowOf.get(textKey(text).toString("latin1"));
-    if (row === undefined || !cached) return undefined;
+    const row = rowOfText(text);
+    if (row < 0 || !cached) return undefined;
     const v = new Float32Array(dim);
     readCachedRows(cacheDir, cached.manifest, [row], v);
     return v;
   };
 
+  const n = ids.dbIds.length;
   const indexOfDbId = new Map(ids.dbIds.map((id, i) => [id, i]));
-  const papers: GraphPaper[] = ids.externalIds.map((externalId) => ({ externalId, title: externalId, year: null, venue: null, authors: [] }));
   const STEP = 500; // bound the number of bound parameters per query (SQLite and PostgreSQL)
-  for (let i = 0; i < ids.dbIds.length; i += STEP) {
-    const rows = await db.paper.findMany({
+  const display: { title: string; year: number | null; venue: string | null; authors: string[] }[] = ids.externalIds.map((externalId) => ({
+    title: externalId,
+    year: null,
+    venue: null,
+    authors: [],
+  }));
+  for (let i = 0; i < n; i += STEP) {
+    const found = await db.paper.findMany({
       where: { id: { in: ids.dbIds.slice(i, i + STEP) } },
       select: { id: true, title: true, year: true, venue: true, authors: true },
     });
-    for (const r of rows) {
-      const p = papers[indexOfDbId.get(r.id) as number];
-      Object.assign(p, { title: r.title, year: r.year, venue: r.venue, authors: parseAuthors(r.authors) });
-    }
+    for (const r of found) display[indexOfDbId.get(r.id) as number] = { title: r.title, year: r.year, venue: r.venue, authors: parseAuthors(r.authors) };
   }
+  const papers = packPapers(ids.externalIds, display);
+  display.length = 0;
 
   // Items in node order, kept only when the build's cache has their vector (every item the
   // build embedded does): texts and vectors stay aligned.
   const perNode = Object.fromEntries(FACETS.map((f) => [f, ids.dbIds.map(() => [] as string[])])) as Record<Facet, string[][]>;
-  for (let i = 0; i < ids.dbIds.length; i += STEP) {
-    const rows = await db.facetItem.findMany({
+  for (let i = 0; i < n; i += STEP) {
+    const found = await db.facetItem.findMany({
       where: { paperId: { in: ids.dbIds.slice(i, i + STEP) } },
       select: { paperId: true, facet: true, text: true },
       orderBy: [{ paperId: "asc" }, { position: "asc" }],
     });
-    for (const r of rows) {
+    for (const r of found) {
       if (!(FACETS as readonly string[]).includes(r.facet)) continue;
       perNode[r.facet as Facet][indexOfDbId.get(r.paperId) as number].push(r.text);
     }
   }
   const items = {} as Record<Facet, FacetItemTexts>;
-  const vectors = {} as Record<Facet, PackedFacetItems>;
+  // Per facet, the cache row of each item (aligned with its texts).
+  const itemRows = {} as Record<Facet, Int32Array>;
   for (const f of FACETS) {
-    const offsets = new Int32Array(ids.dbIds.length + 1);
-    const texts: string[] = [];
-    const rows: number[] = [];
+    const offsets = new Int32Array(n + 1);
+    const texts = new PackedTextsBuilder();
+    const kept: number[] = [];
     perNode[f].forEach((list, p) => {
       for (const t of list) {
-        const row = rowOf.get(textKey(t).toString("latin1"));
-        if (row === undefined) continue;
+        const row = rowOfText(t);
+        if (row < 0) continue;
         texts.push(t);
-        rows.push(row);
+        kept.push(row);
       }
-      offsets[p + 1] = texts.length;
+      offsets[p + 1] = kept.length;
     });
-    const data = new Float32Array(rows.length * dim);
-    if (cached) readCachedRows(cacheDir, cached.manifest, rows, data);
-    items[f] = { offsets, texts };
-    vectors[f] = { dim, offsets, data };
+    perNode[f] = [];
+    items[f] = { offsets, texts: texts.finish() };
+    itemRows[f] = Int32Array.from(kept);
   }
+
+  const packed: Partial<Record<Facet, PackedFacetItems>> = {};
+  const vectors = {} as Record<Facet, PackedFacetItems>;
+  for (const f of FACETS)
+    Object.defineProperty(vectors, f, {
+      enumerable: true,
+      get: () => {
+        if (!packed[f]) {
+          const data = new Float32Array(itemRows[f].length * dim);
+          if (cached) readCachedRows(cacheDir, cached.manifest, itemRows[f], data);
+          packed[f] = { dim, offsets: items[f].offsets, data };
+        }
+        return packed[f];
+      },
+    });
+  let fd = -1;
+  const itemVectors = (f: Facet, p: number): Float32Array[] => {
+    const { offsets } = items[f];
+    const from = offsets[p];
+    const to = offsets[p + 1];
+    const held = packed[f];
+    const out: Float32Array[] = [];
+    if (held) {
+      for (let r = from; r < to; r++) out.push(held.data.subarray(r * dim, (r + 1) * dim));
+      return out;
+    }
+    if (to === from || !cached) return out;
+    if (fd < 0) {
+      fd = openSync(path.join(cacheDir, VECTORS_FILE), "r");
+      closeWhenCollected.register(loaded, fd);
+    }
+    const data = new Float32Array((to - from) * dim);
+    readRuns(fd, itemRows[f].subarray(from, to), dim, data);
+    for (let r = 0; r < to - from; r++) out.push(data.subarray(r * dim, (r + 1) * dim));
+    return out;
+  };
 
   let blocks: FacetBlockIndex | null = null;
   let lexical: LexicalFacetIndex | null = null;
   const memos = new Map<string, unknown>();
-  return {
+  const loaded: LoadedGraph = {
     build: build.id,
     corpus,
     graph,
@@ -211,6 +344,7 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
     papers,
     items,
     vectors,
+    itemVectors,
     alpha: params.alpha ?? 0.75,
     beta: params.beta ?? 0.25,
     similarity,
@@ -240,7 +374,7 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
         const b = { served: { items: servedItems, dir, release: (f: Facet) => delete built[f] } } as FacetBlockIndex;
         for (const f of FACETS) {
           if (!graph.facets[f]) continue;
-          servedItems[f] = vectors[f];
+          Object.defineProperty(servedItems, f, { enumerable: true, get: () => vectors[f] });
           Object.defineProperty(b, f, { enumerable: true, get: () => (built[f] ??= prepareFacetBlocks(vectors[f])) });
         }
         blocks = b;
@@ -252,6 +386,53 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
       return memos.get(key) as T;
     },
   };
+  return loaded;
+}
+
+const VECTORS_FILE = "vectors.f32";
+
+/** Cache rows `rows` into `into` (row i at i·dim), one read per run of consecutive rows. */
+function readRuns(fd: number, rows: Int32Array, dim: number, into: Float32Array): void {
+  const bytes = dim * 4;
+  const out = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
+  for (let i = 0; i < rows.length;) {
+    let j = i + 1;
+    while (j < rows.length && rows[j] === rows[j - 1] + 1) j++;
+    const want = (j - i) * bytes;
+    let done = 0;
+    while (done < want) {
+      const got = readSync(fd, out, i * bytes + done, want - done, rows[i] * bytes + done);
+      if (got === 0) throw new Error(`Vector cache: ${VECTORS_FILE} ends inside row ${rows[i] + Math.floor(done / bytes)}`);
+      done += got;
+    }
+    i = j;
+  }
+}
+
+/** The display fields of every node, packed; `display[p]` are node p's. */
+function packPapers(externalIds: string[], display: readonly { title: string; year: number | null; venue: string | null; authors: string[] }[]): ServedPaper[] {
+  const titles = new PackedTextsBuilder();
+  const authors = new PackedTextsBuilder();
+  const years = new Int32Array(display.length);
+  const venues = new Int32Array(display.length);
+  const authorStart = new Int32Array(display.length + 1);
+  const venueNames: string[] = [];
+  const venueIndex = new Map<string, number>();
+  let authorCount = 0;
+  display.forEach((d, p) => {
+    titles.push(d.title);
+    years[p] = d.year ?? NO_YEAR;
+    if (d.venue === null) venues[p] = -1;
+    else {
+      let v = venueIndex.get(d.venue);
+      if (v === undefined) venueIndex.set(d.venue, (v = venueNames.push(d.venue) - 1));
+      venues[p] = v;
+    }
+    for (const a of d.authors) authors.push(a);
+    authorStart[p + 1] = authorCount += d.authors.length;
+  });
+  const fields: PaperFields = { externalIds, titles: titles.finish(), years, venues, venueNames, authors: authors.finish(), authorStart };
+  return externalIds.map((_, p) => new ServedPaper(fields, p));
 }
 
 /** The items of node p in facet f (texts). */
@@ -260,10 +441,7 @@ export function itemsOf(g: LoadedGraph, f: Facet, p: number): string[] {
   return texts.slice(offsets[p], offsets[p + 1]);
 }
 
-/** The vectors of node p in facet f (views, no copy), aligned with itemsOf. */
+/** The vectors of node p in facet f, aligned with itemsOf (views of the facet's packed vectors once loaded). */
 export function vectorsOf(g: LoadedGraph, f: Facet, p: number): Float32Array[] {
-  const { offsets, data, dim } = g.vectors[f];
-  const out: Float32Array[] = [];
-  for (let r = offsets[p]; r < offsets[p + 1]; r++) out.push(data.subarray(r * dim, (r + 1) * dim));
-  return out;
+  return g.itemVectors(f, p);
 }
