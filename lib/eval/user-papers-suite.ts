@@ -112,11 +112,11 @@ export const wholePaperBm25Retriever: Retriever = {
     const text = await paperText(ctx.db, ctx.graph);
     const { index, tokenize } = ctx.graph.memo("eval:bm25-whole-paper", () =>
       Bm25Index.fromTexts(
-        ctx.graph.papers.map((p, i) => `${p.title}\n${text.abstracts[i]}`),
+        ctx.graph.papers.map((p, i) => `${p.title}\n${text.abstracts.at(i)}`),
         { stopwords: true },
       ),
     );
-    const abstract = ctx.query.index !== null ? text.abstracts[ctx.query.index] : ctx.query.abstract;
+    const abstract = ctx.query.index !== null ? text.abstracts.at(ctx.query.index) : ctx.query.abstract;
     const never = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
     const hits = index.search(tokenize(`${ctx.query.title}\n${abstract}`), ctx.pool + never.size);
     ctx.wholePaper = {

@@ -130,7 +130,7 @@ async function generativeLists(ctx: RetrieveContext, settings: HybridSettings): 
 export async function hybridRerankRows(ctx: RetrieveContext, fused: readonly FusedResult[], depth: number): Promise<number[][]> {
   const text = await paperText(ctx.db, ctx.graph);
   const tfidf = await paperTfidf(ctx.db, ctx.graph);
-  const abstract = ctx.query.index !== null ? text.abstracts[ctx.query.index] : ctx.query.abstract;
+  const abstract = ctx.query.index !== null ? text.abstracts.at(ctx.query.index) : ctx.query.abstract;
   const whole = `${ctx.query.title} ${abstract}`.trim();
   const queryNode = ctx.query.index ?? ctx.query.exclude;
   const hidden = ctx.hidden ?? new Set<number>();
@@ -168,7 +168,7 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
       const never = new Set([ctx.query.index, ctx.query.exclude, ...(ctx.hidden ?? [])].filter((x): x is number => x !== null));
       const generative = await generativeLists(ctx, settings);
       // A corpus paper's abstract is not in the request: read it from the build's text.
-      const abstract = ctx.query.index !== null ? text.abstracts[ctx.query.index] : ctx.query.abstract;
+      const abstract = ctx.query.index !== null ? text.abstracts.at(ctx.query.index) : ctx.query.abstract;
       const whole = `${ctx.query.title} ${abstract}`.trim();
       const restricted = ctx.facetsRestricted ? settings.restricted : null;
       const tfidf = restricted ? await paperTfidf(ctx.db, ctx.graph) : null;

@@ -36,3 +36,27 @@ test("TF-IDF over documents tokenised on demand: the same idf and hits as token 
   const eager = new TfidfIndex(texts.map(tfidfTokens), idf);
   for (const q of [["neural"], ["translation", "neural", "lexicon"], ["absent"]]) assert.deepEqual(lazy.search(q, 10), eager.search(q, 10));
 });
+
+test("TF-IDF indexes share the idf's vocabulary, and index terms outside it too", () => {
+  const reference = [["neural", "translation"], ["neural", "tagger"], ["parsing"]];
+  const idf = idfFrom(reference);
+  assert.deepEqual([...(idf.terms?.keys() ?? [])], ["neural", "translation", "tagger", "parsing"]);
+  // "lexicon" and "sentiment" are in no reference document: they get the unseen idf and are still searchable.
+  const docs = [["neural", "translation", "translation"], ["sentiment", "lexicon"], ["neural", "lexicon", "parsing"], []];
+  const index = new TfidfIndex(docs, idf);
+  const cosine = (a: Map<string, number>, b: Map<string, number>) => [...a].reduce((s, [t, w]) => s + w * (b.get(t) ?? 0), 0);
+  for (const query of [["lexicon"], ["neural", "parsing"], ["translation", "sentiment", "neural"], ["absent"]]) {
+    const q = tfidfVector(query, idf);
+    const expected = docs
+      .map((d, doc) => ({ doc, score: cosine(q, tfidfVector(d, idf)) }))
+      .filter((h) => h.score > 0)
+      .sort((x, y) => y.score - x.score || x.doc - y.doc);
+    const hits = index.search(query, 10);
+    assert.deepEqual(
+      hits.map((h) => h.doc),
+      expected.map((h) => h.doc),
+      query.join(" "),
+    );
+    hits.forEach((h, i) => assert.ok(Math.abs(h.score - expected[i].score) < 1e-6, `${query.join(" ")}: score of doc ${h.doc}`));
+  }
+});

@@ -21,17 +21,33 @@ export function tfidfTokens(text: string): string[] {
 export interface Idf {
   /** Smoothed idf of a term; a term of no reference document gets the largest, ln(1 + N) + 1. */
   of(term: string): number;
+  /**
+   * The reference documents' terms, term → id: indexes built with this idf share it as their
+   * vocabulary (at 64k papers a vocabulary Map per index was ≈ 5 MiB of heap each).
+   */
+  readonly terms?: ReadonlyMap<string, number>;
 }
 
 /** ln((1 + N) / (1 + df)) + 1 over the reference documents (token lists, or tokenised on demand). */
 export function idfFrom(docs: TokenDocs): Idf {
-  const df = new Map<string, number>();
-  for (let d = 0; d < docs.length; d++) for (const t of new Set(docs.at(d))) df.set(t, (df.get(t) ?? 0) + 1);
+  const terms = new Map<string, number>();
+  const df: number[] = [];
+  for (let d = 0; d < docs.length; d++)
+    for (const t of new Set(docs.at(d))) {
+      const id = terms.get(t);
+      if (id === undefined) terms.set(t, df.push(1) - 1);
+      else df[id]++;
+    }
   const n = docs.length;
-  const idf = new Map<string, number>();
-  for (const [t, c] of df) idf.set(t, Math.log((1 + n) / (1 + c)) + 1);
+  const idf = Float64Array.from(df, (c) => Math.log((1 + n) / (1 + c)) + 1);
   const unseen = Math.log(1 + n) + 1;
-  return { of: (t) => idf.get(t) ?? unseen };
+  return {
+    of: (t) => {
+      const id = terms.get(t);
+      return id === undefined ? unseen : idf[id];
+    },
+    terms,
+  };
 }
 
 /** The L2-normalised sublinear tf·idf vector of a token list, as term → weight. */
@@ -58,7 +74,9 @@ export interface TfidfHit {
 
 export class TfidfIndex {
   readonly numDocs: number;
-  private readonly vocab = new Map<string, number>();
+  /** The idf's terms (shared), then this index's terms outside them, ids after the shared ones. */
+  private readonly shared: ReadonlyMap<string, number>;
+  private readonly own = new Map<string, number>();
   private readonly offsets: Int32Array;
   private readonly postingDocs: Int32Array;
   private readonly postingWeights: Float32Array;
@@ -75,14 +93,15 @@ export class TfidfIndex {
   ) {
     const n = docs.length;
     this.numDocs = n;
+    this.shared = idf.terms ?? new Map();
     // Each document's vector becomes (term, weight) pairs at once; then the transpose.
     const pairs = new PairBuffer();
     const docStart = new Int32Array(n + 1);
-    const df: number[] = [];
+    const df: number[] = new Array<number>(this.shared.size).fill(0);
     for (let d = 0; d < n; d++) {
       for (const [t, w] of tfidfVector(docs.at(d) ?? [], idf)) {
-        let id = this.vocab.get(t);
-        if (id === undefined) this.vocab.set(t, (id = df.push(0) - 1));
+        let id = this.termId(t);
+        if (id === undefined) this.own.set(t, (id = df.push(0) - 1));
         df[id]++;
         pairs.push(id, w);
       }
@@ -112,7 +131,7 @@ export class TfidfIndex {
     this.epoch++;
     let touched = 0;
     for (const [term, wq] of q) {
-      const t = this.vocab.get(term);
+      const t = this.termId(term);
       if (t === undefined) continue;
       for (let e = this.offsets[t]; e < this.offsets[t + 1]; e++) {
         const d = this.postingDocs[e];
@@ -125,5 +144,9 @@ export class TfidfIndex {
       }
     }
     return topHits(this.touched.subarray(0, touched), this.acc, k, (d) => this.acc[d] > 0);
+  }
+
+  private termId(term: string): number | undefined {
+    return this.shared.get(term) ?? this.own.get(term);
   }
 }
