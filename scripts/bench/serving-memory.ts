@@ -6,13 +6,15 @@
  * apart from its transient garbage). A measurement, not a timed test.
  *
  *   node --expose-gc --import tsx scripts/bench/serving-memory.ts --corpus acl-anthology
- *        [--blocks] [--ann] [--queries 10] [--json]
+ *        [--vectors] [--blocks] [--ann] [--queries 10] [--json]
  *
- * Steps: the build (loadGraph: CSR, ids, display fields, items and their vectors), the BM25 index
- * and abstracts (paperText), the TF-IDF indexes (paperTfidf), with --blocks the exact insertion
- * blocks, with --ann each facet's HNSW index (read from the build directory when an earlier run
- * wrote it, else built and written; the exact blocks of a facet are let go once it is ready),
- * then `--queries` pasted abstracts through relatedPapers with the default retriever.
+ * Steps: the build (loadGraph: CSR, ids, packed display fields and item texts), the BM25 index
+ * and abstracts (paperText), the TF-IDF indexes (paperTfidf), with --vectors, --blocks or --ann
+ * every facet's item vectors packed in memory (the default retriever reads only its candidates'
+ * from the vector cache), with --blocks the exact insertion blocks, with --ann each facet's HNSW
+ * index (read from the build directory when an earlier run wrote it, else built and written; the
+ * exact blocks of a facet are let go once it is ready), then `--queries` pasted abstracts through
+ * relatedPapers with the default retriever.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -30,6 +32,7 @@ import { paperText, paperTfidf } from "@/lib/retrieve/paper-text";
 const { values } = parseArgs({
   options: {
     corpus: { type: "string", default: "acl-citegraph" },
+    vectors: { type: "boolean", default: false },
     blocks: { type: "boolean", default: false },
     ann: { type: "boolean", default: false },
     queries: { type: "string", default: "10" },
@@ -92,9 +95,10 @@ async function step<T>(name: string, run: () => Promise<T> | T): Promise<T> {
 
 const db = getDb();
 await step("start (modules loaded)", () => null);
-const g = await step("build: CSR, ids, papers, item vectors", () => loadGraph(db, corpus));
+const g = await step("build: CSR, ids, papers, item texts", () => loadGraph(db, corpus));
 await step("BM25 + abstracts + references", () => paperText(db, g));
 await step("TF-IDF (whole + 4 facets)", () => paperTfidf(db, g));
+if (values.vectors || values.blocks || values.ann) await step("item vectors (every facet's, packed)", () => FACETS.map((f) => g.vectors[f]));
 if (values.blocks) await step("exact insertion blocks", () => FACETS.map((f) => g.blocks()[f]));
 if (values.ann)
   for (const f of FACETS) {
