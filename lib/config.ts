@@ -182,7 +182,7 @@ export const SETTINGS = {
   GRAFT_ANN_MIN_PAPERS: s({
     schema: wholeNumber(0),
     default: 20_000,
-    doc: "a pasted paper is inserted through an approximate nearest-neighbour index (HNSW, hnswlib-node; built at the corpus's first pasted paper) when the corpus has more papers than this, else by exact max-sim over every item; `0`: always",
+    doc: "a pasted paper is inserted through an approximate nearest-neighbour index (HNSW, hnswlib-node; written by the graph stage, or built at the first pasted paper for a build without its files) when the corpus has more papers than this, else by exact max-sim over every item; `0`: always",
   }),
   GRAFT_EDGE_ROWS_MAX_PAPERS: s({
     schema: wholeNumber(0),
