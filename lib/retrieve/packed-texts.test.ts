@@ -34,3 +34,16 @@ test("packed texts: the builder grows past its first buffers, and holds no slack
   const utf8 = texts.reduce((n, t) => n + Buffer.byteLength(t, "utf8"), 0);
   assert.equal(packed.byteLength, utf8 + texts.length * 8, "the UTF-8 bytes and one end offset per text");
 });
+
+test("packed texts: texts across many chunks, one larger than a chunk, read back exact", () => {
+  const big = "ü".repeat(3 << 20); // 6 MiB of UTF-8: more than one chunk
+  const texts = [
+    ...Array.from({ length: 40_000 }, (_, i) => `abstract ${i} ${"word ".repeat(i % 50)}`),
+    big,
+    "",
+    "after the big one",
+    ...Array.from({ length: 1000 }, (_, i) => `tail ${i}`),
+  ];
+  const packed = PackedTexts.from(texts);
+  texts.forEach((t, i) => assert.equal(packed.at(i), t, `text ${i}`));
+});

@@ -10,7 +10,11 @@ const isWellFormed = (s: string): boolean => (s as string & { isWellFormed(): bo
 
 /** Builds a PackedTexts by appending strings in order. */
 export class PackedTextsBuilder {
-  private bytes = Buffer.allocUnsafe(1 << 16);
+  // Filled chunks, each trimmed to its bytes; a text never spans two. Chunks rather than one
+  // growing buffer: no doubling copies and no final copy while the texts are packed.
+  private readonly chunks: Buffer[] = [];
+  private chunk = Buffer.allocUnsafe(0);
+  private chunkUsed = 0;
   private ends = new Float64Array(1024);
   private count = 0;
   private used = 0;
@@ -21,12 +25,13 @@ export class PackedTextsBuilder {
     if (!isWellFormed(text)) this.irregular.set(this.count, text);
     else {
       const need = Buffer.byteLength(text, "utf8");
-      if (this.used + need > this.bytes.length) {
-        const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + need));
-        this.bytes.copy(grown, 0, 0, this.used);
-        this.bytes = grown;
+      if (this.chunkUsed + need > this.chunk.length) {
+        this.seal();
+        this.chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, need));
       }
-      this.used += this.bytes.write(text, this.used, "utf8");
+      const wrote = this.chunk.write(text, this.chunkUsed, "utf8");
+      this.chunkUsed += wrote;
+      this.used += wrote;
     }
     if (this.count === this.ends.length) {
       const grown = new Float64Array(this.count * 2);
@@ -36,19 +41,33 @@ export class PackedTextsBuilder {
     this.ends[this.count++] = this.used;
   }
 
-  /** The packed texts, in exactly-sized arrays (the builder's slack is let go). */
   finish(): PackedTexts {
-    return new PackedTexts(Buffer.from(this.bytes.subarray(0, this.used)), this.ends.slice(0, this.count), this.irregular);
+    this.seal();
+    return new PackedTexts(this.chunks.splice(0), this.ends.slice(0, this.count), this.irregular);
+  }
+
+  private seal(): void {
+    if (this.chunkUsed > 0) this.chunks.push(this.chunk.subarray(0, this.chunkUsed));
+    this.chunk = Buffer.allocUnsafe(0);
+    this.chunkUsed = 0;
   }
 }
+const CHUNK_BYTES = 4 << 20;
 
 export class PackedTexts {
+  /** chunkEnds[c]: the (global) byte where chunk c ends. */
+  private readonly chunkEnds: Float64Array;
+
   constructor(
-    private readonly bytes: Buffer,
-    /** ends[i]: the byte where text i ends (it starts where text i − 1 ends). */
+    private readonly chunks: readonly Buffer[],
+    /** ends[i]: the byte, counted over the chunks in order, where text i ends (it starts where text i − 1 ends). */
     private readonly ends: Float64Array,
     private readonly irregular: ReadonlyMap<number, string> = new Map(),
-  ) {}
+  ) {
+    this.chunkEnds = new Float64Array(chunks.length);
+    let at = 0;
+    chunks.forEach((c, i) => (this.chunkEnds[i] = at += c.length));
+  }
 
   static from(texts: Iterable<string>): PackedTexts {
     const b = new PackedTextsBuilder();
@@ -60,9 +79,9 @@ export class PackedTexts {
     return this.ends.length;
   }
 
-  /** Bytes held (the UTF-8 arena and the offsets). */
+  /** Bytes held (the UTF-8 chunks and the offsets). */
   get byteLength(): number {
-    return this.bytes.length + this.ends.byteLength;
+    return this.chunks.reduce((n, c) => n + c.length, 0) + this.ends.byteLength;
   }
 
   /** Text i ("" outside 0 .. length − 1, as an unset slot of a string array reads). */
@@ -72,7 +91,19 @@ export class PackedTexts {
       const s = this.irregular.get(i);
       if (s !== undefined) return s;
     }
-    return this.bytes.toString("utf8", i === 0 ? 0 : this.ends[i - 1], this.ends[i]);
+    const start = i === 0 ? 0 : this.ends[i - 1];
+    const end = this.ends[i];
+    if (end === start) return "";
+    // The chunk holding the text: the first that ends at or after its end.
+    let lo = 0;
+    let hi = this.chunkEnds.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.chunkEnds[mid] >= end) hi = mid;
+      else lo = mid + 1;
+    }
+    const base = lo === 0 ? 0 : this.chunkEnds[lo - 1];
+    return this.chunks[lo].toString("utf8", start - base, end - base);
   }
 
   /** Texts from .. to − 1, as Array.prototype.slice reads them. */
