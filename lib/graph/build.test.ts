@@ -82,6 +82,25 @@ describe(`graph build stage (${testProvider})`, { concurrency: false }, () => {
     await assert.rejects(buildGraphStage(t.db, { corpus: "mini", similarity: "mix:2" }), /similarity must be/);
   });
 
+  test("a rerun from the terminal reopens the same parameters' unfinished build, not a job's or other settings'", async () => {
+    const options = { corpus: "mini", k: 3, workers: 1, similarity: "cosine" } as const;
+    // A run stopped after its CSR was written (a killed `graft build` leaves its build "running").
+    const stop = new AbortController();
+    await assert.rejects(
+      buildGraphStage(t.db, { ...options, signal: stop.signal, onPhase: (phase) => void (phase === "artefacts" && stop.abort()) }),
+      /abort/i,
+    );
+    const killed = await t.db.build.findFirstOrThrow({ where: { status: "running" }, orderBy: { id: "desc" } });
+    const other = await buildGraphStage(t.db, { ...options, k: 2 });
+    assert.notEqual(other.build, killed.id, "other parameters start a build of their own");
+    const rerun = await buildGraphStage(t.db, options);
+    assert.equal(rerun.build, killed.id, "the same parameters reopen the unfinished build");
+    assert.equal((await t.db.build.findUniqueOrThrow({ where: { id: killed.id } })).status, "complete");
+    assert.equal(readPaperGraph(path.join(rerun.dir, "graph.csr")).k, 3);
+    const next = await buildGraphStage(t.db, options);
+    assert.ok(next.build > rerun.build, "a complete build is never reopened");
+  });
+
   test("an unknown corpus is a clear error and leaves no build behind", async () => {
     const before = await t.db.build.count();
     await assert.rejects(buildGraphStage(t.db, { corpus: "nope" }), /no corpus named "nope"/);
