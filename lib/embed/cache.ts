@@ -135,27 +135,55 @@ export function readVectorCacheKeys(dir: string): { manifest: CacheManifest; key
 }
 
 /**
- * Rows `rows[i]` of the cache's vectors into `into` at i·dim. Committed rows never change (appends
- * go past them), so a reader needs no lock.
+ * A cache's vectors file held open for reading rows on demand (a served build reads a query's
+ * candidates' rows); consecutive rows are read at once. Committed rows never change (appends go
+ * past them), so a reader needs no lock.
  */
-export function readCachedRows(dir: string, manifest: CacheManifest, rows: ArrayLike<number>, into: Float32Array): void {
-  const { dim, count } = manifest;
-  const bytes = dim * 4;
-  const fd = openSync(path.join(dir, VECTORS), "r");
-  try {
+export class CachedRowReader {
+  private readonly fd: number;
+
+  constructor(
+    private readonly dir: string,
+    private readonly manifest: CacheManifest,
+  ) {
+    this.fd = openSync(path.join(dir, VECTORS), "r");
+  }
+
+  /** Rows `rows[i]` of the cache's vectors into `into` at i·dim. */
+  read(rows: ArrayLike<number>, into: Float32Array): void {
+    const { dim, count } = this.manifest;
+    const bytes = dim * 4;
     const out = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
-    for (let i = 0; i < rows.length; i++) {
+    for (let i = 0; i < rows.length;) {
       const row = rows[i];
-      if (row < 0 || row >= count) throw new Error(`Vector cache ${dir}: row ${row} is not committed (count ${count})`);
-      let done = 0;
-      while (done < bytes) {
-        const n = readSync(fd, out, i * bytes + done, bytes - done, row * bytes + done);
-        if (n === 0) throw new Error(`Vector cache ${dir} is damaged: ${VECTORS} ends inside row ${row}. Delete ${dir} to rebuild it.`);
+      if (row < 0 || row >= count) throw new Error(`Vector cache ${this.dir}: row ${row} is not committed (count ${count})`);
+      let j = i + 1;
+      while (j < rows.length && rows[j] === rows[j - 1] + 1 && rows[j] < count) j++;
+      const want = (j - i) * bytes;
+      for (let done = 0; done < want;) {
+        const n = readSync(this.fd, out, i * bytes + done, want - done, row * bytes + done);
+        if (n === 0)
+          throw new Error(
+            `Vector cache ${this.dir} is damaged: ${VECTORS} ends inside row ${row + Math.floor(done / bytes)}. Delete ${this.dir} to rebuild it.`,
+          );
         done += n;
       }
+      i = j;
     }
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** Rows `rows[i]` of the cache's vectors into `into` at i·dim (one open, read, close). */
+export function readCachedRows(dir: string, manifest: CacheManifest, rows: ArrayLike<number>, into: Float32Array): void {
+  const reader = new CachedRowReader(dir, manifest);
+  try {
+    reader.read(rows, into);
   } finally {
-    closeSync(fd);
+    reader.close();
   }
 }
 

@@ -1,11 +1,11 @@
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { latestBuildWith } from "@/lib/builds/build-dir";
 import { parseAuthors } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dataRoot } from "@/lib/paths";
-import { cacheDirFor, readCachedRows, readVectorCacheKeys, textKey } from "@/lib/embed/cache";
+import { CachedRowReader, cacheDirFor, readVectorCacheKeys, textKey } from "@/lib/embed/cache";
 import { PackedTexts, PackedTextsBuilder } from "./packed-texts";
 import { readPaperGraph, type PaperGraph } from "@/lib/graph/csr";
 import { lexicalFacetIndex, parseLexicalModel, type LexicalFacetIndex } from "@/lib/graph/lexical";
@@ -213,7 +213,7 @@ class ServedPaper implements GraphPaper {
 }
 
 // A served build's open vector-cache file is closed once nothing holds the build any more.
-const closeWhenCollected = new FinalizationRegistry<number>((fd) => closeSync(fd));
+const closeWhenCollected = new FinalizationRegistry<CachedRowReader>((reader) => reader.close());
 
 async function readBuild(db: Db, corpus: string, build: { id: number; dir: string; params: string; manifest: string }): Promise<LoadedGraph> {
   const dir = path.resolve(dataRoot(), build.dir);
@@ -232,11 +232,21 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
   const rows = cached ? new CacheRows(cached.keys, cached.manifest.count) : null;
   const rowOfText = (text: string): number => (rows ? rows.rowOf(textKey(text)) : -1);
   const dim = cached?.manifest.dim ?? manifest.embedder?.dim ?? 0;
+  // Opened at the first read, closed when the loaded build is collected.
+  let reader: CachedRowReader | null = null;
+  const readRows = (rowList: ArrayLike<number>, into: Float32Array): void => {
+    if (!cached) return;
+    if (!reader) {
+      reader = new CachedRowReader(cacheDir, cached.manifest);
+      closeWhenCollected.register(loaded, reader);
+    }
+    reader.read(rowList, into);
+  };
   const vectorOf = (text: string): Float32Array | undefined => {
     const row = rowOfText(text);
     if (row < 0 || !cached) return undefined;
     const v = new Float32Array(dim);
-    readCachedRows(cacheDir, cached.manifest, [row], v);
+    readRows([row], v);
     return v;
   };
 
@@ -302,13 +312,12 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
       get: () => {
         if (!packed[f]) {
           const data = new Float32Array(itemRows[f].length * dim);
-          if (cached) readCachedRows(cacheDir, cached.manifest, itemRows[f], data);
+          readRows(itemRows[f], data);
           packed[f] = { dim, offsets: items[f].offsets, data };
         }
         return packed[f];
       },
     });
-  let fd = -1;
   const itemVectors = (f: Facet, p: number): Float32Array[] => {
     const { offsets } = items[f];
     const from = offsets[p];
@@ -320,12 +329,8 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
       return out;
     }
     if (to === from || !cached) return out;
-    if (fd < 0) {
-      fd = openSync(path.join(cacheDir, VECTORS_FILE), "r");
-      closeWhenCollected.register(loaded, fd);
-    }
     const data = new Float32Array((to - from) * dim);
-    readRuns(fd, itemRows[f].subarray(from, to), dim, data);
+    readRows(itemRows[f].subarray(from, to), data);
     for (let r = 0; r < to - from; r++) out.push(data.subarray(r * dim, (r + 1) * dim));
     return out;
   };
@@ -387,26 +392,6 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
     },
   };
   return loaded;
-}
-
-const VECTORS_FILE = "vectors.f32";
-
-/** Cache rows `rows` into `into` (row i at i·dim), one read per run of consecutive rows. */
-function readRuns(fd: number, rows: Int32Array, dim: number, into: Float32Array): void {
-  const bytes = dim * 4;
-  const out = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
-  for (let i = 0; i < rows.length;) {
-    let j = i + 1;
-    while (j < rows.length && rows[j] === rows[j - 1] + 1) j++;
-    const want = (j - i) * bytes;
-    let done = 0;
-    while (done < want) {
-      const got = readSync(fd, out, i * bytes + done, want - done, rows[i] * bytes + done);
-      if (got === 0) throw new Error(`Vector cache: ${VECTORS_FILE} ends inside row ${rows[i] + Math.floor(done / bytes)}`);
-      done += got;
-    }
-    i = j;
-  }
 }
 
 /** The display fields of every node, packed; `display[p]` are node p's. */
