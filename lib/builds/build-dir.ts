@@ -89,6 +89,27 @@ export async function resumeBuild(db: Db, id: number): Promise<ResumedBuild> {
   };
 }
 
+/**
+ * The corpus's newest unfinished build ("running": its process was killed; or "failed") with
+ * exactly these parameters, reopened by resumeBuild, or null: a stage run again with the same
+ * settings continues it. `withoutJob`: only a build no job owns (a job's build is its job's to resume).
+ */
+export async function reopenUnfinishedBuild(
+  db: Db,
+  corpus: string,
+  params: Record<string, unknown>,
+  options: { withoutJob?: boolean } = {},
+): Promise<ResumedBuild | null> {
+  const rows = await db.build.findMany({
+    where: { corpus: { name: corpus }, status: { in: ["running", "failed"] }, ...(options.withoutJob ? { jobs: { none: {} } } : {}) },
+    orderBy: { id: "desc" },
+    select: { id: true, params: true },
+  });
+  const wanted = JSON.stringify(params);
+  const same = rows.find((b) => JSON.stringify(JSON.parse(b.params)) === wanted);
+  return same ? resumeBuild(db, same.id) : null;
+}
+
 /** Writes a file of the build atomically and records it for the manifest (again, on a re-run: the newer record wins). */
 export function writeArtefact(
   build: BuildHandle,

@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "@/lib/atomic-write";
-import { completeBuild, failBuild, resumeBuild, startBuild, writeArtefact, type BuildHandle } from "@/lib/builds/build-dir";
+import { completeBuild, failBuild, reopenUnfinishedBuild, startBuild, writeArtefact, type BuildHandle } from "@/lib/builds/build-dir";
 import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { config } from "@/lib/config";
@@ -296,10 +296,6 @@ export function runTrainer(
   });
 }
 
-function sameParams(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 export async function buildGenretStage(db: Db, options: GenretStageOptions): Promise<GenretStageReport> {
   const variant = options.variant ?? "uniform";
   const seed = options.seed ?? 0;
@@ -317,16 +313,9 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
   const params = { stage: "genret", graphBuild: store.graphBuild.id, variant, seed, trainer: { ...trainer, device: trainer.device ?? "auto" } };
 
   // Resume an unfinished build with the same parameters (a killed run, a rerun after a failure).
-  const previous = await db.build.findMany({ where: { corpus: { name: options.corpus }, status: { in: ["running", "failed"] } }, orderBy: { id: "desc" } });
-  const match = previous.find((b) => sameParams(JSON.parse(b.params) as Record<string, unknown>, params));
-  let build: BuildHandle;
-  let resumed = false;
-  if (match) {
-    build = (await resumeBuild(db, match.id)).handle;
-    resumed = true;
-  } else {
-    build = await startBuild(db, options.corpus, params);
-  }
+  const reopened = await reopenUnfinishedBuild(db, options.corpus, params);
+  const resumed = reopened !== null;
+  const build: BuildHandle = reopened ? reopened.handle : await startBuild(db, options.corpus, params);
   try {
     const at = (f: string) => path.join(build.dir, f);
     // ── docids and tries ──

@@ -3,7 +3,16 @@ import os from "node:os";
 import path from "node:path";
 import { writeFileAtomic } from "@/lib/atomic-write";
 import { config } from "@/lib/config";
-import { type ArtefactInfo, type BuildHandle, completeBuild, failBuild, recordArtefact, resumeBuild, startBuild, writeArtefact } from "@/lib/builds/build-dir";
+import {
+  type ArtefactInfo,
+  type BuildHandle,
+  completeBuild,
+  failBuild,
+  recordArtefact,
+  reopenUnfinishedBuild,
+  startBuild,
+  writeArtefact,
+} from "@/lib/builds/build-dir";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { bulkInsert } from "@/lib/db/bulk";
 import { type Db, dbProvider } from "@/lib/db/client";
@@ -194,21 +203,6 @@ function packFacetItems(itemRows: Record<Facet, number[][]>, vectors: readonly F
   return packed;
 }
 
-/**
- * The newest unfinished build (killed: "running"; or "failed") of the same parameters that no job
- * owns: a rerun of `graft build` from the terminal reopens it, as the genret stage does, so a kill
- * loses no cached vectors and, in the index step, no graph. A job's build is its job's to resume.
- */
-async function unfinishedTerminalBuild(db: Db, corpusId: number, params: Record<string, unknown>): Promise<BuildHandle | null> {
-  const rows = await db.build.findMany({
-    where: { corpusId, status: { in: ["running", "failed"] }, jobs: { none: {} } },
-    orderBy: { id: "desc" },
-    select: { id: true, params: true },
-  });
-  const same = rows.find((b) => b.params === JSON.stringify(params));
-  return same ? (await resumeBuild(db, same.id)).handle : null;
-}
-
 export async function buildGraphStage(db: Db, options: GraphStageOptions): Promise<GraphStageReport> {
   const k = options.k ?? 20;
   const similarity = typeof options.similarity === "string" ? parseItemSimilarity(options.similarity) : (options.similarity ?? DEFAULT_ITEM_SIMILARITY);
@@ -245,7 +239,9 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
     throw new Error(`build ${options.resume.id} belongs to corpus "${options.resume.corpus}", not "${options.corpus}"`);
   const build =
     options.resume ??
-    (options.jobId === undefined && !options.sharded ? await unfinishedTerminalBuild(db, corpus.id, params) : null) ??
+    // A rerun of the same build from the terminal reopens its unfinished build, as the genret stage
+    // does: a kill loses no cached vectors and, in the index step, no graph.
+    (options.jobId === undefined && !options.sharded ? (await reopenUnfinishedBuild(db, options.corpus, params, { withoutJob: true }))?.handle : null) ??
     (await startBuild(db, options.corpus, params, { jobId: options.jobId }));
   const phase = async (name: GraphStagePhase) => {
     options.signal?.throwIfAborted();
