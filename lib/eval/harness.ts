@@ -120,7 +120,7 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         db,
         corpus: storeCorpus,
         corpusDir: options.corpusDir,
-        limits: { ooc: limits.userPapers ?? limits.ooc ?? limits.test, unseen: limits.userPapers ?? limits.test },
+        limits: { ooc: limits.userPapers ?? limits.ooc ?? limits.test, unseen: limits.userPapers ?? limits.test, later: limits.userPapers ?? limits.test },
         boot,
         seed,
         runsCache: options.userPapersRunsCache,

@@ -191,8 +191,8 @@ export const USER_PAPER_SOURCE_LABELS: Record<UserPaperSource, string> = {
 };
 
 export interface UserPaperTable {
-  /** "ooc": set 1; "unseen": set 2 (report half). */
-  id: "ooc" | "unseen";
+  /** "ooc": set 1; "unseen": set 2 (report half); "later": set 3 (report half). */
+  id: "ooc" | "unseen" | "later";
   title: string;
   gold: string;
   queries: number;
@@ -318,7 +318,7 @@ export const reportSchema = z
         tables: z.array(
           z
             .object({
-              id: z.enum(["ooc", "unseen"]),
+              id: z.enum(["ooc", "unseen", "later"]),
               title: z.string(),
               queries: num,
               goldPairs: num,
@@ -610,7 +610,7 @@ function userPaperRowCells(r: UserPaperRow, withTuning: boolean): string[] {
 }
 
 export function userPaperTableMarkdown(t: UserPaperTable): string {
-  const withTuning = t.id === "unseen";
+  const withTuning = t.id !== "ooc";
   const header = [
     "Method",
     "fusion run",

@@ -162,8 +162,8 @@ export interface UserPapersSuiteOptions {
   corpus: string;
   /** Corpus directory (papers.jsonl, citations.tsv, ooc-queries.jsonl, ooc-gold.tsv). */
   corpusDir: string;
-  /** At most this many queries of set 1 / of each half of set 2 (a seeded sample). */
-  limits?: { ooc?: number; unseen?: number };
+  /** At most this many queries of set 1 / of each half of sets 2 and 3 (a seeded sample). */
+  limits?: { ooc?: number; unseen?: number; later?: number };
   sources?: readonly FacetSource[];
   rows?: readonly UserPaperRowSpec[];
   /** Extractor of the "offline" source (default: the offline extractor, whatever GRAFT_EXTRACTOR says). */
@@ -270,7 +270,10 @@ export function userPaperRows(specs: readonly UserPaperRowSpec[], outcomes: Read
 const SET_TITLES = {
   ooc: (n: number) => `Papers users bring — set 1 (${n} out-of-corpus papers)`,
   unseen: (n: number) => `Papers users bring — set 2 (${n} citing test papers queried as unseen, report half)`,
+  later: (n: number) => `Later work — set 3 (${n} train papers cited by test papers, queried as unseen, report half)`,
 };
+
+const SETS = ["ooc", "unseen-report", "unseen-tune", "later-report", "later-tune"] as const;
 
 /** Runs the suite: every row, in both facet sources, on set 1 and both halves of set 2. */
 export async function userPapersSection(options: UserPapersSuiteOptions): Promise<UserPapersSection> {
@@ -285,18 +288,20 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
     ooc: sampleUserPapers(userPaperQueries(options.corpusDir, "ooc"), limits.ooc, seed),
     "unseen-report": sampleUserPapers(userPaperQueries(options.corpusDir, "unseen-report"), limits.unseen, seed),
     "unseen-tune": sampleUserPapers(userPaperQueries(options.corpusDir, "unseen-tune"), limits.unseen, seed),
+    "later-report": sampleUserPapers(userPaperQueries(options.corpusDir, "later-report"), limits.later, seed),
+    "later-tune": sampleUserPapers(userPaperQueries(options.corpusDir, "later-tune"), limits.later, seed),
   };
   const g = await loadGraph(options.db, options.corpus);
   const build = { graphBuild: g.build, embedder: g.embedder, papers: g.externalIds.length, alpha: g.alpha, k: g.graph.k };
   log(
-    `user papers: corpus ${options.corpus} (graph build ${g.build}, ${build.papers} papers); queries: set 1 ${sets.ooc.length}, set 2 report ${sets["unseen-report"].length}, tuning ${sets["unseen-tune"].length}`,
+    `user papers: corpus ${options.corpus} (graph build ${g.build}, ${build.papers} papers); queries: set 1 ${sets.ooc.length}, set 2 report ${sets["unseen-report"].length}, tuning ${sets["unseen-tune"].length}; set 3 report ${sets["later-report"].length}, tuning ${sets["later-tune"].length}`,
   );
   const offline = options.offlineExtractor ?? createOfflineExtractor();
   const unregister = registerEvaluationRetrievers();
   const cache = readCache(options.runsCache);
-  const rows: Record<UserPaperSet, Partial<Record<FacetSource, UserPaperRow[]>>> = { ooc: {}, "unseen-report": {}, "unseen-tune": {} };
+  const rows = Object.fromEntries(SETS.map((s) => [s, {}])) as Record<UserPaperSet, Partial<Record<FacetSource, UserPaperRow[]>>>;
   try {
-    for (const set of ["ooc", "unseen-report", "unseen-tune"] as const) {
+    for (const set of SETS) {
       const queries = sets[set];
       for (const source of sources) {
         const outcomes = new Map<string, Outcome>();
@@ -347,25 +352,28 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
   }
 
   const pairs = (qs: readonly UserPaperQuery[]) => qs.reduce((n, q) => n + q.gold.length, 0);
-  // Set 2's table: the report half's rows, each with the tuning half's R@20 of the same setting beside it.
-  const unseenSources: Partial<Record<FacetSource, UserPaperRow[]>> = {};
-  for (const source of sources) {
-    const tune = new Map((rows["unseen-tune"][source] ?? []).map((r) => [r.method, r]));
-    unseenSources[source] = (rows["unseen-report"][source] ?? []).map((r) => {
-      const t = tune.get(r.method);
-      if (!t || t.status !== "ok" || t["R@20"] === undefined) return r;
-      return {
-        ...r,
-        tuning: {
-          "R@20": t["R@20"],
-          ...(t.ci?.["R@20"] ? { ci: t.ci["R@20"] } : {}),
-          queries: t.queries ?? 0,
-          ...(t.ratio ? { ratio: t.ratio } : {}),
-          ...(t.change ? { change: t.change } : {}),
-        },
-      };
-    });
-  }
+  // Sets 2 and 3: the report half's rows, each with the tuning half's R@20 of the same setting beside it.
+  const withTuning = (report: UserPaperSet, tuning: UserPaperSet): Partial<Record<FacetSource, UserPaperRow[]>> => {
+    const out: Partial<Record<FacetSource, UserPaperRow[]>> = {};
+    for (const source of sources) {
+      const tune = new Map((rows[tuning][source] ?? []).map((r) => [r.method, r]));
+      out[source] = (rows[report][source] ?? []).map((r) => {
+        const t = tune.get(r.method);
+        if (!t || t.status !== "ok" || t["R@20"] === undefined) return r;
+        return {
+          ...r,
+          tuning: {
+            "R@20": t["R@20"],
+            ...(t.ci?.["R@20"] ? { ci: t.ci["R@20"] } : {}),
+            queries: t.queries ?? 0,
+            ...(t.ratio ? { ratio: t.ratio } : {}),
+            ...(t.change ? { change: t.change } : {}),
+          },
+        };
+      });
+    }
+    return out;
+  };
   const tables: UserPaperTable[] = [
     {
       id: "ooc",
@@ -382,8 +390,18 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
       queries: sets["unseen-report"].length,
       goldPairs: pairs(sets["unseen-report"]),
       tuning: { queries: sets["unseen-tune"].length, goldPairs: pairs(sets["unseen-tune"]) },
-      sources: unseenSources,
+      sources: withTuning("unseen-report", "unseen-tune"),
       tuningSources: rows["unseen-tune"],
+    },
+    {
+      id: "later",
+      title: SET_TITLES.later(sets["later-report"].length),
+      gold: "the test-split papers citing each train-split query paper (citations.tsv, later work); train papers cited by at least 2 test papers, halves by the same hash as set 2",
+      queries: sets["later-report"].length,
+      goldPairs: pairs(sets["later-report"]),
+      tuning: { queries: sets["later-tune"].length, goldPairs: pairs(sets["later-tune"]) },
+      sources: withTuning("later-report", "later-tune"),
+      tuningSources: rows["later-tune"],
     },
   ];
   return {

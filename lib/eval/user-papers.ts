@@ -8,6 +8,9 @@
  *                    uses its node (its own references, its edges) as a seed; gold: the corpus
  *                    papers it cites. Halves by a hash of the id: "tune" chooses settings,
  *                    "report" and set 1 report them.
+ *   set 3  "later"   train-split papers cited by at least 2 test-split papers (later work), each sent
+ *                    as a record with its corpus id, so its node never seeds, votes or is returned;
+ *                    gold: the test-split papers citing it. Halves by the same hash as set 2.
  *
  * Facet sources: "llm" sends the corpus's LLM facets with the record; "offline" sends title +
  * abstract only, so the configured offline extractor runs, as for every pasted paper.
@@ -21,7 +24,7 @@ import type { FacetExtractor } from "@/lib/facets/extractor";
 import { relatedPapers, relatedOptions, type RelatedOptions } from "@/lib/query/related";
 import { bootstrapCi, RECALL_KS, recallCounts, aggregateRecall, type BootstrapOptions, type QueryRun } from "./metrics";
 
-export type UserPaperSet = "ooc" | "unseen-tune" | "unseen-report";
+export type UserPaperSet = "ooc" | "unseen-tune" | "unseen-report" | "later-tune" | "later-report";
 export type FacetSource = "llm" | "offline";
 
 export interface UserPaperQuery {
@@ -88,7 +91,10 @@ export const userPaperQuery = (p: PaperLine, gold: string[]): UserPaperQuery => 
   gold,
 });
 
-/** Set 1 or a half of set 2, read from a corpus directory (papers.jsonl, citations.tsv, ooc-*). */
+/** Set 3's queries: train-split papers that at least this many test-split papers cite. */
+export const LATER_MIN_CITERS = 2;
+
+/** Set 1 or a half of set 2 or 3, read from a corpus directory (papers.jsonl, citations.tsv, ooc-*). */
 export function userPaperQueries(corpusDir: string, set: UserPaperSet): UserPaperQuery[] {
   if (set === "ooc") {
     const gold = grouped(tsvPairs(path.join(corpusDir, "ooc-gold.tsv")));
@@ -96,9 +102,18 @@ export function userPaperQueries(corpusDir: string, set: UserPaperSet): UserPape
       .filter((q) => gold.has(q.id))
       .map((q) => userPaperQuery(q, gold.get(q.id) as string[]));
   }
-  const cites = grouped(tsvPairs(path.join(corpusDir, "citations.tsv")));
-  const tuning = set === "unseen-tune";
-  return jsonl(path.join(corpusDir, "papers.jsonl"))
+  const papers = jsonl(path.join(corpusDir, "papers.jsonl"));
+  const pairs = tsvPairs(path.join(corpusDir, "citations.tsv"));
+  const tuning = set.endsWith("-tune");
+  if (set === "later-tune" || set === "later-report") {
+    const split = new Map(papers.map((p) => [p.id, p.split]));
+    const citedBy = grouped(pairs.filter(([a, b]) => split.get(a) === "test" && split.get(b) === "train").map(([a, b]) => [b, a]));
+    return papers
+      .filter((p) => (citedBy.get(p.id)?.length ?? 0) >= LATER_MIN_CITERS && isTuningPaper(p.id) === tuning)
+      .map((p) => userPaperQuery(p, citedBy.get(p.id) as string[]));
+  }
+  const cites = grouped(pairs);
+  return papers
     .filter((p) => p.split === "test" && cites.has(p.id) && isTuningPaper(p.id) === tuning)
     .map((p) => userPaperQuery(p, cites.get(p.id) as string[]));
 }
