@@ -135,6 +135,8 @@ export interface RunHooks {
   onProgress?: (done: number, total: number) => void;
   /** Send title and abstract only, without the record's year and authors (what a pasted abstract gives). */
   textOnly?: boolean;
+  /** Corpus papers to treat as absent (relatedPapers' `hidden`): a training run hides the test splits. */
+  hidden?: readonly string[];
 }
 
 /**
@@ -161,7 +163,7 @@ export async function runUserPapers(
   const ask = (q: UserPaperQuery) => {
     const meta = hooks.textOnly ? {} : { ...(q.year ? { year: q.year } : {}), ...(q.authors?.length ? { authors: q.authors } : {}) };
     const paper = { id: q.id, title: q.title, abstract: q.abstract, ...meta, ...(source === "llm" ? { facets: q.facets } : {}) };
-    return relatedPapers(db, { corpus, paper }, opts, extractor ? { extractor } : {});
+    return relatedPapers(db, { corpus, paper }, opts, { ...(extractor ? { extractor } : {}), ...(hooks.hidden ? { hidden: hooks.hidden } : {}) });
   };
   if (hooks.warmUp && queries.length > 0) await ask(queries[0]).catch(() => undefined);
   const out: UserPaperRun[] = [];

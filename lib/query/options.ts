@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { FACETS } from "@/lib/corpus/types";
-import { DEFAULT_FUSION, DEFAULT_K, DEFAULT_RETRIEVER, FUSION_NAMES, MAX_CANDIDATES, MAX_K, RETRIEVER_NAMES } from "./types";
+import { DEFAULT_FUSION, DEFAULT_K, DEFAULT_RETRIEVER, DIRECTION_FILTERS, FUSION_NAMES, MAX_CANDIDATES, MAX_K, RETRIEVER_NAMES } from "./types";
 
 const year = z.coerce.number().int("year must be an integer").min(1900).max(2100);
 
@@ -49,6 +49,8 @@ export const relatedOptionFields = {
   yearFrom: year.optional(),
   yearTo: year.optional(),
   venue: z.string().trim().min(1).max(300).optional(),
+  /** Earlier work only, later work only, or both (RelatedPaper.direction). */
+  direction: z.enum(DIRECTION_FILTERS, { error: `direction must be one of: ${DIRECTION_FILTERS.join(", ")}` }).default("both"),
   candidates: candidateIds.optional(),
 };
 

@@ -41,7 +41,7 @@ import type { RelatedOptions } from "./options";
 import { getRetriever, type FacetCandidate, type FacetCandidateLists, type QueryEdges, type RetrieveContext, type Retriever } from "@/lib/retrieve/retriever";
 import "@/lib/retrieve";
 import { embedQueryItems, queryExtractor } from "./services";
-import type { AppliedFusion, CreditedFacet, Evidence, PerFacetEntry, QuerySource, QueryStep, RelatedPaper, RelatedResult } from "./types";
+import type { AppliedFusion, CreditedFacet, Direction, Evidence, PerFacetEntry, QuerySource, QueryStep, RelatedPaper, RelatedResult } from "./types";
 
 export * from "./types";
 export { corpusPaperInput, relatedOptions, type CorpusPaperInput, type RelatedOptions } from "./options";
@@ -97,6 +97,8 @@ interface ResolvedQuery {
   facets: Record<Facet, string[]>;
   /** From the paper's record or PDF when given (pasted text has none). */
   authors?: readonly string[];
+  /** The paper's year, when its record, PDF or corpus entry gives one. */
+  year?: number | null;
   extraction?: { provider: string; model: string; ms: number };
   parseMs?: number;
   extractMs?: number;
@@ -152,6 +154,7 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
       items: requested,
       vectors: emb.vectors,
       authors: q.authors ?? [],
+      year: q.year ?? null,
     },
     facets: usable,
     facetsRestricted: options.facets.length < FACETS.length,
@@ -180,11 +183,13 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
     ? fuseWholePaper(facetFused, { papers: wholePaper.list.map((c) => c.paper), weight: wholePaper.weight }, { exclude: skip })
     : facetFused;
   const fused = retriever.rerank ? await retriever.rerank(ctx, pooled) : pooled;
-  const passes = filterOf(g, options, new Set([q.index, q.exclude, ...hidden].filter((x): x is number => x !== null)));
+  const year = q.year ? { value: q.year, source: "paper" as const } : ctx.referenceYear ? { value: ctx.referenceYear, source: "inferred" as const } : null;
+  const directionOf = (node: number): Direction => paperDirection(g.papers[node].year, year?.value ?? null);
+  const passes = filterOf(g, options, new Set([q.index, q.exclude, ...hidden].filter((x): x is number => x !== null)), directionOf);
   const results: RelatedPaper[] = [];
   for (const r of fused) {
     if (results.length >= options.k) break;
-    if (passes(r.paper)) results.push(describeResult(g, r, lists, q.facets, emb.vectors));
+    if (passes(r.paper)) results.push({ ...describeResult(g, r, lists, q.facets, emb.vectors), direction: directionOf(r.paper) });
   }
   let candidateSummary: RelatedResult["candidates"];
   if (candidates) {
@@ -223,6 +228,7 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
       title: q.title,
       inGraph: q.index !== null,
       facets: q.facets,
+      year,
       ...(q.extraction ? { extraction: q.extraction } : {}),
     },
     results,
@@ -309,7 +315,7 @@ async function resolveQuery(db: Db, g: LoadedGraph, input: RelatedInput, hooks: 
   const source: QuerySource = paper.source === "json" ? "record" : paper.source;
   const externalId = paper.metadata?.externalId ?? null;
   const exclude = externalId !== null ? (g.indexOfExternalId.get(externalId) ?? null) : null;
-  const meta = { authors: paper.metadata?.authors ?? [] };
+  const meta = { authors: paper.metadata?.authors ?? [], year: paper.metadata?.year ?? null };
   const base = { source, externalId, title: paper.title, abstract: paper.abstract, index: null, exclude, parseMs, ...meta };
 
   const given = emptyFacets();
@@ -338,7 +344,7 @@ async function storedPaper(db: Db, g: LoadedGraph, paperId: string): Promise<Res
   const node = g.indexOfExternalId.get(paperId);
   if (node !== undefined) {
     const p = g.papers[node];
-    const meta = { authors: p.authors };
+    const meta = { authors: p.authors, year: p.year };
     return { source: "corpus", externalId: p.externalId, title: p.title, abstract: "", index: node, exclude: null, facets: nodeFacets(g, node), ...meta };
   }
   const row = await db.paper.findFirst({
@@ -459,11 +465,18 @@ function chooseFusion(
 
 // ── results ──────────────────────────────────────────────────────────────────────────────
 
-function filterOf(g: LoadedGraph, options: RelatedOptions, never: ReadonlySet<number>): (node: number) => boolean {
+/** Earlier work, later work or neither: a paper's year against the query's. */
+export function paperDirection(year: number | null, queryYear: number | null): Direction {
+  if (!year || !queryYear || year === queryYear) return "neither";
+  return year < queryYear ? "earlier" : "later";
+}
+
+function filterOf(g: LoadedGraph, options: RelatedOptions, never: ReadonlySet<number>, directionOf: (node: number) => Direction): (node: number) => boolean {
   return (node) => {
     if (never.has(node)) return false;
     const p = g.papers[node];
     if (!p) return false;
+    if (options.direction !== "both" && directionOf(node) !== options.direction) return false;
     if (options.yearFrom !== undefined && (p.year === null || p.year < options.yearFrom)) return false;
     if (options.yearTo !== undefined && (p.year === null || p.year > options.yearTo)) return false;
     if (options.venue !== undefined && p.venue !== options.venue) return false;

@@ -76,6 +76,11 @@ export interface QueryPaper {
   inGraph: boolean;
   /** The facet items retrieval used, per facet (possibly empty lists). */
   facets: Record<Facet, string[]>;
+  /**
+   * The year results' directions are measured from: the paper's own ("paper": its record, PDF or
+   * corpus entry), else the median year of the papers whose words match it most ("inferred").
+   */
+  year?: { value: number; source: "paper" | "inferred" } | null;
   /** Present when the facets were extracted for this request. */
   extraction?: { provider: string; model: string; ms: number };
 }
@@ -108,6 +113,16 @@ export interface CreditedFacet {
   evidence: Evidence | null;
 }
 
+/**
+ * How a result relates to the query in time: work the query builds on ("earlier": published
+ * before the query's year), work building on it ("later"), or "neither" (the same year, or no
+ * year to tell). The query's year is its record's, PDF's or corpus entry's; for pasted text the
+ * median year of the papers whose words match it most (the retriever's lexical seeds).
+ */
+export type Direction = "earlier" | "later" | "neither";
+export const DIRECTION_FILTERS = ["both", "earlier", "later"] as const;
+export type DirectionFilter = (typeof DIRECTION_FILTERS)[number];
+
 export interface RelatedPaper {
   externalId: string;
   title: string;
@@ -115,6 +130,8 @@ export interface RelatedPaper {
   venue: string | null;
   authors: string[];
   score: number;
+  /** Earlier work, later work or neither, measured from `RelatedResult.query.year`. */
+  direction?: Direction;
   /** The facets fusion credited, in canonical facet order. */
   facets: CreditedFacet[];
   /** Its rank in the list retrieved with the whole query paper, when the retriever made one (hybrid). */

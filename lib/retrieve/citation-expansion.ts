@@ -81,9 +81,20 @@ export function seedVotes(
 }
 
 /**
- * Scores every paper that a seed cites or that matched the query, best first, at most `pool`.
- * `hits` are BM25 hits best first; `never` are nodes neither to use as seeds nor to return (the
- * query itself, so its own references never vote).
+ * Later work: the seeds' votes go the other way too, to the papers that cite them (the reference
+ * graph reversed), with this weight beside the votes for what they cite. Issue 27: one hop from
+ * the seeds to what they cite finds the work a paper builds on; one hop to their citers finds the
+ * work that builds on it.
+ */
+export interface LaterWorkHop {
+  citers: ReferenceIndex;
+  weight: number;
+}
+
+/**
+ * Scores every paper that a seed cites (or, with `later`, that cites a seed) or that matched the
+ * query, best first, at most `pool`. `hits` are BM25 hits best first; `never` are nodes neither
+ * to use as seeds nor to return (the query itself, so its own references never vote).
  */
 export function citationExpansion(
   hits: readonly Bm25Hit[],
@@ -91,6 +102,7 @@ export function citationExpansion(
   pool: number,
   never: ReadonlySet<number> = new Set(),
   settings: SeedExpansionSettings = SEED_EXPANSION,
+  later: LaterWorkHop | null = null,
 ): ExpandedCandidate[] {
   const usable = hits.filter((h) => !never.has(h.doc) && h.score > 0);
   if (usable.length === 0) return [];
@@ -98,6 +110,10 @@ export function citationExpansion(
   const { votes, maxVote } = seedVotes(usable, references, settings);
   const score = new Map<number, number>();
   for (const [d, v] of votes) score.set(d, v / maxVote);
+  if (later && later.weight > 0) {
+    const forward = seedVotes(usable, later.citers, settings);
+    for (const [d, v] of forward.votes) score.set(d, (score.get(d) ?? 0) + (later.weight * v) / forward.maxVote);
+  }
   for (const h of usable) score.set(h.doc, (score.get(h.doc) ?? 0) + (settings.lexicalWeight * h.score) / top);
   const out: ExpandedCandidate[] = [];
   for (const [paper, s] of score) if (!never.has(paper)) out.push({ paper, score: s });

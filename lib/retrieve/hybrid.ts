@@ -23,14 +23,16 @@
  */
 import type { Facet } from "@/lib/corpus/types";
 import type { FusedResult } from "@/lib/fusion/types";
-import { citationExpansion, SEED_EXPANSION } from "./citation-expansion";
-import { citedByCounts, citersIndex, learnedRerank, papersByAuthor, rerankFeatures, type RerankModel } from "./rerank";
+import { createHash } from "node:crypto";
+import { citationExpansion, referenceIndex, SEED_EXPANSION, type LaterWorkHop, type ReferenceIndex } from "./citation-expansion";
+import { citedByCounts, citedByPerYear, citersIndex, learnedRerank, papersByAuthor, rerankFeatures, type RerankModel } from "./rerank";
 import { RERANK_MODEL } from "./rerank-model";
 import { generativeFacetCandidates, graftRetriever } from "./graft";
 import { paperText, paperTfidf, type PaperText } from "./paper-text";
 import { vectorsOf } from "./graph-store";
 import { tfidfTokens } from "./tfidf-index";
 import type { FacetCandidate, FacetCandidateLists, RetrieveContext, Retriever } from "./retriever";
+import type { Bm25Hit } from "./bm25-index";
 
 export interface HybridSettings {
   /** Weight of the generative list beside the expansion list in each facet (0: not decoded). */
@@ -48,6 +50,8 @@ export interface HybridSettings {
   restricted: RestrictedSettings | null;
   /** The learned second stage over the fused pool (null: the fused order stands). Not applied to restricted facets. */
   rerank: RerankModel | null;
+  /** Weight of the seeds' votes for the papers citing them (later work) beside their votes for what they cite (0: earlier work only). */
+  laterWeight?: number;
 }
 
 export interface RestrictedSettings {
@@ -79,10 +83,34 @@ export const RESTRICTED: RestrictedSettings = { lexical: 0.5, facet: 1, whole: 1
  */
 export const HYBRID: HybridSettings = { generativeWeight: 0, k: 60, wholePaperWeight: 2, restricted: RESTRICTED, rerank: RERANK_MODEL };
 
-/** The expansion list of one query text, without the query's own node. */
-function expansionList(text: PaperText, query: string, pool: number, never: ReadonlySet<number>): FacetCandidate[] {
-  const hits = text.index.search(text.queryTokens(query), Math.max(pool, 200));
-  return citationExpansion(hits, text.references, pool, never).map((c) => ({ paper: c.paper, score: c.score }));
+/** The lexical hits of one query text (the seeds are their head). */
+const lexicalHits = (text: PaperText, query: string, pool: number): Bm25Hit[] => text.index.search(text.queryTokens(query), Math.max(pool, 200));
+
+/** The expansion list of one query text's hits, without the query's own node. */
+function expansionList(text: PaperText, hits: readonly Bm25Hit[], pool: number, never: ReadonlySet<number>, later: LaterWorkHop | null): FacetCandidate[] {
+  return citationExpansion(hits, text.references, pool, never, SEED_EXPANSION, later).map((c) => ({ paper: c.paper, score: c.score }));
+}
+
+/** The median year of the first `seeds` usable hits: where a query without a year sits in time. */
+export function seedsMedianYear(
+  hits: readonly Bm25Hit[],
+  year: (node: number) => number | null,
+  never: ReadonlySet<number>,
+  seeds = SEED_EXPANSION.seeds,
+): number | null {
+  const years = hits
+    .filter((h) => !never.has(h.doc))
+    .slice(0, seeds)
+    .map((h) => year(h.doc))
+    .filter((y): y is number => !!y)
+    .sort((a, b) => a - b);
+  return years.length > 0 ? years[years.length >> 1] : null;
+}
+
+/** The later-work hop of a query (null when the settings give it no weight). */
+function laterHop(ctx: RetrieveContext, text: PaperText, settings: HybridSettings): LaterWorkHop | null {
+  const weight = settings.laterWeight ?? 0;
+  return weight > 0 ? { citers: visibleCitations(ctx, text).citers, weight } : null;
 }
 
 /**
@@ -126,6 +154,41 @@ async function generativeLists(ctx: RetrieveContext, settings: HybridSettings): 
   }
 }
 
+/**
+ * The corpus's citations as a query sees them: without the papers it hides (a training run hides
+ * the test splits, so only train → train citations count), with the per-build indexes read from
+ * them. Memoised per hidden set.
+ */
+export function visibleCitations(
+  ctx: RetrieveContext,
+  text: PaperText,
+): { references: ReferenceIndex; citers: ReferenceIndex; citedBy: Int32Array; citedByYear: Float32Array } {
+  const hidden = ctx.hidden ?? new Set<number>();
+  const key =
+    hidden.size === 0
+      ? ""
+      : `:${createHash("sha1")
+          .update([...hidden].sort((a, b) => a - b).join(","))
+          .digest("hex")}`;
+  return ctx.graph.memo(`citations${key}`, () => {
+    const references =
+      hidden.size === 0
+        ? text.references
+        : referenceIndex(
+            ctx.graph.papers.length,
+            (function* () {
+              for (let a = 0; a < ctx.graph.papers.length; a++) {
+                if (hidden.has(a)) continue;
+                for (let e = text.references.offsets[a]; e < text.references.offsets[a + 1]; e++)
+                  if (!hidden.has(text.references.refs[e])) yield [a, text.references.refs[e]] as const;
+              }
+            })(),
+          );
+    const citedBy = citedByCounts(references);
+    return { references, citers: citersIndex(references), citedBy, citedByYear: citedByPerYear(citedBy, (n) => ctx.graph.papers[n].year) };
+  });
+}
+
 /** The second stage's feature rows of the fused pool's first `depth` results (lib/retrieve/rerank.ts). */
 export async function hybridRerankRows(ctx: RetrieveContext, fused: readonly FusedResult[], depth: number): Promise<number[][]> {
   const text = await paperText(ctx.db, ctx.graph);
@@ -137,12 +200,15 @@ export async function hybridRerankRows(ctx: RetrieveContext, fused: readonly Fus
   const usable = (h: { doc: number }) => h.doc !== queryNode && !hidden.has(h.doc);
   const bm25 = text.index.search(text.queryTokens(whole), 1000).filter(usable);
   const withItems = [whole, ...Object.values(ctx.query.items).flat()].join(" ");
+  const citations = visibleCitations(ctx, text);
   return rerankFeatures(fused.slice(0, depth), {
     bm25,
     tfidf: tfidf.whole.search(tfidfTokens(whole), 1000),
-    references: text.references,
-    citedBy: ctx.graph.memo("cited-by", () => citedByCounts(text.references)),
-    citers: ctx.graph.memo("citers", () => citersIndex(text.references)),
+    references: citations.references,
+    citedBy: citations.citedBy,
+    citers: citations.citers,
+    citedByYear: citations.citedByYear,
+    queryYear: ctx.query.year ?? null,
     queryVectors: ctx.query.vectors,
     vectorsOf: (f, node) => vectorsOf(ctx.graph, f, node),
     queryNode,
@@ -171,6 +237,7 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
       const abstract = ctx.query.index !== null ? text.abstracts.at(ctx.query.index) : ctx.query.abstract;
       const whole = `${ctx.query.title} ${abstract}`.trim();
       const restricted = ctx.facetsRestricted ? settings.restricted : null;
+      const later = laterHop(ctx, text, settings);
       const tfidf = restricted ? await paperTfidf(ctx.db, ctx.graph) : null;
       const keep = (hits: readonly { doc: number; score: number }[]): FacetCandidate[] =>
         hits.filter((h) => !never.has(h.doc)).map((h) => ({ paper: h.doc, score: h.score }));
@@ -179,7 +246,7 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
       for (const f of ctx.facets as readonly Facet[]) {
         const items = ctx.query.items[f];
         if (items.length === 0) continue;
-        const lexical = expansionList(text, items.join(" "), ctx.pool, never);
+        const lexical = expansionList(text, lexicalHits(text, items.join(" "), ctx.pool), ctx.pool, never, later);
         const lists = [{ list: lexical, weight: restricted ? restricted.lexical : 1 }];
         if (restricted && tfidf) {
           const facet = keep(tfidf.facets[f].search(tfidfTokens(items.join(" ")), ctx.pool + never.size)).slice(0, ctx.pool);
@@ -195,8 +262,10 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
           ctx.pool,
         );
       }
+      const wholeHits = whole ? lexicalHits(text, whole, ctx.pool) : [];
+      if (!ctx.query.year) ctx.referenceYear = seedsMedianYear(wholeHits, (n) => ctx.graph.papers[n].year, never);
       if (whole && !ctx.facetsRestricted && settings.wholePaperWeight > 0)
-        ctx.wholePaper = { list: expansionList(text, whole, ctx.pool, never), weight: settings.wholePaperWeight };
+        ctx.wholePaper = { list: expansionList(text, wholeHits, ctx.pool, never, later), weight: settings.wholePaperWeight };
       return out;
     },
     ...(settings.rerank

@@ -9,6 +9,7 @@ import {
   citersIndex,
   fitRerankModel,
   learnedRerank,
+  citedByPerYear,
   papersByAuthor,
   RERANK_FEATURES,
   rerankFeatures,
@@ -42,7 +43,9 @@ describe("rerankFeatures", () => {
     vectorsOf: (f, node) => (f === "methods" ? [new Float32Array([node === 2 ? 0.6 : 0, 0.8])] : []),
     seeds: 50,
     queryAuthors: ["José Gómez", "A. N. Other"],
-    paper: (node) => ({ authors: node === 2 ? ["jose gomez", "Someone Else"] : [] }),
+    paper: (node) => ({ authors: node === 2 ? ["jose gomez", "Someone Else"] : [], year: [2015, 2016, 2012, 2018, 2010][node] }),
+    queryYear: null,
+    citedByYear: new Float32Array(5),
     // Node 3 (citing 2 and 4) is by the query's first author; node 1 (citing 2) by its second.
     papersByAuthor: papersByAuthor([{ authors: [] }, { authors: ["A. N. Other"] }, { authors: [] }, { authors: ["Jose Gomez"] }, { authors: [] }]),
     hidden: new Set(),
@@ -60,6 +63,35 @@ describe("rerankFeatures", () => {
     assert.equal(four[col("dense")], 0);
     assert.equal(two[col("methods")], 1);
     assert.equal(four[col("methods")], 1 / Math.sqrt(2));
+  });
+
+  it("votes for the papers citing the seeds (later work) and measures years from the seeds' median without a query year", () => {
+    // Node 3 cites seed 0 and node 4 cites seeds 0 and 1: both are later work of the query's neighbours.
+    const refs = referenceIndex(5, [
+      [3, 0],
+      [4, 0],
+      [4, 1],
+    ]);
+    const later = { ...ev(null), references: refs, citedBy: citedByCounts(refs), citers: citersIndex(refs) };
+    const [three, four, two] = rerankFeatures(fused([3, 4, 2]), later);
+    assert.equal(four[col("laterVote")], 1); // (4/4)² + (2/4)², the largest
+    assert.equal(three[col("laterVote")], 1 / 1.25);
+    assert.equal(four[col("laterSeeds")], Math.log1p(2));
+    assert.equal(two[col("laterVote")], 0);
+    // Seeds 0 (2015) and 1 (2016): median 2016 (upper middle); node 3 is from 2018, node 2 from 2012.
+    assert.equal(three[col("yearDelta")], 2);
+    assert.equal(three[col("newer")], 1);
+    assert.equal(two[col("yearDelta")], -4);
+    assert.equal(two[col("newer")], 0);
+    // A query year, when known, is the reference instead.
+    const [threeKnown] = rerankFeatures(fused([3]), { ...later, queryYear: 2019 });
+    assert.equal(threeKnown[col("yearDelta")], -1);
+    assert.equal(threeKnown[col("newer")], 0);
+  });
+
+  it("normalises a candidate's citations by its year's mean", () => {
+    const perYear = citedByPerYear(new Int32Array([4, 0, 2, 1]), (n) => [2015, 2015, 2016, 2016][n]);
+    assert.deepEqual(perYear, Float32Array.from([2, 0, 4 / 3, 2 / 3]));
   });
 
   it("leaves the query's own citations out of a candidate's citation count", () => {

@@ -44,6 +44,11 @@ export const RERANK_FEATURES = [
   "authorsCite",
   "titleMatch",
   "coCitedSeeds",
+  "laterVote",
+  "laterSeeds",
+  "yearDelta",
+  "newer",
+  "citedByYear",
 ] as const;
 export type RerankFeature = (typeof RERANK_FEATURES)[number];
 
@@ -78,8 +83,12 @@ export interface RerankEvidence {
   seeds: number;
   /** The query's authors as its record names them (none for pasted text). */
   queryAuthors: readonly string[];
-  /** A corpus paper's authors. */
-  paper(node: number): { authors: readonly string[] };
+  /** A corpus paper's authors and year. */
+  paper(node: number): { authors: readonly string[]; year: number | null };
+  /** The query's year when known; otherwise the direction features read the seeds' median year. */
+  queryYear: number | null;
+  /** How often the corpus cites each node over the mean for papers of its year (popularity within its cohort). */
+  citedByYear: Float32Array;
   /** The corpus papers of each author (authorKey), for what the query's authors have cited before. */
   papersByAuthor: ReadonlyMap<string, readonly number[]>;
   /** Papers treated as absent (an evaluation's hidden ones): their citations do not count. */
@@ -108,6 +117,35 @@ function cites(references: ReferenceIndex, from: number, to: number): boolean {
     else hi = mid - 1;
   }
   return false;
+}
+
+/** Each node's citations over the mean of its publication year's papers (1 = a typical paper of its year). */
+export function citedByPerYear(citedBy: Int32Array, years: (node: number) => number | null): Float32Array {
+  const sum = new Map<number, number>();
+  const count = new Map<number, number>();
+  for (let n = 0; n < citedBy.length; n++) {
+    const y = years(n) ?? 0;
+    sum.set(y, (sum.get(y) ?? 0) + citedBy[n]);
+    count.set(y, (count.get(y) ?? 0) + 1);
+  }
+  const out = new Float32Array(citedBy.length);
+  for (let n = 0; n < citedBy.length; n++) {
+    const y = years(n) ?? 0;
+    const mean = (sum.get(y) ?? 0) / (count.get(y) ?? 1);
+    out[n] = mean > 0 ? citedBy[n] / mean : 0;
+  }
+  return out;
+}
+
+/** The year the direction features measure from: the query's, or else its lexical seeds' median. */
+export function referenceYear(ev: Pick<RerankEvidence, "queryYear" | "bm25" | "seeds" | "paper">): number | null {
+  if (ev.queryYear) return ev.queryYear;
+  const years = ev.bm25
+    .slice(0, ev.seeds)
+    .map((h) => ev.paper(h.doc).year)
+    .filter((y): y is number => !!y)
+    .sort((a, b) => a - b);
+  return years.length > 0 ? years[years.length >> 1] : null;
 }
 
 /** The citation graph reversed: node → the nodes citing it. */
@@ -234,6 +272,10 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
   const queryAuthors = new Set(ev.queryAuthors.map(authorKey).filter(Boolean));
   const authorsCite = citedByQueryAuthors(queryAuthors, ev);
   const coCitedSeeds = coCitedWithSeeds(ev, 10);
+  // Later work: the seeds' votes for the papers citing them (the reversed graph), as for earlier work.
+  const later = seedVotes(ev.bm25, ev.citers, { seeds: ev.seeds, power: SEED_EXPANSION.power });
+  const maxLater = Math.max(1e-9, later.maxVote);
+  const year0 = referenceYear(ev);
   return head.map((r, i) => {
     const meta = ev.paper(r.paper);
     const rankOf = (f: Facet) => r.provenance.find((p) => p.facet === f)?.rank;
@@ -260,15 +302,23 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
       authorsCite: authorsCite.get(r.paper) ?? 0,
       titleMatch: titleMatch(ev, r.paper),
       coCitedSeeds: Math.log1p(coCitedSeeds.get(r.paper) ?? 0),
+      laterVote: (later.votes.get(r.paper) ?? 0) / maxLater,
+      laterSeeds: Math.log1p(later.citers.get(r.paper) ?? 0),
+      yearDelta: year0 && meta.year ? Math.max(-8, Math.min(8, meta.year - year0)) : 0,
+      newer: year0 && meta.year && meta.year > year0 ? 1 : 0,
+      citedByYear: Math.log1p(ev.citedBy[r.paper] > 0 ? (ev.citedByYear[r.paper] * (ev.citedBy[r.paper] - own)) / ev.citedBy[r.paper] : 0),
     };
     return RERANK_FEATURES.map((f) => row[f]);
   });
 }
 
-/** The model's logit for one feature row. */
-export function rerankScore(model: RerankModel, row: readonly number[]): number {
+/** Where each of a model's features sits in a RERANK_FEATURES row (a model fitted on fewer features still reads today's rows). */
+const columnsOf = (model: RerankModel): number[] => model.features.map((f) => (RERANK_FEATURES as readonly string[]).indexOf(f));
+
+/** The model's logit for one feature row (in RERANK_FEATURES order). */
+export function rerankScore(model: RerankModel, row: readonly number[], columns: readonly number[] = columnsOf(model)): number {
   let z = model.bias;
-  for (let j = 0; j < row.length; j++) z += (model.weights[j] * (row[j] - model.mean[j])) / model.scale[j];
+  for (let j = 0; j < columns.length; j++) z += (model.weights[j] * ((row[columns[j]] ?? 0) - model.mean[j])) / model.scale[j];
   return z;
 }
 
@@ -277,7 +327,8 @@ export function rerankScore(model: RerankModel, row: readonly number[]): number 
  * order); `rows` are rerankFeatures of that head. Scores become the model's logits there.
  */
 export function learnedRerank(fused: readonly FusedResult[], rows: readonly (readonly number[])[], model: RerankModel): FusedResult[] {
-  const head = fused.slice(0, rows.length).map((r, i) => ({ r, z: rerankScore(model, rows[i]), i }));
+  const columns = columnsOf(model);
+  const head = fused.slice(0, rows.length).map((r, i) => ({ r, z: rerankScore(model, rows[i], columns), i }));
   head.sort((a, b) => b.z - a.z || a.i - b.i);
   return [...head.map(({ r }) => r), ...fused.slice(rows.length)];
 }

@@ -79,6 +79,8 @@ export interface RetrieveContext {
     vectors: Record<Facet, Float32Array[]>;
     /** The paper's authors when its record gives them (a stored paper's, a record's or a PDF's; not pasted text). */
     authors?: readonly string[];
+    /** The query paper's year when known (a record, a PDF, a corpus paper): which way is earlier work. */
+    year?: number | null;
   };
   /** Facets to retrieve for (others may be left out of the answer). */
   facets: readonly Facet[];
@@ -108,6 +110,11 @@ export interface RetrieveContext {
   wholePaper?: { list: FacetCandidate[]; weight: number };
   /** Nodes to treat as absent (relatedPapers' `hidden`): never a seed; never returned. */
   hidden?: ReadonlySet<number>;
+  /**
+   * Out: for a query without a year, the year its neighbourhood suggests (hybrid: the median year
+   * of its lexical seeds), from which results count as earlier or later work.
+   */
+  referenceYear?: number | null;
   signal?: AbortSignal;
 }
 

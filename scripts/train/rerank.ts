@@ -1,10 +1,11 @@
 /**
  * Fits the default retriever's second stage (lib/retrieve/rerank.ts):
  *   npm run train:rerank [-- --train 1200 --write]
- * Train-split papers of acl-citegraph with corpus references are queried as unseen papers through
- * relatedPapers (LLM facets, with their records' year and authors), gold = the corpus papers they
- * cite (train-split citations only); the tuning half of the unseen test papers is queried with both
- * facet sources. Their fused heads' feature rows go to a file (--dump, default in the temp folder;
+ * Train-split papers of acl-citegraph related to other train-split papers are queried as unseen
+ * papers through relatedPapers (LLM facets, with their records' year and authors) with the test and
+ * dev splits hidden, gold = the train-split papers they cite and the train-split papers citing them
+ * (related work in both directions; train → train citations only); the tuning halves of sets 2
+ * (earlier work) and 3 (later work) are queried with both facet sources. Their fused heads' feature rows go to a file (--dump, default in the temp folder;
  * --from re-reads one instead of querying). The pairwise logistic model is fitted on the training
  * rows for each depth and L2 penalty, chosen by R@20 on the tuning rows (never the report half or
  * set 1); --write stores it in lib/retrieve/rerank-model.ts.
@@ -36,20 +37,23 @@ const { values } = parseArgs({
     from: { type: "string" },
     /** Comma-separated features to leave out of the fit (their column set to 0): ablations from one dump. */
     drop: { type: "string", default: "" },
+    /** The first stage's later-work weight (HybridSettings.laterWeight) the rows are captured with. */
+    later: { type: "string", default: String(HYBRID.laterWeight ?? 0) },
   },
 });
 const MAX_DEPTH = Number(values.depth);
 
-/** Train-split papers with corpus references, a fixed hash-ordered sample of `n`. */
+/** Train-split papers related to train-split papers (citing or cited), a fixed hash-ordered sample of `n`. */
 function trainQueries(dir: string, n: number): UserPaperQuery[] {
-  const lines = readFileSync(path.join(dir, "papers.jsonl"), "utf8").split("\n").filter(Boolean);
-  const papers = lines.map((l) => JSON.parse(l) as PaperLine);
+  const papers = PAPERS;
   const train = new Set(papers.filter((p) => p.split === "train").map((p) => p.id));
   const refs = new Map<string, string[]>();
+  const add = (from: string, to: string) => refs.set(from, [...new Set([...(refs.get(from) ?? []), to])]);
   for (const l of readFileSync(path.join(dir, "citations.tsv"), "utf8").split("\n").slice(1)) {
     const [a, b] = l.split("\t");
-    if (!b || a === b || !train.has(a)) continue;
-    refs.set(a, [...new Set([...(refs.get(a) ?? []), b])]);
+    if (!b || a === b || !train.has(a) || !train.has(b)) continue;
+    add(a, b);
+    add(b, a);
   }
   const hash = (id: string) => createHash("md5").update(`rerank:${id}`).digest().readUInt32BE(0);
   return papers
@@ -59,13 +63,13 @@ function trainQueries(dir: string, n: number): UserPaperQuery[] {
     .map((p) => userPaperQuery(p, refs.get(p.id) as string[]));
 }
 
-const YEAR = new Map(
-  readFileSync(path.join(values.dir as string, "papers.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { id: string; year?: number })
-    .map((p) => [p.id, p.year ?? 0] as const),
-);
+const PAPERS = readFileSync(path.join(values.dir as string, "papers.jsonl"), "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as PaperLine);
+const YEAR = new Map(PAPERS.map((p) => [p.id, p.year ?? 0] as const));
+/** Training queries see the train split only: every other paper is hidden (never a seed, a voter or a candidate). */
+const NOT_TRAIN = PAPERS.filter((p) => p.split !== "train").map((p) => p.id);
 
 interface Captured {
   id: string;
@@ -81,7 +85,7 @@ interface Captured {
 
 let captures: { papers: string[]; rows: number[][] }[] = [];
 registerRetriever({
-  ...hybridRetriever({ ...HYBRID, rerank: null }, "hybrid-capture"),
+  ...hybridRetriever({ ...HYBRID, laterWeight: Number(values.later), rerank: null }, "hybrid-capture"),
   async rerank(ctx, fused) {
     const rows = await hybridRerankRows(ctx, fused, MAX_DEPTH);
     captures.push({ papers: fused.slice(0, MAX_DEPTH).map((r) => ctx.graph.papers[r.paper].externalId), rows });
@@ -89,11 +93,12 @@ registerRetriever({
   },
 });
 
-async function capture(queries: UserPaperQuery[], source: FacetSource): Promise<Captured[]> {
+async function capture(queries: UserPaperQuery[], source: FacetSource, hidden?: readonly string[]): Promise<Captured[]> {
   captures = [];
   const extractor = source === "offline" ? createExtractor("offline").extractor : undefined;
   const runs = await runUserPapers(getDb(), values.corpus as string, queries, { retriever: "hybrid-capture" }, source, extractor, {
     onProgress: (d, t) => d % 100 === 0 && console.error(`  ${source}: ${d}/${t}`),
+    ...(hidden ? { hidden } : {}),
   });
   // A query the pipeline answered with an error (no facets) never reached the second stage.
   let next = 0;
@@ -121,7 +126,10 @@ function recallAt20(qs: readonly Captured[], model: RerankModel | null): number 
 const t0 = performance.now();
 // Both facet sources, so the model also learns from the offline extractor's noisier facets (a pasted paper's).
 const trainSet = trainQueries(values.dir as string, Number(values.train));
-type Capture = { train: Captured[]; tune: { llm: Captured[]; offline: Captured[] } };
+/** Tuning rows: the tuning halves of set 2 (earlier work) and set 3 (later work), in both facet sources. */
+const TUNE_SETS = ["unseen-tune", "later-tune"] as const;
+type TuneKey = `${(typeof TUNE_SETS)[number]}|${FacetSource}`;
+type Capture = { train: Captured[]; tune: Partial<Record<TuneKey, Captured[]>> };
 const dropped = new Set((values.drop as string).split(",").filter(Boolean));
 for (const f of dropped)
   if (!(RERANK_FEATURES as readonly string[]).includes(f)) throw new Error(`--drop: no feature "${f}" (features: ${RERANK_FEATURES.join(", ")})`);
@@ -133,38 +141,50 @@ async function captureAll(): Promise<Capture> {
     const missing = RERANK_FEATURES.filter((_, j) => column[j] < 0);
     if (missing.length > 0) throw new Error(`${values.from} has no column for ${missing.join(", ")}: capture again without --from`);
     const revive = (qs: Captured[]) => qs.map((q) => ({ ...q, rows: q.rows.map((r) => column.map((k) => r[k])), gold: new Set(q.gold) }));
-    return { train: revive(c.train), tune: { llm: revive(c.tune.llm), offline: revive(c.tune.offline) } };
+    return { train: revive(c.train), tune: Object.fromEntries(Object.entries(c.tune).map(([k, qs]) => [k, revive(qs)])) };
   }
-  const train = await capture(trainSet, "llm");
-  const tuneQueries = userPaperQueries(values.dir as string, "unseen-tune").slice(0, values.tune ? Number(values.tune) : undefined);
-  return { train, tune: { llm: await capture(tuneQueries, "llm"), offline: await capture(tuneQueries, "offline") } };
+  const train = await capture(trainSet, "llm", NOT_TRAIN);
+  const tune: Capture["tune"] = {};
+  for (const set of TUNE_SETS) {
+    const queries = userPaperQueries(values.dir as string, set).slice(0, values.tune ? Number(values.tune) : undefined);
+    for (const source of ["llm", "offline"] as const) tune[`${set}|${source}`] = await capture(queries, source);
+  }
+  return { train, tune };
 }
 const captured = await captureAll();
 const withoutDropped = (qs: Captured[]) => qs.map((q) => ({ ...q, rows: q.rows.map((r) => r.map((v, j) => (dropped.has(RERANK_FEATURES[j]) ? 0 : v))) }));
-const [train, tune] = [withoutDropped(captured.train), { llm: withoutDropped(captured.tune.llm), offline: withoutDropped(captured.tune.offline) }];
+const train = withoutDropped(captured.train);
+const tune = Object.fromEntries(Object.entries(captured.tune).map(([k, qs]) => [k, withoutDropped(qs)])) as Record<TuneKey, Captured[]>;
 if (!values.from) {
   const plain = (qs: Captured[]) => qs.map((q) => ({ ...q, gold: [...q.gold] }));
   writeFileSync(
     values.dump,
-    JSON.stringify({ features: RERANK_FEATURES, train: plain(captured.train), tune: { llm: plain(captured.tune.llm), offline: plain(captured.tune.offline) } }),
+    JSON.stringify({
+      features: RERANK_FEATURES,
+      train: plain(captured.train),
+      tune: Object.fromEntries(Object.entries(captured.tune).map(([k, qs]) => [k, plain(qs)])),
+    }),
   );
 }
-console.log(`captured ${train.length} train and ${tune.llm.length} tuning papers in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+console.log(`captured ${train.length} train papers and ${Object.keys(tune).length} tuning sets in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+/** The tuning score: the mean R@20 over both directions and both facet sources. */
+const tuneScore = (model: RerankModel | null) => {
+  const r = Object.values(tune).map((qs) => recallAt20(qs, model));
+  return r.reduce((a, b) => a + b, 0) / r.length;
+};
 const report = (label: string, model: RerankModel | null) =>
   console.log(
-    `${label} R@20: train ${recallAt20(train, model).toFixed(4)}  tune llm ${recallAt20(tune.llm, model).toFixed(4)}  offline ${recallAt20(tune.offline, model).toFixed(4)}`,
+    `${label} R@20: train ${recallAt20(train, model).toFixed(4)}  ${Object.entries(tune)
+      .map(([k, qs]) => `${k} ${recallAt20(qs, model).toFixed(4)}`)
+      .join("  ")}  mean ${tuneScore(model).toFixed(4)}`,
   );
 report("fused order", null);
 
-/**
- * Each training query's head. Candidates published after the query cannot be its references: for
- * a 2012 train paper they are half the pool, easy negatives that a 2020 query does not have, so
- * they are left out of the fit (they stay in the recall figures).
- */
+/** Each training query's head: its earlier and later work are both gold. */
 function trainingSet(qs: readonly Captured[], depth: number) {
   return qs.map((q) => {
-    const keep = q.papers.slice(0, depth).flatMap((_, i) => (q.years[i] <= q.year ? [i] : []));
-    return { rows: keep.map((i) => q.rows[i]), labels: keep.map((i) => (q.gold.has(q.papers[i]) ? 1 : 0)) };
+    const head = q.papers.slice(0, depth);
+    return { rows: q.rows.slice(0, depth), labels: head.map((p) => (q.gold.has(p) ? 1 : 0)) };
   });
 }
 
@@ -173,7 +193,7 @@ for (const depth of [50, 100, 200].filter((d) => d <= MAX_DEPTH)) {
   for (const l2 of [1e-3, 1e-2]) {
     const model = fitRerankModel(trainingSet(train, depth), { depth, l2 });
     report(`depth ${depth} l2 ${l2}:`, model);
-    const score = (recallAt20(tune.llm, model) + recallAt20(tune.offline, model)) / 2;
+    const score = tuneScore(model);
     if (!best || score > best.score) best = { model, score };
   }
 }
@@ -187,8 +207,9 @@ if (values.write) {
     file,
     `/**
  * The default retriever's second stage (lib/retrieve/rerank.ts), written by \`npm run train:rerank -- --train ${values.train} --write\`:
- * pairwise logistic regression fitted on ${train.length} train-split papers of acl-citegraph queried as unseen papers
- * (LLM facets, their records' authors; gold: their corpus references), depth and L2 chosen on the tuning half of the unseen test papers.
+ * pairwise logistic regression fitted on ${train.length} train-split papers of acl-citegraph queried as unseen papers with the
+ * other splits hidden (LLM facets, their records' year and authors; gold: the train papers they cite and those citing them),
+ * first-stage later-work weight ${values.later}; depth and L2 chosen on the tuning halves of sets 2 and 3 (both facet sources).
  */
 import type { RerankModel } from "./rerank";
 
