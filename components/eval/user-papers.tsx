@@ -129,7 +129,7 @@ function SourceTable({ rows, caption, withTuning }: { rows: readonly UserPaperRo
 }
 
 function UserPaperTableView({ table, section }: { table: UserPaperTable; section: Section }) {
-  const id = `user-papers-${table.id}`;
+  const id = `user-papers-${table.id}${table.withoutCitations ? "-without-citations" : ""}`;
   return (
     <section aria-labelledby={id} className="mt-6">
       <h3 id={id} className="text-base font-semibold tracking-tight">
@@ -143,7 +143,7 @@ function UserPaperTableView({ table, section }: { table: UserPaperTable; section
           return (
             <div key={source}>
               <h4 className="mb-2 text-sm font-medium text-ink">{USER_PAPER_SOURCE_LABELS[source]}</h4>
-              <SourceTable rows={rows} caption={`${table.title}: ${USER_PAPER_SOURCE_LABELS[source]}`} withTuning={table.id === "unseen"} />
+              <SourceTable rows={rows} caption={`${table.title}: ${USER_PAPER_SOURCE_LABELS[source]}`} withTuning={table.id !== "ooc"} />
             </div>
           );
         })}
@@ -152,7 +152,7 @@ function UserPaperTableView({ table, section }: { table: UserPaperTable; section
   );
 }
 
-/** The two user-paper tables of the evaluation report (issue 17), each in both facet sources. */
+/** The user-paper tables of the evaluation report (sets 1–3, and again without citations), each in both facet sources. */
 export function UserPapersSection({ section }: { section: Section }) {
   return (
     <section aria-labelledby="user-papers" className="mt-10">
@@ -161,7 +161,7 @@ export function UserPapersSection({ section }: { section: Section }) {
       </h2>
       <p className="mt-1 max-w-3xl text-sm text-ink-muted">{USER_PAPERS_INTRO}</p>
       {section.tables.map((t) => (
-        <UserPaperTableView key={t.id} table={t} section={section} />
+        <UserPaperTableView key={`${t.id}${t.withoutCitations ?? ""}`} table={t} section={section} />
       ))}
     </section>
   );

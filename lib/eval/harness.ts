@@ -35,7 +35,7 @@ import {
   IN_CORPUS_TABLES,
   PARTS,
 } from "./report";
-import { userPapersSection } from "./user-papers-suite";
+import { USER_PAPER_ROWS, userPapersSection } from "./user-papers-suite";
 import { alphaTable, identifiersTable, kMinTable, supervisionTable, walkDepthTable } from "./harness/ablations";
 import { attributionSection } from "./harness/attribution-section";
 import { evalContext } from "./harness/context";
@@ -78,6 +78,10 @@ export interface EvalOptions {
   db?: Db;
   /** Raw user-paper runs are read from and added to this file (resumes an interrupted run). */
   userPapersRunsCache?: string;
+  /** A store corpus of the same papers without citations: the user-paper sets again there. */
+  userPapersWithoutCitations?: string;
+  /** Only these user-paper rows (methods). */
+  userPaperRows?: readonly string[];
   /** Corpus name in the store (default: the corpus directory's name). */
   storeCorpus?: string;
   /** The command line, for the manifest. */
@@ -124,6 +128,8 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         boot,
         seed,
         runsCache: options.userPapersRunsCache,
+        ...(options.userPapersWithoutCitations ? { withoutCitations: options.userPapersWithoutCitations } : {}),
+        ...(options.userPaperRows ? { rows: USER_PAPER_ROWS.filter((r) => options.userPaperRows?.includes(r.method)) } : {}),
         log,
       }),
     );

@@ -202,6 +202,8 @@ export interface UserPaperTable {
   sources: Partial<Record<UserPaperSource, UserPaperRow[]>>;
   /** Set 2: every row on the tuning half as well. */
   tuningSources?: Partial<Record<UserPaperSource, UserPaperRow[]>>;
+  /** The store corpus these rows ran on when it is the corpus imported without citations. */
+  withoutCitations?: string;
 }
 
 export interface UserPapersSection {
@@ -573,22 +575,25 @@ export const formatLatency = (l: UserPaperRow["latency"]): string => (l ? `${l.m
 
 export const USER_PAPERS_HEADING = "Related papers for papers you bring";
 export const USER_PAPERS_INTRO =
-  "R@20 is the share of the papers a query paper actually cites in the corpus that appear among the first 20 related papers returned for it (a paper not in the graph, as when you paste an abstract), pooled over all queries.";
+  "R@20 is the share of a query paper's gold that appears among the first 20 related papers returned for it (a paper not in the graph, as when you paste an abstract), pooled over all queries: for sets 1 and 2 the corpus papers it cites (the work it builds on), for set 3 the later corpus papers citing it (the work building on it).";
 
 /** The note under a user-paper table: gold, counts, how every row was run and what leaks. */
 export function userPaperTableNote(t: UserPaperTable, section: Pick<UserPapersSection, "k">): string {
   const served = `Every row is what relatedPapers serves (k = ${section.k}) for the paper sent as a record: with its LLM facets, or with title + abstract only so that the offline extractor runs (the path of a pasted paper). Micro recall over query–paper pairs; 95% percentile-bootstrap intervals over queries; the ratio to BM25 and the ablation's change are paired (both rows recomputed on each resample). ms: wall time of one answer, warm, offline extraction included, on the machine and load of the run (manifest above).`;
   if (t.id === "ooc") {
-    return `Gold: ${t.gold}: ${t.queries} queries, ${t.goldPairs} gold pairs (mean ${(t.goldPairs / Math.max(1, t.queries)).toFixed(1)}). The query papers are not in the corpus or its graph. ${served}`;
+    return `Gold: ${t.gold}: ${t.queries} queries, ${t.goldPairs} gold pairs (mean ${(t.goldPairs / Math.max(1, t.queries)).toFixed(1)}). The query papers are not in the corpus or its graph. ${served}${t.withoutCitations ? ` These rows ran on corpus "${t.withoutCitations}", the same papers imported without citations.` : ""}`;
   }
   const tune = t.tuning ? ` (tuning half: ${t.tuning.queries} queries, ${t.tuning.goldPairs} pairs)` : "";
+  const bare = t.withoutCitations
+    ? ` These rows ran on corpus "${t.withoutCitations}": the same papers imported without any citations, so no retriever reads a citation (gold still comes from the data set's citations).`
+    : "";
   return [
     `Gold: ${t.gold}: report half ${t.queries} queries, ${t.goldPairs} gold pairs (mean ${(t.goldPairs / Math.max(1, t.queries)).toFixed(1)})${tune}.`,
     "Each paper is sent with its corpus id, so relatedPapers excludes its own node: it is never returned and never a seed, and its own edges and references are not read.",
     "Remaining leakage: the graph's co-citation and coupling scores c of other pairs count this paper's references (two papers it cites are co-cited through it), which strengthens edges among its gold papers; that affects the dense-graph walk and Graft (trained on those edges), not hybrid's citation expansion, which reads only other papers' references (its BM25 statistics still include the paper's own text).",
-    "hybrid's learned second stage counts other papers' citations too (citation and co-citation counts leave this paper's own out) and was fitted on train-split papers queried the same way, gold their references (train-split citations only).",
-    "Settings (hybrid's weights and expansion, the second stage's depth and penalty) were chosen on the tuning half only; its R@20 is shown beside each row.",
-    served,
+    "hybrid's learned second stage counts other papers' citations too (citation and co-citation counts leave this paper's own out) and was fitted on train-split papers queried the same way with the other splits hidden, gold the train papers they cite and those citing them (train-split citations only).",
+    "Settings (hybrid's weights and expansion, the second stage's depth and penalty) were chosen on the tuning halves of sets 2 and 3 only; its R@20 is shown beside each row.",
+    served + bare,
   ].join(" ");
 }
 

@@ -33,7 +33,8 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
         abstract: `${p.abstract} ${Object.values(p.facets ?? {})
           .flat()
           .join(". ")}. ${p.abstract}`,
-        split: "test",
+        // P4 and P5 are cited by two test papers each: set 3's queries (one per half).
+        split: ["P4", "P5"].includes(p.externalId) ? "train" : "test",
         facets: p.facets,
       }),
     );
@@ -68,15 +69,19 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("two tables, both facet sources, every row in order; the evaluation-only retrievers are removed again", () => {
+  test("three tables, both facet sources, every row in order; the evaluation-only retrievers are removed again", () => {
     const u = report.userPapers;
     assert.ok(u);
     assert.deepEqual(report.tables, {});
     assert.deepEqual(
       u.tables.map((x) => x.id),
-      ["ooc", "unseen"],
+      ["ooc", "unseen", "later"],
     );
-    const [ooc, unseen] = u.tables;
+    const [ooc, unseen, later] = u.tables;
+    assert.equal(later.queries, 1);
+    assert.equal(later.tuning?.queries, 1);
+    assert.equal(later.goldPairs, 2, "P4 is cited by P2 and P3");
+    assert.match(later.title, /Later work — set 3 \(1 train papers cited by test papers/);
     assert.equal(ooc.queries, 2);
     assert.equal(ooc.goldPairs, 3);
     assert.match(ooc.title, /set 1 \(2 out-of-corpus papers\)/);
@@ -133,7 +138,7 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
       writeReport(report, out);
       const day = report.date.slice(0, 10);
       const parsed = parseReport(readFileSync(path.join(out, `eval-smoke-${day}.json`), "utf8"));
-      assert.equal(parsed.userPapers?.tables.length, 2);
+      assert.equal(parsed.userPapers?.tables.length, 3);
       const md = readFileSync(path.join(out, `eval-smoke-${day}.md`), "utf8");
       assert.match(md, /## Related papers for papers you bring\n\nR@20 is the share/);
       assert.match(md, /### Papers users bring — set 1 \(2 out-of-corpus papers\)/);
@@ -142,7 +147,8 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
       assert.match(md, /#### Offline facets/);
       assert.match(md, /never returned and never a seed/);
       assert.match(md, /co-citation and coupling scores c/);
-      assert.match(md, /chosen on the tuning half only/);
+      assert.match(md, /chosen on the tuning halves of sets 2 and 3 only/);
+      assert.match(md, /### Later work — set 3/);
       assert.match(md, /\| Graft alone \(the generative retriever: [^|]*; graph-RRF\) \| auto \| – \| – \| – \| – \| – \|/);
       // Merged after an older report that has only the paper's tables: both kept, user papers first.
       const older = JSON.parse(readFileSync(path.join(out, `eval-smoke-${day}.json`), "utf8")) as EvalReport;
@@ -159,7 +165,7 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
       assert.ok(text.indexOf("Related papers for papers you bring") < text.indexOf("## Main results"));
       // A later run of another suite keeps the user-paper tables.
       const later = mergeLatest(merged, { ...previous, date: "2099-01-01T00:00:00.000Z", userPapers: undefined }, "y.md");
-      assert.equal(later.userPapers?.tables.length, 2);
+      assert.equal(later.userPapers?.tables.length, 3);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

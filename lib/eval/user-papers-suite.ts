@@ -175,8 +175,13 @@ export interface UserPapersSuiteOptions {
    * instead of run, and every finished row is added (resumes an interrupted run).
    */
   runsCache?: string;
+  /** A store corpus of the same papers imported without citations: sets 1–3 again there (the default and BM25 rows). */
+  withoutCitations?: string;
   log?: (message: string) => void;
 }
+
+/** The rows run again on the corpus without citations. */
+export const WITHOUT_CITATIONS_ROWS: readonly string[] = ["hybrid", "hybrid-text-only", "bm25"];
 
 interface CachedRuns {
   build: number;
@@ -299,26 +304,27 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
   const offline = options.offlineExtractor ?? createOfflineExtractor();
   const unregister = registerEvaluationRetrievers();
   const cache = readCache(options.runsCache);
-  const rows = Object.fromEntries(SETS.map((s) => [s, {}])) as Record<UserPaperSet, Partial<Record<FacetSource, UserPaperRow[]>>>;
-  try {
+  /** Every row spec on every set and facet source, against one store corpus. */
+  const runSets = async (corpus: string, build: number, rowSpecs: readonly UserPaperRowSpec[]) => {
+    const rows = Object.fromEntries(SETS.map((s) => [s, {}])) as Record<UserPaperSet, Partial<Record<FacetSource, UserPaperRow[]>>>;
     for (const set of SETS) {
       const queries = sets[set];
       for (const source of sources) {
         const outcomes = new Map<string, Outcome>();
         const digest = idsDigest(queries);
-        for (const spec of specs) {
+        for (const spec of rowSpecs) {
           const s0 = performance.now();
-          const key = `${set}|${source}|${spec.method}|${spec.retriever}|${spec.fusion}`;
+          const key = `${corpus === options.corpus ? "" : `${corpus}|`}${set}|${source}|${spec.method}|${spec.retriever}|${spec.fusion}`;
           const hit = cache[key];
-          if (hit && hit.build === g.build && hit.queries === digest) {
+          if (hit && hit.build === build && hit.queries === digest) {
             outcomes.set(spec.method, { runs: hit.runs, seconds: hit.runs.reduce((a, r) => a + r.ms, 0) / 1000 });
-            log(`${set} ${source} ${spec.method}: ${hit.runs.length} runs read from ${options.runsCache}`);
+            log(`${corpus} ${set} ${source} ${spec.method}: ${hit.runs.length} runs read from ${options.runsCache}`);
             continue;
           }
           try {
             const runs = await runUserPapers(
               options.db,
-              options.corpus,
+              corpus,
               queries,
               { retriever: spec.retriever, fusion: spec.fusion },
               source,
@@ -326,26 +332,46 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
               {
                 warmUp: true,
                 textOnly: spec.textOnly,
-                onProgress: (done, total) => done % 100 === 0 && done < total && log(`${set} ${source} ${spec.method}: ${done}/${total}`),
+                onProgress: (done, total) => done % 100 === 0 && done < total && log(`${corpus} ${set} ${source} ${spec.method}: ${done}/${total}`),
               },
             );
             outcomes.set(spec.method, { runs, seconds: (performance.now() - s0) / 1000 });
             if (options.runsCache) {
-              cache[key] = { build: g.build, queries: digest, runs };
+              cache[key] = { build, queries: digest, runs };
               writeCache(options.runsCache, cache);
             }
             const r = userPaperRecall(runs, { resamples: 1 });
             log(
-              `${set} ${source} ${spec.method}: R@20 ${r.recall[20].toFixed(3)} over ${runs.length} queries (${((performance.now() - s0) / 1000).toFixed(0)} s)`,
+              `${corpus} ${set} ${source} ${spec.method}: R@20 ${r.recall[20].toFixed(3)} over ${runs.length} queries (${((performance.now() - s0) / 1000).toFixed(0)} s)`,
             );
           } catch (err) {
             const reason = err instanceof Error ? err.message : String(err);
             outcomes.set(spec.method, { reason });
-            log(`${set} ${source} ${spec.method}: not run: ${reason}`);
+            log(`${corpus} ${set} ${source} ${spec.method}: not run: ${reason}`);
           }
         }
-        rows[set][source] = userPaperRows(specs, outcomes, boot);
+        rows[set][source] = userPaperRows(rowSpecs, outcomes, boot);
       }
+    }
+    return rows;
+  };
+  let rows: Record<UserPaperSet, Partial<Record<FacetSource, UserPaperRow[]>>>;
+  let bare: { corpus: string; build: number; rows: Record<UserPaperSet, Partial<Record<FacetSource, UserPaperRow[]>>> } | null = null;
+  try {
+    rows = await runSets(options.corpus, g.build, specs);
+    if (options.withoutCitations) {
+      const gb = await loadGraph(options.db, options.withoutCitations);
+      if ((await paperText(options.db, gb)).references.refs.length > 0)
+        throw new Error(`corpus "${options.withoutCitations}" has citations; import it without them`);
+      bare = {
+        corpus: options.withoutCitations,
+        build: gb.build,
+        rows: await runSets(
+          options.withoutCitations,
+          gb.build,
+          specs.filter((r) => WITHOUT_CITATIONS_ROWS.includes(r.method)),
+        ),
+      };
     }
   } finally {
     unregister();
@@ -353,7 +379,11 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
 
   const pairs = (qs: readonly UserPaperQuery[]) => qs.reduce((n, q) => n + q.gold.length, 0);
   // Sets 2 and 3: the report half's rows, each with the tuning half's R@20 of the same setting beside it.
-  const withTuning = (report: UserPaperSet, tuning: UserPaperSet): Partial<Record<FacetSource, UserPaperRow[]>> => {
+  const withTuning = (
+    rows: Record<UserPaperSet, Partial<Record<FacetSource, UserPaperRow[]>>>,
+    report: UserPaperSet,
+    tuning: UserPaperSet,
+  ): Partial<Record<FacetSource, UserPaperRow[]>> => {
     const out: Partial<Record<FacetSource, UserPaperRow[]>> = {};
     for (const source of sources) {
       const tune = new Map((rows[tuning][source] ?? []).map((r) => [r.method, r]));
@@ -390,7 +420,7 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
       queries: sets["unseen-report"].length,
       goldPairs: pairs(sets["unseen-report"]),
       tuning: { queries: sets["unseen-tune"].length, goldPairs: pairs(sets["unseen-tune"]) },
-      sources: withTuning("unseen-report", "unseen-tune"),
+      sources: withTuning(rows, "unseen-report", "unseen-tune"),
       tuningSources: rows["unseen-tune"],
     },
     {
@@ -400,10 +430,31 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
       queries: sets["later-report"].length,
       goldPairs: pairs(sets["later-report"]),
       tuning: { queries: sets["later-tune"].length, goldPairs: pairs(sets["later-tune"]) },
-      sources: withTuning("later-report", "later-tune"),
+      sources: withTuning(rows, "later-report", "later-tune"),
       tuningSources: rows["later-tune"],
     },
   ];
+  if (bare) {
+    const nb = bare;
+    const note = ` — corpus "${nb.corpus}", imported without citations`;
+    tables.push(
+      { ...tables[0], title: tables[0].title + note, withoutCitations: nb.corpus, sources: nb.rows.ooc },
+      {
+        ...tables[1],
+        title: tables[1].title + note,
+        withoutCitations: nb.corpus,
+        sources: withTuning(nb.rows, "unseen-report", "unseen-tune"),
+        tuningSources: nb.rows["unseen-tune"],
+      },
+      {
+        ...tables[2],
+        title: tables[2].title + note,
+        withoutCitations: nb.corpus,
+        sources: withTuning(nb.rows, "later-report", "later-tune"),
+        tuningSources: nb.rows["later-tune"],
+      },
+    );
+  }
   return {
     corpus: options.corpus,
     k: 50,

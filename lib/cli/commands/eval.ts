@@ -37,6 +37,16 @@ export const evalOptions = z.object({
   limitUserPapers: count.optional(),
   render: z.boolean().default(false),
   runsCache: z.string().min(1).optional(),
+  withoutCitations: z.string().min(1).optional(),
+  userPaperRows: z
+    .string()
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .optional(),
   smoke: z.boolean().default(false),
   distillCoverage: z.boolean().default(true),
   generative: z.string().min(1).optional(),
@@ -127,6 +137,11 @@ export function registerEval(program: Command): void {
       "--runs-cache <file>",
       "user-paper runs: read rows already in this file (same build and queries) and add each finished row, so an interrupted run resumes",
     )
+    .option(
+      "--without-citations <corpus>",
+      "user-paper sets 1-3 again on this store corpus, the same papers imported without citations (the default and BM25 rows)",
+    )
+    .option("--user-paper-rows <methods>", "run only these user-paper rows, comma-separated (e.g. hybrid,bm25; default: all)")
     .option("--render", "run nothing: re-write eval-latest.md from eval-latest.json and csfcube-dev.json in the report directory")
     .option("--only <parts>", `run only these parts of the suites, comma-separated: ${PARTS.join(", ")}`)
     .option("--no-distill-coverage", "skip the per-recipe training-target coverage (distillation) rows")
@@ -160,7 +175,14 @@ export function registerEval(program: Command): void {
           userPapers: opts.limitUserPapers ?? (opts.smoke ? SMOKE_LIMITS.userPapers : undefined),
         },
         // Only the user-paper tables query the store (relatedPapers on the imported corpus).
-        ...(suites.includes("user-papers") ? { db: getDb(), userPapersRunsCache: opts.runsCache ? path.resolve(opts.runsCache) : undefined } : {}),
+        ...(suites.includes("user-papers")
+          ? {
+              db: getDb(),
+              userPapersRunsCache: opts.runsCache ? path.resolve(opts.runsCache) : undefined,
+              userPapersWithoutCitations: opts.withoutCitations,
+              userPaperRows: opts.userPaperRows,
+            }
+          : {}),
         distillCoverage: opts.distillCoverage,
         generative,
         command: `graft eval ${process.argv.slice(process.argv.indexOf("eval") + 1).join(" ")}`.trim(),
