@@ -179,6 +179,11 @@ export interface UserPaperRow extends Partial<Record<Cutoff, number>> {
   /** Wall time of each answer, warm (ms). */
   latency?: { meanMs: number; p95Ms: number };
   seconds?: number;
+  /**
+   * The corpus's most-cited paper: the share of queries whose first 20 hold it, and of those whose
+   * gold does (a default that returns the famous paper to everyone is not finding related work).
+   */
+  mostCited?: { paper: string; top20: number; gold: number };
   /** Set 2: the same row on the tuning half (which chose the settings). */
   tuning?: { "R@20": number; ci?: [number, number]; queries: number; ratio?: PairedEstimate; change?: PairedEstimate & { from: string } };
 }
@@ -642,6 +647,14 @@ export function userPaperTableMarkdown(t: UserPaperTable): string {
       ),
       "",
     );
+    const popular = rows.filter((r) => r.mostCited && r.mostCited.top20 > 0);
+    if (popular.length > 0)
+      out.push(
+        `The corpus's most-cited paper (${popular[0].mostCited?.paper}) is in the gold of ${pct(popular[0].mostCited?.gold ?? 0)} of the queries; in the first 20 of: ${popular
+          .map((r) => `${r.method} ${pct(r.mostCited?.top20 ?? 0)}`)
+          .join(", ")}.`,
+        "",
+      );
   }
   return out.join("\n").trimEnd();
 }

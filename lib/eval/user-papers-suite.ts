@@ -226,7 +226,32 @@ function appliedFusion(runs: readonly UserPaperRun[]): string | undefined {
 type Outcome = { runs: UserPaperRun[]; seconds: number } | { reason: string };
 
 /** The rows of one query set and one facet source, from the runs of every row spec. */
-export function userPaperRows(specs: readonly UserPaperRowSpec[], outcomes: ReadonlyMap<string, Outcome>, boot: BootstrapOptions): UserPaperRow[] {
+/** Share of the runs whose first 20 hold `paper`, and of those whose gold does. */
+export function mostCitedShare(runs: readonly UserPaperRun[], paper: string): { paper: string; top20: number; gold: number } {
+  const n = Math.max(1, runs.length);
+  return {
+    paper,
+    top20: runs.filter((r) => r.retrieved.slice(0, 20).includes(paper)).length / n,
+    gold: runs.filter((r) => r.gold.includes(paper)).length / n,
+  };
+}
+
+/** The corpus paper cited most often (citations.tsv), ties by id. */
+export function mostCitedPaper(corpusDir: string): string | null {
+  const counts = new Map<string, number>();
+  for (const line of readFileSync(path.join(corpusDir, "citations.tsv"), "utf8").split("\n").slice(1)) {
+    const cited = line.split("\t")[1]?.trim();
+    if (cited) counts.set(cited, (counts.get(cited) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? null;
+}
+
+export function userPaperRows(
+  specs: readonly UserPaperRowSpec[],
+  outcomes: ReadonlyMap<string, Outcome>,
+  boot: BootstrapOptions,
+  mostCited: string | null = null,
+): UserPaperRow[] {
   const runsOf = (method: string): UserPaperRun[] | null => {
     const o = outcomes.get(method);
     return o && "runs" in o ? o.runs : null;
@@ -257,6 +282,7 @@ export function userPaperRows(specs: readonly UserPaperRowSpec[], outcomes: Read
     };
     const failed = o.runs.filter((x) => x.error).length;
     if (failed > 0) row.failed = failed;
+    if (mostCited) row.mostCited = mostCitedShare(o.runs, mostCited);
     if (base && spec.method !== BASELINE_ROW) {
       const q = recallRatio(o.runs, base, 20, boot);
       if (Number.isFinite(q.ratio)) row.ratio = { value: q.ratio, ...(pair(q.low, q.high) ? { ci: pair(q.low, q.high) } : {}) };
@@ -304,6 +330,7 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
   const offline = options.offlineExtractor ?? createOfflineExtractor();
   const unregister = registerEvaluationRetrievers();
   const cache = readCache(options.runsCache);
+  const mostCited = mostCitedPaper(options.corpusDir);
   /** Every row spec on every set and facet source, against one store corpus. */
   const runSets = async (corpus: string, build: number, rowSpecs: readonly UserPaperRowSpec[]) => {
     const rows = Object.fromEntries(SETS.map((s) => [s, {}])) as Record<UserPaperSet, Partial<Record<FacetSource, UserPaperRow[]>>>;
@@ -350,7 +377,7 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
             log(`${corpus} ${set} ${source} ${spec.method}: not run: ${reason}`);
           }
         }
-        rows[set][source] = userPaperRows(rowSpecs, outcomes, boot);
+        rows[set][source] = userPaperRows(rowSpecs, outcomes, boot, mostCited);
       }
     }
     return rows;

@@ -1,6 +1,7 @@
 /**
  * Development runs of issue 17's query sets through the served pipeline:
- *   npm run eval:user-papers -- --set unseen-tune --source llm --retriever hybrid [--fusion rrf] [--limit 100]
+ *   npm run eval:user-papers -- --set unseen-tune|later-tune|… --source llm --retriever hybrid [--fusion rrf] [--limit 100]
+ *     [--later W] [--no-rerank] [--gen W] [--whole W] (a hybrid variant registered under --retriever's name)
  * Prints micro R@5/10/20/50 with the R@20 bootstrap CI and the mean latency.
  */
 import path from "node:path";
@@ -25,12 +26,16 @@ const { values } = parseArgs({
     gen: { type: "string" },
     whole: { type: "string" },
     walked: { type: "boolean" },
+    later: { type: "string" },
+    "no-rerank": { type: "boolean" },
     dir: { type: "string", default: path.join(sharedDataDir(), "acl-citegraph") },
   },
 });
-if (values.gen !== undefined || values.whole !== undefined || values.walked) {
+if (values.gen !== undefined || values.whole !== undefined || values.walked || values.later !== undefined || values["no-rerank"]) {
   const settings = {
     ...HYBRID,
+    laterWeight: Number(values.later ?? HYBRID.laterWeight ?? 0),
+    ...(values["no-rerank"] ? { rerank: null } : {}),
     generativeWeight: Number(values.gen ?? HYBRID.generativeWeight),
     wholePaperWeight: Number(values.whole ?? HYBRID.wholePaperWeight),
     generativeWalk: values.walked === true,
