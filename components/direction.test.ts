@@ -5,6 +5,8 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { paperDirection } from "@/lib/query/related";
 import type { RelatedPaper } from "@/lib/query/types";
 import { DirectionChip, directionOf, directionTitle, type QueryYear } from "./direction";
+import { readParams } from "./explore/explore-state";
+import { FiltersPanel } from "./explore/filters-panel";
 import { ResultList, type RankedPaper } from "./explore/result-list";
 
 const PAPER: QueryYear = { value: 2018, source: "paper" };
@@ -53,4 +55,18 @@ test("each result of the list carries its chip", () => {
     [...html.matchAll(/data-direction="(\w+)"/g)].map((m) => m[1]),
     ["earlier", "later"],
   );
+});
+
+test("the filters offer earlier / later / both, checked as the URL says, and not for several seeds", () => {
+  const panel = (qs: string, directions?: boolean) =>
+    renderToStaticMarkup(
+      createElement(FiltersPanel, { params: readParams(new URLSearchParams(qs)), overview: undefined, graftUnavailable: null, onChange: () => {}, directions }),
+    );
+  const radios = (html: string) =>
+    (html.match(/<input[^>]*name="direction"[^>]*>/g) ?? []).map((el) => `${/value="(\w+)"/.exec(el)![1]}${el.includes('checked=""') ? "*" : ""}`);
+  assert.deepEqual(radios(panel("")), ["earlier", "later", "both*"]);
+  const later = panel("direction=later");
+  assert.deepEqual(radios(later), ["earlier", "later*", "both"]);
+  assert.match(later, />Clear filters</, "a narrowed direction is a filter to clear");
+  assert.deepEqual(radios(panel("direction=later", false)), []);
 });
