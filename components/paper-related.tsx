@@ -6,7 +6,7 @@ import { FACETS } from "@/lib/corpus/types";
 import type { RelatedResult } from "@/lib/query/types";
 import { exploreHref } from "./explore/explore-state";
 import { PerFacetView } from "./explore/per-facet-view";
-import { exportContext, toRecord } from "./explore/records";
+import { exportContext, toResultRecord } from "./explore/records";
 import { fetchRelated } from "./explore/related-client";
 import { ResultList } from "./explore/result-list";
 import { FusionExplainer } from "./explain";
@@ -63,7 +63,7 @@ export function PaperRelated({ result }: { result: RelatedResult }) {
             ]}
           />
           <ExportMenu
-            records={() => ranked.map((r) => toRecord(result.corpus, r, r.fusedRank))}
+            records={() => ranked.map((r) => toResultRecord(result.corpus, r, r.fusedRank))}
             name={`related-${result.query.title}`}
             context={() => exportContext(result)}
           />
@@ -78,7 +78,7 @@ export function PaperRelated({ result }: { result: RelatedResult }) {
       <div className="mt-4">
         {tab === "list" ? (
           <>
-            <ResultList corpus={result.corpus} results={all ? ranked : ranked.slice(0, SHOWN)} fusion={result.fusion} />
+            <ResultList corpus={result.corpus} results={all ? ranked : ranked.slice(0, SHOWN)} fusion={result.fusion} queryYear={result.query.year} />
             {ranked.length > SHOWN && (
               <button type="button" onClick={() => setAll((a) => !a)} className={`${buttonClass} mt-3`} aria-expanded={all}>
                 {all ? "Show fewer" : `Show all ${ranked.length}`}

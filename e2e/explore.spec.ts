@@ -201,7 +201,11 @@ test("export the results as BibTeX and RIS, and a collection", async ({ page }) 
   // Each entry in rank order, with its title (acronyms braced) and where it was found.
   const bibTitles = [...text.matchAll(/^ {2}title\s*= \{(.*)\},$/gm)].map((m) => m[1].replace(/[{}]/g, "").replace(/\\(.)/g, "$1"));
   expect(bibTitles).toEqual(titles);
-  expect(text).toMatch(/note\s*= \{Related via (problems|methods|results|contributions) \(rank \d+\)/);
+  // Earlier or later work than the query first (issue 27), then the credited facets.
+  expect(text).toMatch(
+    /note\s*= \{((Earlier|Later) work \(published (before|after) the query\); related|Related) via (problems|methods|results|contributions) \(rank \d+\)/,
+  );
+  expect(text).toMatch(/note\s*= \{(Earlier|Later) work \(published (before|after) the query\)/);
 
   await page.getByRole("button", { name: "Export", exact: true }).click();
   const [ris] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: /^RIS/ }).click()]);

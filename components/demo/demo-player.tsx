@@ -290,7 +290,7 @@ function Fused({ result }: { result: RelatedResult }) {
         <WhyRelated facets={star.facets} fusion={result.fusion} large />
       </section>
       <section aria-label="Fused ranking">
-        <ResultList corpus={result.corpus} results={ranked} fusion={result.fusion} large />
+        <ResultList corpus={result.corpus} results={ranked} fusion={result.fusion} large queryYear={result.query.year} />
       </section>
     </div>
   );

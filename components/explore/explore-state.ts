@@ -1,6 +1,17 @@
 import { DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { DEFAULT_FUSION, DEFAULT_K, DEFAULT_RETRIEVER, FUSION_NAMES, MAX_K, RETRIEVER_NAMES, type FusionName, type RetrieverName } from "@/lib/query/types";
+import {
+  DEFAULT_FUSION,
+  DEFAULT_K,
+  DEFAULT_RETRIEVER,
+  DIRECTION_FILTERS,
+  FUSION_NAMES,
+  MAX_K,
+  RETRIEVER_NAMES,
+  type DirectionFilter,
+  type FusionName,
+  type RetrieverName,
+} from "@/lib/query/types";
 
 // The explorer's options live in the URL so a result view can be shared and survives a reload.
 // The query itself does too when it is a corpus paper (?paper=…); pasted text and files stay in
@@ -27,6 +38,8 @@ export interface ExploreParams {
   yearFrom?: number;
   yearTo?: number;
   venue?: string;
+  /** Earlier work, later work or both (the default), measured from the query's year. */
+  direction: DirectionFilter;
   sort: Sort;
   view: View;
 }
@@ -71,6 +84,7 @@ export function readParams(sp: URLSearchParams): ExploreParams {
     yearFrom,
     yearTo,
     venue: sp.get("venue")?.trim() || undefined,
+    direction: oneOf(DIRECTION_FILTERS, sp.get("direction"), "both"),
     sort: oneOf(SORTS, sp.get("sort"), "score"),
     view: oneOf(VIEWS, sp.get("view"), "list"),
   };
@@ -89,6 +103,7 @@ export function writeParams(p: ExploreParams): URLSearchParams {
   if (p.yearFrom !== undefined) sp.set("yearFrom", String(p.yearFrom));
   if (p.yearTo !== undefined) sp.set("yearTo", String(p.yearTo));
   if (p.venue) sp.set("venue", p.venue);
+  if (p.direction !== "both") sp.set("direction", p.direction);
   if (p.sort !== "score") sp.set("sort", p.sort);
   if (p.view !== "list") sp.set("view", p.view);
   return sp;

@@ -43,6 +43,17 @@ describe("explorer URL state", () => {
     assert.deepEqual([r.yearFrom, r.yearTo], [2010, 2020]);
   });
 
+  test("earlier / later work: ?direction= round-trips, both by default and left out of the URL, anything else is both", () => {
+    assert.equal(readParams(new URLSearchParams()).direction, "both");
+    for (const d of ["earlier", "later"] as const) {
+      const p = readParams(new URLSearchParams(`paper=P1&direction=${d}`));
+      assert.equal(p.direction, d);
+      assert.equal(writeParams(p).toString(), `paper=P1&direction=${d}`);
+    }
+    assert.equal(readParams(new URLSearchParams("direction=sideways")).direction, "both");
+    assert.equal(writeParams(readParams(new URLSearchParams("paper=P1&direction=both"))).toString(), "paper=P1");
+  });
+
   test("explore links for corpus papers encode the id", () => {
     assert.equal(exploreHref("acl-citegraph", "http://x.org/a b.pdf"), "/?paper=http%3A%2F%2Fx.org%2Fa+b.pdf");
     assert.equal(exploreHref("other", "P1", { view: "graph" }), "/?corpus=other&paper=P1&view=graph");
@@ -77,6 +88,14 @@ describe("related-papers client", () => {
     assert.equal(form.get("k"), "10");
     assert.equal((form.get("file") as File).name, "paper.pdf");
     assert.equal(init.headers, undefined, "the browser sets the multipart boundary");
+  });
+
+  test("direction goes to the API as JSON and form fields when it narrows, not when it is both", () => {
+    const paper = { kind: "paper", corpus: "c", paperId: "P1" } as const;
+    assert.equal(JSON.parse(requestInit(paper, { ...options, direction: "later" }).body as string).direction, "later");
+    assert.equal("direction" in JSON.parse(requestInit(paper, { ...options, direction: "both" }).body as string), false);
+    const file = new File(["Title\n\nAbstract"], "paper.txt", { type: "text/plain" });
+    assert.equal((requestInit({ kind: "file", corpus: "c", file }, { ...options, direction: "earlier" }).body as FormData).get("direction"), "earlier");
   });
 
   test("NDJSON lines split on newlines, keeping an unfinished tail", () => {

@@ -11,6 +11,7 @@ import { fetchJson } from "@/lib/http/client";
 import { inLibrary, libraryMatch, type LibraryIndex, type LibraryMatch, type PaperIdentity } from "@/lib/query/library";
 import type { QuerySource, RelatedResult } from "@/lib/query/types";
 import { FusionExplainer } from "../explain";
+import { queryYearPhrase } from "../direction";
 import { ExportMenu } from "../export-menu";
 import { FACET_STYLES, FacetLegend, FacetLetter, facetVars } from "../facets";
 import { paperHref } from "../format";
@@ -25,7 +26,7 @@ import { useLibrary } from "./library-store";
 import { LineageView } from "./lineage-view";
 import { PerFacetView } from "./per-facet-view";
 import { QueryProgress } from "./query-progress";
-import { exportContext, toRecord } from "./records";
+import { exportContext, toResultRecord } from "./records";
 import { fetchRelated, inputKey, isGraftNotTrained, RelatedError, type Progress, type QueryInput, type QueryOptions } from "./related-client";
 import { ResultList, type RankedPaper, type SeedActions } from "./result-list";
 import { SeedResults } from "./seed-results";
@@ -57,6 +58,7 @@ export function Explorer() {
     yearFrom: params.yearFrom,
     yearTo: params.yearTo,
     venue: params.venue,
+    direction: params.direction,
   };
   const iKey = input ? inputKey(input) : null;
   const runKey = JSON.stringify([iKey, options]);
@@ -169,13 +171,13 @@ export function Explorer() {
         <div className="mx-auto grid max-w-6xl gap-6 px-4 pt-6 sm:px-6 lg:grid-cols-[16rem_minmax(0,1fr)]">
           <aside className="lg:sticky lg:top-20 lg:self-start" aria-label="Options">
             <div className="-mt-4 mb-5">{seedTray}</div>
-            <FiltersPanel params={params} overview={overview.data} graftUnavailable={graftUnavailable} onChange={(p) => setParams(p)} />
+            <FiltersPanel params={params} overview={overview.data} graftUnavailable={graftUnavailable} onChange={(p) => setParams(p)} directions={false} />
           </aside>
           <section aria-label="Results" className="min-w-0">
             <SeedResults
               corpus={params.corpus}
               seeds={params.seeds}
-              options={options}
+              options={{ ...options, direction: undefined }}
               actions={seedActions}
               onSeedTitles={addSeedTitles}
               view={params.view}
@@ -383,6 +385,11 @@ function QueryHeader({ input, result }: { input: QueryInput; result: RelatedResu
           </span>
         )}
         {q && !q.inGraph && q.source !== "corpus" && <span>· not in the graph: its items were matched against the corpus</span>}
+        {q?.year && (
+          <span data-testid="query-year" title={`Results are earlier or later work against ${queryYearPhrase(q.year)}`}>
+            · {q.year.source === "paper" ? `${q.year.value}` : `about ${q.year.value} (inferred from the closest papers)`}
+          </span>
+        )}
       </p>
       <h1 className="mt-1.5 max-w-4xl text-xl font-semibold leading-snug tracking-tight text-balance sm:text-2xl" data-testid="query-title">
         {q?.externalId && q.source === "corpus" ? (
@@ -505,7 +512,7 @@ function Results({
             </label>
           )}
           <ExportMenu
-            records={() => sorted.map((r) => toRecord(result.corpus, r, r.fusedRank))}
+            records={() => sorted.map((r) => toResultRecord(result.corpus, r, r.fusedRank))}
             name={name}
             context={() => exportContext(result)}
             disabled={sorted.length === 0}
@@ -516,7 +523,7 @@ function Results({
       {result.results.length === 0 ? (
         <div className="rounded-lg border border-dashed border-line-strong bg-surface px-6 py-10 text-center">
           <p className="font-medium">No related papers with these filters.</p>
-          <p className="mt-1 text-sm text-ink-muted">Widen the year range, pick another venue or turn facets back on.</p>
+          <p className="mt-1 text-sm text-ink-muted">Widen the year range, pick another venue, ask for both earlier and later work or turn facets back on.</p>
         </div>
       ) : params.view === "facets" ? (
         <PerFacetView result={result} facets={FACETS.filter((f) => params.facets.includes(f))} library={{ marks, hide }} />
@@ -536,7 +543,7 @@ function Results({
           <p className="mt-1 text-sm text-ink-muted">Untick &ldquo;Hide papers in your library&rdquo; to see them, or ask for more results.</p>
         </div>
       ) : (
-        <ResultList corpus={result.corpus} results={sorted} fusion={result.fusion} library={marks} seeds={seeds} />
+        <ResultList corpus={result.corpus} results={sorted} fusion={result.fusion} library={marks} seeds={seeds} queryYear={result.query.year} />
       )}
       <div className="mt-6">
         <FacetLegend />

@@ -3,7 +3,8 @@
 import { useId } from "react";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { CorpusOverview } from "@/lib/corpus/browse";
-import type { FusionName, RetrieverName } from "@/lib/query/types";
+import type { DirectionFilter, FusionName, RetrieverName } from "@/lib/query/types";
+import { DIRECTION_FILTER_LABELS } from "../direction";
 import { FACET_STYLES, FacetLetter, facetVars } from "../facets";
 import { FUSION_SHORT } from "../explain";
 import { VenueOptions } from "../venues";
@@ -35,19 +36,23 @@ export const FUSION_LABELS: Record<FusionName, string> = {
 };
 
 /**
- * The explorer's controls: retriever (for comparison), fusion, facets, year range, venue and k.
- * Every change goes to the URL and re-runs the query; the results stay on screen meanwhile.
+ * The explorer's controls: retriever (for comparison), fusion, facets, year range, earlier or
+ * later work, venue and k. Every change goes to the URL and re-runs the query; the results stay
+ * on screen meanwhile.
  */
 export function FiltersPanel({
   params,
   overview,
   graftUnavailable,
   onChange,
+  directions = true,
 }: {
   params: ExploreParams;
   overview: CorpusOverview | undefined;
   graftUnavailable: string | null;
   onChange: (patch: Partial<ExploreParams>) => void;
+  /** Offer earlier / later / both (not for several seeds: each has its own year). */
+  directions?: boolean;
 }) {
   const ids = { from: useId(), to: useId(), venue: useId(), k: useId() };
   const years: number[] = [];
@@ -55,7 +60,9 @@ export function FiltersPanel({
   const withValue = (list: number[], v: number | undefined) => (v !== undefined && !list.includes(v) ? [v, ...list] : list);
   const venues = overview?.venues ?? [];
   const effective = graftUnavailable && params.retriever === "graft" ? "dense-graph" : params.retriever;
-  const filtered = params.yearFrom !== undefined || params.yearTo !== undefined || params.venue !== undefined || params.facets.length < FACETS.length;
+  const directed = directions && params.direction !== "both";
+  const filtered =
+    params.yearFrom !== undefined || params.yearTo !== undefined || params.venue !== undefined || directed || params.facets.length < FACETS.length;
 
   const toggleFacet = (f: Facet) => {
     const next = params.facets.includes(f) ? params.facets.filter((x) => x !== f) : FACETS.filter((x) => x === f || params.facets.includes(x));
@@ -188,6 +195,35 @@ export function FiltersPanel({
         </div>
       </div>
 
+      {directions && (
+        <fieldset>
+          <legend className={labelClass}>Earlier or later work</legend>
+          <div className="flex gap-1">
+            {(["earlier", "later", "both"] satisfies DirectionFilter[]).map((d) => (
+              <label
+                key={d}
+                className={`relative flex flex-1 cursor-pointer items-center justify-center rounded-md border px-2 py-1.5 text-[0.8125rem] has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-focus ${
+                  params.direction === d ? "border-ink bg-surface font-semibold" : "border-line-strong bg-surface text-ink-muted hover:text-ink"
+                }`}
+              >
+                <input
+                  type="radio"
+                  name="direction"
+                  value={d}
+                  checked={params.direction === d}
+                  onChange={() => onChange({ direction: d })}
+                  className={overlayInputClass}
+                />
+                {DIRECTION_FILTER_LABELS[d]}
+              </label>
+            ))}
+          </div>
+          <p className="mt-1.5 text-xs leading-snug text-ink-faint" data-testid="direction-hint">
+            Work the query builds on (published before its year) or work building on it (after). For pasted text, the year is inferred from the closest papers.
+          </p>
+        </fieldset>
+      )}
+
       <div>
         <label htmlFor={ids.venue} className={labelClass}>
           Venue
@@ -217,7 +253,7 @@ export function FiltersPanel({
         <button
           type="button"
           className={quietButtonClass}
-          onClick={() => onChange({ yearFrom: undefined, yearTo: undefined, venue: undefined, facets: [...FACETS] })}
+          onClick={() => onChange({ yearFrom: undefined, yearTo: undefined, venue: undefined, direction: "both", facets: [...FACETS] })}
         >
           Clear filters
         </button>

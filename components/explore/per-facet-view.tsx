@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { RelatedResult } from "@/lib/query/types";
+import { DirectionChip, directionOf } from "../direction";
 import { FACET_STYLES, FacetLetter, facetVars } from "../facets";
 import { paperHref } from "../format";
 import { LibraryBadge, type LibraryMarks } from "./library-panel";
@@ -28,6 +29,7 @@ export function PerFacetView({
   library?: { marks: LibraryMarks; hide: boolean };
 }) {
   const [hover, setHover] = useState<string | null>(null);
+  const queryYear = result.query.year;
   const fusedRank = new Map(result.results.map((r, i) => [r.externalId, i + 1]));
   const foundBy = new Map<string, number>();
   for (const f of FACETS) for (const e of result.perFacet[f]) foundBy.set(e.externalId, (foundBy.get(e.externalId) ?? 0) + 1);
@@ -90,6 +92,7 @@ export function PerFacetView({
                             <span>not in the overall top {result.results.length}</span>
                           )}
                           {only && <span className="font-medium text-(--facet-ink)">only this facet</span>}
+                          <DirectionChip direction={directionOf(e.year, queryYear?.value ?? null)} year={e.year} queryYear={queryYear} />
                           {library?.marks.has(e.externalId) && <LibraryBadge match={library.marks.get(e.externalId)!} />}
                         </p>
                       </div>

@@ -17,6 +17,14 @@ export function toRecord(corpus: string, r: RelatedPaper, rank?: number): Export
   };
 }
 
+/**
+ * A result in an export of its list: toRecord's fields and whether it is earlier or later work
+ * than the query. (A saved paper leaves the query behind, so toRecord says nothing of it.)
+ */
+export function toResultRecord(corpus: string, r: RelatedPaper, rank: number): ExportRecord {
+  return { ...toRecord(corpus, r, rank), ...(r.direction ? { direction: r.direction } : {}) };
+}
+
 /** What a JSON export says about the query that produced the list. */
 export function exportContext(result: RelatedResult): Record<string, unknown> {
   return {
@@ -24,7 +32,14 @@ export function exportContext(result: RelatedResult): Record<string, unknown> {
     build: result.build,
     retriever: result.retriever,
     fusion: result.fusion,
-    query: { source: result.query.source, externalId: result.query.externalId, title: result.query.title, facets: result.query.facets },
+    query: {
+      source: result.query.source,
+      externalId: result.query.externalId,
+      title: result.query.title,
+      facets: result.query.facets,
+      // What each paper's direction is measured from.
+      year: result.query.year ?? null,
+    },
   };
 }
 

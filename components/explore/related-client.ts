@@ -49,6 +49,7 @@ function optionFields(o: QueryOptions): Record<string, string | number | string[
   if (o.yearFrom !== undefined) out.yearFrom = o.yearFrom;
   if (o.yearTo !== undefined) out.yearTo = o.yearTo;
   if (o.venue) out.venue = o.venue;
+  if (o.direction && o.direction !== "both") out.direction = o.direction;
   return out;
 }
 

@@ -5,6 +5,7 @@ import { useState } from "react";
 import type { LibraryMatch } from "@/lib/query/library";
 import type { AppliedFusion, CreditedFacet, RelatedPaper } from "@/lib/query/types";
 import { SaveButton } from "../collection";
+import { DirectionChip, type QueryYear } from "../direction";
 import { Explained, foundThrough } from "../explain";
 import { FACET_STYLES, FacetLetter, FacetRankChip, facetVars } from "../facets";
 import { formatAuthors, paperHref, shortVenue } from "../format";
@@ -33,9 +34,12 @@ export function ResultList({
   openFirst = false,
   library,
   seeds,
+  queryYear,
 }: {
   corpus: string;
   results: RankedPaper[];
+  /** The year each result's earlier / later work chip is measured from (RelatedResult.query.year). */
+  queryYear?: QueryYear | null;
   /** Offers "Add as seed" on each result. */
   seeds?: SeedActions;
   /** Results in the reader's library, marked "in your library". */
@@ -61,6 +65,7 @@ export function ResultList({
           defaultOpen={openFirst && i === 0}
           mark={library?.get(r.externalId) ?? null}
           seeds={seeds}
+          queryYear={queryYear}
         />
       ))}
     </ol>
@@ -75,10 +80,12 @@ function ResultItem({
   defaultOpen,
   mark,
   seeds,
+  queryYear,
 }: {
   corpus: string;
   r: RankedPaper;
   seeds?: SeedActions;
+  queryYear?: QueryYear | null;
   fusion?: AppliedFusion;
   large: boolean;
   defaultOpen: boolean;
@@ -126,6 +133,7 @@ function ResultItem({
             )}
           </p>
           <div className="mt-2 flex flex-wrap items-center gap-1.5">
+            {r.direction && <DirectionChip direction={r.direction} year={r.year} queryYear={queryYear} size={large ? "lg" : "sm"} />}
             <span className="sr-only">{foundThrough(r.facets, r.wholePaperRank)}</span>
             {r.facets.map((f) => (
               <FacetRankChip key={f.facet} facet={f.facet} rank={f.rank} weight={f.weight} size={large ? "lg" : "sm"} />

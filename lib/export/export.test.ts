@@ -175,6 +175,47 @@ describe("BibTeX", () => {
   });
 });
 
+describe("earlier and later work (issue 27)", () => {
+  const LATER: ExportRecord = { ...MALT, direction: "later" };
+  const EARLIER: ExportRecord = { ...TACL, rank: 1, score: 0.04, facets: [{ facet: "problems", rank: 2, weight: 0.5 }], direction: "earlier" };
+  const SAME: ExportRecord = { ...EUROPARL, rank: 3, score: 0.02, facets: [{ facet: "methods", rank: 9, weight: 0.4 }], direction: "neither" };
+
+  test("BibTeX: the note says earlier or later work before the facets; the same year says nothing", () => {
+    const [later, earlier, same] = parseBibtex(toBibtex([LATER, EARLIER, SAME]));
+    assert.equal(later.fields.note, "Later work (published after the query); related via methods (rank 1), results (rank 4)");
+    assert.equal(earlier.fields.note, "Earlier work (published before the query); related via problems (rank 2)");
+    assert.equal(same.fields.note, "Related via methods (rank 9)");
+    const [alone] = parseBibtex(toBibtex([{ ...EUROPARL, direction: "earlier" }]));
+    assert.equal(alone.fields.note, "Earlier work (published before the query)");
+  });
+
+  test("RIS: the same note in N1", () => {
+    const lines = toRis([LATER, EARLIER]).split("\r\n");
+    assert.ok(lines.includes("N1  - Later work (published after the query); related via methods (rank 1), results (rank 4)"));
+    assert.ok(lines.includes("N1  - Earlier work (published before the query); related via problems (rank 2)"));
+  });
+
+  test("CSV: a direction column after facets when the list has directions, none otherwise", () => {
+    const rows = toCsv([LATER, EARLIER, SAME, EUROPARL]).split("\r\n");
+    assert.equal(rows[0], "rank,score,corpus,id,title,authors,year,venue,url,facets,direction");
+    const header = rows[0].split(",");
+    const directions = rows.slice(1, 5).map((r) => r.split(",").at(header.indexOf("direction") - header.length));
+    assert.deepEqual(directions, ["later", "earlier", "neither", ""]);
+    assert.equal(toCsv([EUROPARL, MALT]).split("\r\n")[0], "rank,score,corpus,id,title,authors,year,venue,url,facets");
+    // With several seeds too, seeds stay last.
+    assert.equal(toCsv([LATER, SEEDED]).split("\r\n")[0], "rank,score,corpus,id,title,authors,year,venue,url,facets,direction,seeds");
+  });
+
+  test("JSON: each paper's direction, the query's year in the context", () => {
+    const parsed = JSON.parse(toJson([LATER, EARLIER, SAME, EUROPARL], { query: { year: { value: 2010, source: "paper" } } }));
+    assert.deepEqual(
+      parsed.papers.map((p: ExportRecord) => p.direction ?? null),
+      ["later", "earlier", "neither", null],
+    );
+    assert.deepEqual(parsed.query.year, { value: 2010, source: "paper" });
+  });
+});
+
 describe("RIS", () => {
   test("names in Last, First form with particles kept in the family name", () => {
     assert.equal(risName("Philipp Koehn"), "Koehn, Philipp");

@@ -134,12 +134,21 @@ function seedCredit(s: ExportSeedCredit): string {
   return `seed ${s.seed} (${s.seedId ? `${s.seedId}, ` : ""}rank ${s.rank})`;
 }
 
-/** Where a result came from, for BibTeX's note and RIS's N1: its credited facets, then the seeds that surfaced it. */
+/** How a result sits in time against the query, as the notes say it ("neither" says nothing). */
+const DIRECTION_NOTES = { earlier: "Earlier work (published before the query)", later: "Later work (published after the query)" } as const;
+
+/**
+ * Where a result came from, for BibTeX's note and RIS's N1: earlier or later work, its credited
+ * facets, then the seeds that surfaced it.
+ */
 function provenanceNote(r: ExportRecord): string | null {
   const parts: string[] = [];
+  if (r.direction === "earlier" || r.direction === "later") parts.push(DIRECTION_NOTES[r.direction]);
   if (r.facets?.length) {
     const ordered = [...r.facets].sort((a, b) => FACETS.indexOf(a.facet) - FACETS.indexOf(b.facet));
-    parts.push(`Related via ${ordered.map((f) => (f.rank === undefined ? f.facet : `${f.facet} (rank ${f.rank})`)).join(", ")}`);
+    parts.push(
+      `${parts.length ? "related" : "Related"} via ${ordered.map((f) => (f.rank === undefined ? f.facet : `${f.facet} (rank ${f.rank})`)).join(", ")}`,
+    );
   }
   if (r.seeds?.length) parts.push(`${parts.length ? "surfaced" : "Surfaced"} by ${r.seeds.map(seedCredit).join(", ")}`);
   return parts.length ? parts.join("; ") : null;
@@ -216,10 +225,12 @@ export function toRis(records: ExportRecord[]): string {
 export const CSV_COLUMNS = ["rank", "score", "corpus", "id", "title", "authors", "year", "venue", "url", "facets"] as const;
 
 /**
- * The records as CSV (lib/csv.ts: RFC 4180, formulas defused), one row per paper. Results of
- * several seeds get a last `seeds` column (other lists keep the columns spreadsheets already read).
+ * The records as CSV (lib/csv.ts: RFC 4180, formulas defused), one row per paper. Results of one
+ * query get a `direction` column (earlier / later / neither), results of several seeds a last
+ * `seeds` column; other lists keep the columns spreadsheets already read.
  */
 export function toCsv(records: ExportRecord[]): string {
+  const directed = records.some((r) => r.direction !== undefined);
   const seeded = records.some((r) => r.seeds !== undefined);
   const rows = records.map((r) => {
     const row: CsvValue[] = [
@@ -234,11 +245,12 @@ export function toCsv(records: ExportRecord[]): string {
       paperUrl(r.externalId),
       (r.facets ?? []).map((f) => (f.rank === undefined ? f.facet : `${f.facet}#${f.rank}`)).join(" "),
     ];
+    if (directed) row.push(r.direction ?? "");
     // Like facets: the seed (its corpus id, else "seed N") and the paper's rank in its list.
     if (seeded) row.push((r.seeds ?? []).map((s) => `${s.seedId ?? `seed${s.seed}`}#${s.rank}`).join(" "));
     return row;
   });
-  return csvTable(seeded ? [...CSV_COLUMNS, "seeds"] : CSV_COLUMNS, rows);
+  return csvTable([...CSV_COLUMNS, ...(directed ? ["direction"] : []), ...(seeded ? ["seeds"] : [])], rows);
 }
 
 // ── JSON ─────────────────────────────────────────────────────────────────────────────────

@@ -1,4 +1,5 @@
 import type { Facet } from "@/lib/corpus/types";
+import type { Direction } from "@/lib/query/types";
 
 // What an exported paper carries: its bibliographic fields and, for retrieval results, where and
 // why it was retrieved. Client-safe (the web app builds export files in the browser).
@@ -37,6 +38,8 @@ export interface ExportRecord {
   facets?: ExportFacetCredit[];
   /** The seeds that surfaced it, for results of several seeds. */
   seeds?: ExportSeedCredit[];
+  /** Earlier work, later work or neither, measured from the query's year, for results of one query. */
+  direction?: Direction;
 }
 
 export const EXPORT_FORMATS = ["bibtex", "ris", "csv", "json"] as const;

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
 import { FACETS } from "@/lib/corpus/types";
+import { searchParamsObject } from "@/lib/http/respond";
+import { relatedOptions } from "./options";
 import { handleRelatedRequest } from "./request";
 import { unregisterRetriever } from "@/lib/retrieve/retriever";
 import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/retrieve/testing";
@@ -67,6 +69,55 @@ describe(`POST /api/related (${testProvider})`, { concurrency: false }, () => {
     const bad = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paperId: "H0", candidates: ["H1", "Z9"] }));
     assert.equal(bad.status, 400);
     assert.match((await errorOf(bad)).message, /"Z9"/);
+  });
+
+  test("direction: earlier or later work only, from the JSON body, form fields and the query string; anything else is a 400", async () => {
+    // H0 is from 2018: H3 (2017) is earlier work, H1 (2019) and H2 (2020) later.
+    const ask = async (direction?: string) => {
+      const res = await handleRelatedRequest(
+        t.db,
+        postJson({ corpus: HAND_CORPUS, paperId: "H0", retriever: "dense-graph", fusion: "graph-rrf", ...(direction ? { direction } : {}) }),
+      );
+      assert.equal(res.status, 200);
+      return (await res.json()) as RelatedResult;
+    };
+    const both = await ask();
+    assert.deepEqual(both.query.year, { value: 2018, source: "paper" });
+    const expected = (r: { year: number | null }) => (r.year! < 2018 ? "earlier" : r.year! > 2018 ? "later" : "neither");
+    for (const r of both.results) assert.equal(r.direction, expected(r), r.externalId);
+    for (const d of ["earlier", "later"] as const) {
+      const only = await ask(d);
+      const want = both.results.filter((r) => r.direction === d).map((r) => r.externalId);
+      assert.ok(want.length > 0, `the hand graph reaches ${d} work`);
+      assert.deepEqual(
+        only.results.map((r) => r.externalId),
+        want,
+        `${d}: the same papers in the same order`,
+      );
+    }
+
+    const form = new FormData();
+    form.set("file", new File([JSON.stringify({ title: "Unseen", year: 2018, facets: h0Facets })], "paper.json", { type: "application/json" }));
+    form.set("corpus", HAND_CORPUS);
+    form.set("direction", "later");
+    const up = await handleRelatedRequest(t.db, new Request(URL_, { method: "POST", body: form }));
+    assert.equal(up.status, 200);
+    const u = (await up.json()) as RelatedResult;
+    assert.deepEqual(u.query.year, { value: 2018, source: "paper" }, "the record's year");
+    assert.ok(u.results.length > 0 && u.results.every((r) => r.direction === "later" && r.year! > 2018));
+
+    // GET /api/papers/:corpus/:id/related reads its options so.
+    assert.equal(relatedOptions.parse(searchParamsObject(new URLSearchParams("direction=earlier&k=5"))).direction, "earlier");
+    assert.equal(relatedOptions.parse(searchParamsObject(new URLSearchParams("direction="))).direction, "both");
+
+    const bad = await handleRelatedRequest(t.db, postJson({ corpus: HAND_CORPUS, paperId: "H0", direction: "sideways" }));
+    assert.equal(bad.status, 400);
+    const e = await errorOf(bad);
+    assert.match(e.message, /direction must be one of: both, earlier, later/);
+    assert.deepEqual(
+      e.issues?.map((i) => i.path),
+      ["direction"],
+    );
   });
 
   test("validation: 415, 400 and 404 with specific messages", async () => {

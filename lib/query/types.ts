@@ -50,6 +50,8 @@ export interface RelatedOptionsShape {
   yearFrom?: number;
   yearTo?: number;
   venue?: string;
+  /** Earlier work only, later work only, or both (the default; see Direction). */
+  direction?: DirectionFilter;
   /**
    * Re-rank these papers (external ids of the corpus, repeats dropped) instead of searching the
    * corpus: results are these papers only, each ranked (see RelatedResult.candidates).

@@ -10,7 +10,7 @@ export const runtime = "nodejs";
  *   application/json     { corpus?, seeds: [id | {paperId} | {text} | {paper}] }: several papers at once,
  *                        fused across seeds (lib/query/multi-seed.ts: MultiSeedResult, with per-seed provenance)
  *   multipart/form-data  a "file" field (PDF, .txt or .json record), or a "text" field
- * with the options k, retriever, fusion, facets, yearFrom, yearTo, venue beside it. Answers the
+ * with the options k, retriever, fusion, facets, yearFrom, yearTo, venue, direction beside it. Answers the
  * RelatedResult of lib/query/types.ts; with ?stream=1, NDJSON lines {"step", "message"} as
  * work proceeds and then {"result"} or {"error"}. Errors: { error: { code, message, issues? } }
  * with 400, 404, 409 (no graph build / no model), 413, 415 or 422. The graph, the embedder and

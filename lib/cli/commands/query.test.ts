@@ -144,6 +144,33 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     assert.match(missing.stderr, /no paper "NOPE"/);
   });
 
+  test("--direction: each result says earlier or later work against the paper's year; the option keeps one kind", () => {
+    const ask = (...extra: string[]) => graft("--paper-id", "H0", "--k", "5", "--retriever", "dense-graph", "--fusion", "graph-rrf", ...extra);
+    const all = JSON.parse(ask("--json").stdout) as RelatedResult;
+    assert.deepEqual(all.query.year, { value: 2018, source: "paper" }, "H0's own year");
+    for (const r of all.results) assert.equal(r.direction, r.year! < 2018 ? "earlier" : r.year! > 2018 ? "later" : "neither", r.externalId);
+    const kinds = new Set(all.results.map((r) => r.direction));
+    assert.ok(kinds.has("earlier") && kinds.has("later"), "the hand graph reaches both");
+    for (const d of ["earlier", "later"] as const) {
+      const run = ask("--direction", d, "--json");
+      assert.equal(run.code, 0, run.stderr);
+      const only = JSON.parse(run.stdout) as RelatedResult;
+      assert.ok(only.results.length > 0);
+      assert.ok(
+        only.results.every((r) => r.direction === d),
+        `${d}: ${only.results.map((r) => r.direction)}`,
+      );
+    }
+    const human = ask();
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /measured from the paper's year, 2018/);
+    const later = all.results.find((r) => r.direction === "later")!;
+    assert.match(human.stdout, new RegExp(`${later.externalId} +${later.year} +later `));
+    const bad = ask("--direction", "sideways");
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /direction must be one of: both, earlier, later/);
+  });
+
   test("bad input exits 2 with the reason", () => {
     const both = graft("--paper-id", "H0", "--text", "x");
     assert.equal(both.code, 2);

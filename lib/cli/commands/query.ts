@@ -13,7 +13,7 @@ import { FACET_LETTERS } from "@/lib/query/format";
 import { relatedOptions, type RelatedInput, type RelatedOptions } from "@/lib/query/related";
 import { MAX_SEEDS, type MultiSeedResult } from "@/lib/query/multi-seed";
 import { relatedPapersOf, relatedToSeedsOf } from "@/lib/query/request";
-import { DEFAULT_FUSION, DEFAULT_RETRIEVER, FUSION_NAMES, RETRIEVER_NAMES, type RelatedResult } from "@/lib/query/types";
+import { DEFAULT_FUSION, DEFAULT_RETRIEVER, DIRECTION_FILTERS, FUSION_NAMES, RETRIEVER_NAMES, type RelatedResult } from "@/lib/query/types";
 import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { RetrievalError } from "@/lib/retrieve/retriever";
 import { emit, parseOptions, table, UsageError } from "../output";
@@ -56,6 +56,11 @@ export function registerQuery(program: Command): void {
     .option("--year-from <year>")
     .option("--year-to <year>")
     .option("--venue <venue>")
+    .option(
+      "--direction <which>",
+      `${DIRECTION_FILTERS.join(" | ")}: earlier work (published before the query's year), later work (after), or both; a paper without a year is measured from the median year of the papers whose words match it most`,
+      "both",
+    )
     .option(
       "--candidates <file>",
       "re-rank these corpus papers only (a reading list, a benchmark's pool): a file of paper ids, one per line (or comma-separated; # starts a comment); every candidate is ranked, those the retriever did not reach last, in the file's order",
@@ -249,23 +254,28 @@ function render(result: RelatedResult): string {
       `Re-ranked ${c.ranked} of ${c.given} candidates: ${c.reached} reached by the retriever, ${c.ranked - c.reached} not (last, in the file's order)${left}.`,
     );
   }
+  if (q.year)
+    lines.push(
+      `Earlier / later work measured from ${q.year.source === "paper" ? `the paper's year, ${q.year.value}` : `${q.year.value}, the median year of the papers whose words match it most`}.`,
+    );
   if (q.extraction) {
     for (const f of FACETS) for (const item of q.facets[f]) lines.push(`  ${FACET_LETTERS[f]}  ${item.length > 110 ? `${item.slice(0, 109)}…` : item}`);
   }
   lines.push(
     "",
     table(
-      ["#", "id", "year", "facets", "title"],
+      ["#", "id", "year", "work", "facets", "title"],
       result.results.map((r, i) => [
         i + 1,
         r.externalId,
         r.year ?? "",
+        r.direction === "earlier" || r.direction === "later" ? r.direction : "",
         r.unreached ? "(not reached)" : r.facets.map((f) => `${FACET_LETTERS[f.facet]}${f.rank}`).join(" "),
         r.title.length > 70 ? `${r.title.slice(0, 69)}…` : r.title,
       ]),
     ),
     "",
-    "facets: P problems · M methods · R results · C contributions, with the paper's rank in that facet's list (--json for the evidence)",
+    "work: earlier or later than the query (blank: the same year or undated) · facets: P problems · M methods · R results · C contributions, with the paper's rank in that facet's list (--json for the evidence)",
   );
   return lines.join("\n");
 }

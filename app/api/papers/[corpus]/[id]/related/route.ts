@@ -17,7 +17,7 @@ const params = z.object({
 });
 
 /**
- * GET /api/papers/:corpus/:id/related?k=20&retriever=dense-graph&fusion=graph-rrf&facets=problems,methods&yearFrom=&yearTo=&venue=
+ * GET /api/papers/:corpus/:id/related?k=20&retriever=dense-graph&fusion=graph-rrf&facets=problems,methods&yearFrom=&yearTo=&venue=&direction=both
  * → related papers with provenance ("why related") and per-facet lists: the RelatedResult of
  * lib/query/types.ts. Works for corpus papers and for the corpus's stored out-of-corpus query
  * papers. The graph is loaded once per process (lib/retrieve/graph-store.ts) and shared.
