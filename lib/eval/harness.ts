@@ -36,6 +36,7 @@ import {
   PARTS,
 } from "./report";
 import { USER_PAPER_ROWS, userPapersSection } from "./user-papers-suite";
+import type { UserPaperSet } from "./user-papers";
 import { alphaTable, identifiersTable, kMinTable, supervisionTable, walkDepthTable } from "./harness/ablations";
 import { attributionSection } from "./harness/attribution-section";
 import { evalContext } from "./harness/context";
@@ -82,6 +83,8 @@ export interface EvalOptions {
   userPapersWithoutCitations?: string;
   /** Only these user-paper rows (methods). */
   userPaperRows?: readonly string[];
+  /** Only these user-paper sets. */
+  userPaperSets?: readonly UserPaperSet[];
   /** Corpus name in the store (default: the corpus directory's name). */
   storeCorpus?: string;
   /** The command line, for the manifest. */
@@ -129,6 +132,7 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         seed,
         runsCache: options.userPapersRunsCache,
         ...(options.userPapersWithoutCitations ? { withoutCitations: options.userPapersWithoutCitations } : {}),
+        ...(options.userPaperSets ? { sets: options.userPaperSets } : {}),
         ...(options.userPaperRows ? { rows: USER_PAPER_ROWS.filter((r) => options.userPaperRows?.includes(r.method)) } : {}),
         log,
       }),

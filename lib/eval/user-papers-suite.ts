@@ -175,6 +175,8 @@ export interface UserPapersSuiteOptions {
    * instead of run, and every finished row is added (resumes an interrupted run).
    */
   runsCache?: string;
+  /** Only these sets (default: all five; the others get empty tables). */
+  sets?: readonly UserPaperSet[];
   /** A store corpus of the same papers imported without citations: sets 1–3 again there (the default and BM25 rows). */
   withoutCitations?: string;
   log?: (message: string) => void;
@@ -262,6 +264,7 @@ export function userPaperRows(
     const o = outcomes.get(spec.method);
     const head = { method: spec.method, label: spec.label, retriever: spec.retriever, fusion: spec.fusion };
     if (!o || !("runs" in o)) return { ...head, status: "not run", reason: o && "reason" in o ? o.reason : "not run" };
+    if (o.runs.length === 0) return { ...head, status: "not run", reason: "no queries in this set (or not selected)" };
     const firstError = o.runs.find((x) => x.error)?.error;
     if (o.runs.length > 0 && o.runs.every((x) => x.error))
       return { ...head, status: "not run", reason: `every query was answered with an error, e.g. ${firstError}` };
@@ -315,13 +318,14 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
   const specs = options.rows ?? USER_PAPER_ROWS;
   const sources = options.sources ?? FACET_SOURCES;
   const limits = options.limits ?? {};
-  const sets: Record<UserPaperSet, UserPaperQuery[]> = {
+  const all: Record<UserPaperSet, UserPaperQuery[]> = {
     ooc: sampleUserPapers(userPaperQueries(options.corpusDir, "ooc"), limits.ooc, seed),
     "unseen-report": sampleUserPapers(userPaperQueries(options.corpusDir, "unseen-report"), limits.unseen, seed),
     "unseen-tune": sampleUserPapers(userPaperQueries(options.corpusDir, "unseen-tune"), limits.unseen, seed),
     "later-report": sampleUserPapers(userPaperQueries(options.corpusDir, "later-report"), limits.later, seed),
     "later-tune": sampleUserPapers(userPaperQueries(options.corpusDir, "later-tune"), limits.later, seed),
   };
+  const sets = Object.fromEntries(SETS.map((s) => [s, !options.sets || options.sets.includes(s) ? all[s] : []])) as Record<UserPaperSet, UserPaperQuery[]>;
   const g = await loadGraph(options.db, options.corpus);
   const build = { graphBuild: g.build, embedder: g.embedder, papers: g.externalIds.length, alpha: g.alpha, k: g.graph.k };
   log(
@@ -340,6 +344,10 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
         const outcomes = new Map<string, Outcome>();
         const digest = idsDigest(queries);
         for (const spec of rowSpecs) {
+          if (queries.length === 0) {
+            outcomes.set(spec.method, { runs: [], seconds: 0 });
+            continue;
+          }
           const s0 = performance.now();
           const key = `${corpus === options.corpus ? "" : `${corpus}|`}${set}|${source}|${spec.method}|${spec.retriever}|${spec.fusion}`;
           const hit = cache[key];

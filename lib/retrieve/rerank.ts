@@ -49,6 +49,8 @@ export const RERANK_FEATURES = [
   "yearDelta",
   "newer",
   "citedByYear",
+  "laterVoteNewer",
+  "seedVoteOlder",
 ] as const;
 export type RerankFeature = (typeof RERANK_FEATURES)[number];
 
@@ -306,6 +308,9 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
       laterSeeds: Math.log1p(later.citers.get(r.paper) ?? 0),
       yearDelta: year0 && meta.year ? Math.max(-8, Math.min(8, meta.year - year0)) : 0,
       newer: year0 && meta.year && meta.year > year0 ? 1 : 0,
+      // A paper citing the seeds is later work only when it is newer; one the seeds cite, earlier work only when older.
+      laterVoteNewer: year0 && meta.year && meta.year > year0 ? (later.votes.get(r.paper) ?? 0) / maxLater : 0,
+      seedVoteOlder: year0 && meta.year && meta.year <= year0 ? (vote.get(r.paper) ?? 0) / maxVote : 0,
       citedByYear: Math.log1p(ev.citedBy[r.paper] > 0 ? (ev.citedByYear[r.paper] * (ev.citedBy[r.paper] - own)) / ev.citedBy[r.paper] : 0),
     };
     return RERANK_FEATURES.map((f) => row[f]);

@@ -38,6 +38,16 @@ export const evalOptions = z.object({
   render: z.boolean().default(false),
   runsCache: z.string().min(1).optional(),
   withoutCitations: z.string().min(1).optional(),
+  userPaperSets: z
+    .string()
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(["ooc", "unseen-report", "unseen-tune", "later-report", "later-tune"])))
+    .optional(),
   userPaperRows: z
     .string()
     .transform((s) =>
@@ -141,6 +151,7 @@ export function registerEval(program: Command): void {
       "--without-citations <corpus>",
       "user-paper sets 1-3 again on this store corpus, the same papers imported without citations (the default and BM25 rows)",
     )
+    .option("--user-paper-sets <sets>", "run only these user-paper sets, comma-separated: ooc, unseen-report, unseen-tune, later-report, later-tune")
     .option("--user-paper-rows <methods>", "run only these user-paper rows, comma-separated (e.g. hybrid,bm25; default: all)")
     .option("--render", "run nothing: re-write eval-latest.md from eval-latest.json and csfcube-dev.json in the report directory")
     .option("--only <parts>", `run only these parts of the suites, comma-separated: ${PARTS.join(", ")}`)
@@ -181,6 +192,7 @@ export function registerEval(program: Command): void {
               userPapersRunsCache: opts.runsCache ? path.resolve(opts.runsCache) : undefined,
               userPapersWithoutCitations: opts.withoutCitations,
               userPaperRows: opts.userPaperRows,
+              userPaperSets: opts.userPaperSets,
             }
           : {}),
         distillCoverage: opts.distillCoverage,
