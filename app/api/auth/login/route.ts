@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isLocalPath } from "@/lib/auth/guard";
+import { afterSignIn } from "@/lib/auth/redirect";
 import { createSession, deleteSession, isSecureRequest, sessionCookie, sessionTokenOf } from "@/lib/auth/session";
 import { authenticate } from "@/lib/auth/users";
 import { readJson } from "@/lib/annotation/api";
@@ -26,7 +26,7 @@ export const POST = handleRoute(async (req: Request) => {
   await deleteSession(db, sessionTokenOf(req));
   const session = await createSession(db, user.id);
   const home = user.role === "admin" ? "/admin" : "/annotate";
-  const redirect = input.next && isLocalPath(input.next) && !input.next.startsWith("/login") ? input.next : home;
+  const redirect = afterSignIn(input.next, home);
   const res = json({ user, redirect });
   res.headers.append("set-cookie", sessionCookie(session.token, session.expiresAt, { secure: isSecureRequest(req) }));
   return res;
