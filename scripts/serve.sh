@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the production web server and restarts it if it dies (issue 28: a process that exits must not
-# stay down). `bash scripts/serve.sh [args for next start]`, PORT (default 3000); or
+# Runs the production web server (scripts/server.mjs: Next behind a server that records the
+# connecting address) and restarts it if it dies (issue 28: a process that exits must not
+# stay down). `bash scripts/serve.sh [-H host]`, PORT (default 3000); or
 # `bash scripts/serve.sh -- <command…>` to keep another server command running (the tests do).
 #   - SIGTERM / SIGINT (Ctrl-C) stop the server and this loop; the server's exit status is returned.
 #   - Any other exit of the server is logged and the server started again after a pause that doubles
@@ -11,7 +12,7 @@ if [ "${1:-}" = "--" ]; then
   shift
   cmd=("$@")
 else
-  cmd=(node_modules/.bin/next start -p "${PORT:-3000}" "$@")
+  cmd=(node scripts/server.mjs -p "${PORT:-3000}" "$@")
 fi
 child=""
 stopping=""

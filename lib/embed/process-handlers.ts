@@ -13,8 +13,11 @@ type ErrorEvent = (typeof EVENTS)[number];
 /** Next's own unhandled-rejection logger, shared through this global symbol by all its bundles: never ours to remove. */
 const NEXT_LISTENER = Symbol.for("next.unhandledRejectionListener");
 
+// Through the plain EventEmitter signature: process's own overloads take one event name at a time.
+const emitter: NodeJS.EventEmitter = process;
+
 function snapshot(): Map<ErrorEvent, Set<unknown>> {
-  return new Map(EVENTS.map((e) => [e, new Set<unknown>(process.listeners(e))]));
+  return new Map(EVENTS.map((e) => [e, new Set<unknown>(emitter.listeners(e))]));
 }
 
 /** Runs `load`, then removes every uncaughtException / unhandledRejection listener added meanwhile. */
@@ -30,5 +33,5 @@ export async function withoutAddedErrorHandlers<T>(load: () => Promise<T>): Prom
 function removeAddedSince(before: Map<ErrorEvent, Set<unknown>>): void {
   const keep = (globalThis as Record<symbol, unknown>)[NEXT_LISTENER];
   for (const e of EVENTS)
-    for (const l of process.listeners(e)) if (!before.get(e)!.has(l) && l !== keep) process.removeListener(e, l as (...args: unknown[]) => void);
+    for (const l of emitter.listeners(e)) if (!before.get(e)!.has(l) && l !== keep) emitter.removeListener(e, l as (...args: unknown[]) => void);
 }

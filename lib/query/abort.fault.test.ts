@@ -38,7 +38,7 @@ describe("aborted requests", () => {
           resolve();
         }, 0),
       );
-      send({ step: "rank", message: "later" });
+      send({ step: "fuse", message: "later" });
       finished();
       return {} as RelatedResult;
     }, "test");
