@@ -248,6 +248,11 @@ export const SETTINGS = {
     doc: "sign-in attempts per minute and burst per account, from any address (a lockout; a successful sign-in clears it)",
   }),
   GRAFT_RATE_ADMIN: s({ schema: rateSpec(), default: "60:20", doc: "admin requests per minute and burst per client" }),
+  GRAFT_MAX_CONCURRENT_QUERIES: s({
+    schema: wholeNumber(0),
+    default: 8,
+    doc: "queries one server process works on at once; one more gets 503 with `Retry-After` at once (`0`: no limit)",
+  }),
   GRAFT_RATE_LIMITS: s({ schema: oneOf(["on", "off"]), default: "on" as "on" | "off", doc: "`off` lifts every rate limit (benchmarks)" }),
   GRAFT_TRUSTED_PROXIES: s({
     schema: addressList(),
