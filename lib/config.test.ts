@@ -86,7 +86,7 @@ test("a bad value is an error naming its variable and value; every bad variable 
       );
       assert.match(e.message, /^invalid settings:\n/);
       assert.match(e.message, /GRAFT_EXTRACTOR="LLM!": expected offline or llm/);
-      assert.match(e.message, /GRAFT_TRUSTED_PROXIES="11": expected a whole number from 0 to 10/);
+      assert.match(e.message, /GRAFT_TRUSTED_PROXIES="11": expected the proxies' addresses or CIDRs/);
       assert.match(e.message, /GRAFT_MAX_UPLOAD_MB="-2": expected a positive number/);
       return true;
     },

@@ -104,7 +104,7 @@ const httpUrl = () =>
     message: "expected an http(s) URL such as https://api.openai.com/v1 or http://127.0.0.1:11434/v1",
   });
 
-/** `<per minute>[:<burst>]` or `off`; parsed into a bucket by lib/security/rate-limit.ts. */
+/** `<per minute>[:<burst>]` or `off`; parsed by lib/db/rate-limits.ts. */
 const rateSpec = () => z.string().regex(/^(off|0|\d+(\.\d+)?(:\d+)?)$/, { message: 'expected "<per minute>" or "<per minute>:<burst>" (or "off")' });
 
 const list = (separator: string) =>
@@ -114,6 +114,13 @@ const list = (separator: string) =>
       .map((p) => p.trim())
       .filter(Boolean),
   );
+
+/** GRAFT_TRUSTED_PROXIES: IPv4/IPv6 addresses, CIDRs or `loopback` (checked precisely by lib/security/client.ts). */
+const addressList = () =>
+  list(",").refine((items) => items.every((a) => a === "loopback" || /^(?=[^/]*[.:])[0-9a-f:.]+(\/\d{1,3})?$/i.test(a)), {
+    // A bare number is the old meaning of this setting (a count of proxies): the addresses are needed now.
+    message: 'expected the proxies\' addresses or CIDRs, comma-separated (e.g. "10.0.0.0/8, ::1" or "loopback"), not a count',
+  });
 
 const secret = () => z.string().transform((s) => new Secret(s));
 
@@ -227,17 +234,32 @@ export const SETTINGS = {
   GRAFT_RATE_QUERY: s({
     schema: rateSpec(),
     default: "60:30",
-    doc: "queries per minute and burst per client (`<per min>[:<burst>]` or `off`; token buckets in `proxy.ts`)",
+    doc: "queries per minute and burst per client (`<per min>[:<burst>]` or `off`; counted in the store, shared by all instances)",
   }),
   GRAFT_RATE_UPLOAD: s({
     schema: rateSpec(),
     default: "10:5",
     doc: "uploads per minute and burst per client (PDF parsing and extraction cost far more than a query)",
   }),
-  GRAFT_RATE_AUTH: s({ schema: rateSpec(), default: "10:30", doc: "sign-in attempts per minute and burst per client" }),
+  GRAFT_RATE_AUTH: s({ schema: rateSpec(), default: "10:30", doc: "sign-in attempts per minute and burst per client address" }),
+  GRAFT_RATE_ACCOUNT: s({
+    schema: rateSpec(),
+    default: "1:10",
+    doc: "sign-in attempts per minute and burst per account, from any address (a lockout; a successful sign-in clears it)",
+  }),
   GRAFT_RATE_ADMIN: s({ schema: rateSpec(), default: "60:20", doc: "admin requests per minute and burst per client" }),
+  GRAFT_MAX_CONCURRENT_QUERIES: s({
+    schema: wholeNumber(0),
+    default: 8,
+    doc: "queries one server process works on at once; one more gets 503 with `Retry-After` at once (`0`: no limit)",
+  }),
   GRAFT_RATE_LIMITS: s({ schema: oneOf(["on", "off"]), default: "on" as "on" | "off", doc: "`off` lifts every rate limit (benchmarks)" }),
-  GRAFT_TRUSTED_PROXIES: s({ schema: wholeNumber(0, 10), default: 0, doc: "reverse proxies in front that may set `X-Forwarded-For`" }),
+  GRAFT_TRUSTED_PROXIES: s({
+    schema: addressList(),
+    default: [] as string[],
+    shown: "unset",
+    doc: "reverse proxies whose `X-Forwarded-For` is believed: addresses or CIDRs, comma-separated, or `loopback`; unset: the connecting address is the client",
+  }),
   GRAFT_ALLOWED_ORIGINS: s({
     schema: list(","),
     default: [] as string[],

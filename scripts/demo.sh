@@ -2,7 +2,7 @@
 # One command from a fresh clone to a running Graft on the demo corpus: install, generate
 # the Prisma clients, migrate the embedded SQLite store, import ../shared/data/acl-citegraph
 # (idempotent), build the typed graph, install the shipped generative retriever, build the
-# web app and start it on http://localhost:${PORT:-3000}.
+# web app and start it on http://localhost:${PORT:-3000} under a restart loop (scripts/serve.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1 ONNXRUNTIME_NODE_INSTALL=skip
@@ -20,4 +20,5 @@ if [ -f lib/genret/pretrained/acl-citegraph/decoder.onnx ]; then
 fi
 npx next build
 echo "Graft is starting on http://localhost:${PORT:-3000}"
-exec npx next start -p "${PORT:-3000}"
+# Under a restart loop: a server process that dies is started again (Ctrl-C still stops it).
+exec bash scripts/serve.sh

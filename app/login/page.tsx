@@ -2,7 +2,8 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/annotation/login-form";
 import { eyebrowClass } from "@/components/ui";
-import { getCurrentUser, isLocalPath } from "@/lib/auth/guard";
+import { getCurrentUser } from "@/lib/auth/guard";
+import { afterSignIn, localPath } from "@/lib/auth/redirect";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";
@@ -11,9 +12,9 @@ type SearchParams = Promise<{ next?: string | string[]; signedOut?: string }>;
 
 export default async function LoginPage({ searchParams }: { searchParams: SearchParams }) {
   const sp = await searchParams;
-  const next = typeof sp.next === "string" && isLocalPath(sp.next) ? sp.next : undefined;
+  const next = localPath(sp.next);
   const user = await getCurrentUser();
-  if (user) redirect(next ?? (user.role === "admin" ? "/admin" : "/annotate"));
+  if (user) redirect(afterSignIn(next, user.role === "admin" ? "/admin" : "/annotate"));
   return (
     <div className="mx-auto max-w-sm px-4 py-16 sm:px-6">
       <p className={eyebrowClass}>Groundedness study</p>

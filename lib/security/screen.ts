@@ -1,12 +1,15 @@
+import type { BlockList } from "node:net";
 import { configFrom, defaultOf, type Env, type SettingName } from "@/lib/config";
+import { type Db, getDb } from "@/lib/db/client";
 import { resolveLimits } from "@/lib/input/limits";
-import { clientKey } from "./client";
+import { clientAddress, normaliseAddress, trustedProxies } from "./client";
 import { allowedOriginsFromEnv, checkCsrf, STATE_CHANGING } from "./csrf";
-import { type BucketSpec, parseBucketSpec, TokenBucketLimiter } from "./rate-limit";
+import { type BucketSpec, Limit, parseBucketSpec } from "@/lib/db/rate-limits";
 
 // The request screen run by proxy.ts in front of every route: URL and body-size limits, allowed
-// body types, CSRF, and per-client rate limits on the expensive routes. A pure function of the
-// request's method, URL and headers plus the limiter state, so it is unit-tested without Next.
+// body types, CSRF, and per-client-address rate limits on the expensive routes, counted in the
+// store so all instances share them (lib/security/limits.ts). A function of the request's
+// method, URL and headers plus the limits, so it is unit-tested without Next.
 
 export type RateClass = "query" | "upload" | "auth" | "admin";
 
@@ -19,13 +22,12 @@ export interface RoutePolicy {
 
 export interface ScreenSettings {
   buckets: Record<RateClass, BucketSpec>;
-  /** All clients together, per class: forged client keys cannot exceed this. */
-  globalFactor: number;
   maxJsonBytes: number;
   maxUploadBytes: number;
   maxUrlLength: number;
   maxQueryParams: number;
-  trustedHops: number;
+  /** Proxies whose X-Forwarded-For entries are believed (GRAFT_TRUSTED_PROXIES). */
+  trusted: BlockList;
   allowedOrigins: string[];
 }
 
@@ -54,12 +56,11 @@ export function screenSettingsFromEnv(env?: Env): ScreenSettings {
   const bucket = (cls: RateClass) => (c.GRAFT_RATE_LIMITS === "off" ? OFF : parseBucketSpec(c[RATE_SETTING[cls]], DEFAULT_BUCKETS[cls], RATE_SETTING[cls]));
   return {
     buckets: { query: bucket("query"), upload: bucket("upload"), auth: bucket("auth"), admin: bucket("admin") },
-    globalFactor: 20,
     maxJsonBytes: c.GRAFT_MAX_JSON_KB * KB,
     maxUploadBytes: resolveLimits({}, c).maxBytes + MULTIPART_OVERHEAD,
     maxUrlLength: 4096,
     maxQueryParams: 64,
-    trustedHops: c.GRAFT_TRUSTED_PROXIES,
+    trusted: trustedProxies(c.GRAFT_TRUSTED_PROXIES),
     allowedOrigins: allowedOriginsFromEnv(env),
   };
 }
@@ -78,6 +79,9 @@ const isUploadType = (contentType: string) => /^(multipart\/form-data|applicatio
 
 /** A pasted paper longer than this costs as much to parse and extract as an uploaded file. */
 const LARGE_QUERY_BODY = 64 * KB;
+
+/** Where passwords are tried (the sign-in form posts to the first). */
+const SIGN_IN_PATH = /^\/(api\/auth\/login|api\/(login|signin|signup|register)|login|signin)$/;
 
 /** Which limits apply to a request. Paths are matched after Next's normalisation (no trailing slash). */
 export function routePolicy(
@@ -98,8 +102,9 @@ export function routePolicy(
   if (p.startsWith("/api/uploads") || p.startsWith("/api/upload")) return { rate: "upload", maxBodyBytes: s.maxUploadBytes };
   // The admin's corpus upload (issue 19) carries a papers file: the upload size, not the admin JSON cap.
   if (m === "POST" && p === "/api/admin/corpora/import") return { rate: "admin", maxBodyBytes: s.maxUploadBytes };
-  if (STATE_CHANGING.has(m) && (/^\/api\/(auth|login|logout|session|signin|signup|register)\b/.test(p) || p === "/login" || p === "/signin"))
-    return { rate: "auth", maxBodyBytes: 64 * KB };
+  if (STATE_CHANGING.has(m) && SIGN_IN_PATH.test(p)) return { rate: "auth", maxBodyBytes: 64 * KB };
+  // Signing out and the session probe are not password guesses: they must not use up the sign-in allowance.
+  if (p.startsWith("/api/auth/")) return { maxBodyBytes: 64 * KB };
   if (STATE_CHANGING.has(m) && p.startsWith("/api/admin/")) return { rate: "admin", maxBodyBytes: 64 * KB };
   return { maxBodyBytes: s.maxJsonBytes };
 }
@@ -109,7 +114,6 @@ export interface ScreenInput {
   /** Path and query as received. */
   url: URL;
   headers: Headers;
-  now?: number;
 }
 
 export type ScreenVerdict =
@@ -117,7 +121,7 @@ export type ScreenVerdict =
 
 export interface Screen {
   settings: ScreenSettings;
-  check(input: ScreenInput): ScreenVerdict;
+  check(input: ScreenInput): Promise<ScreenVerdict>;
 }
 
 const reject = (status: number, code: string, message: string, headers: Record<string, string> = {}): ScreenVerdict => ({
@@ -128,16 +132,14 @@ const reject = (status: number, code: string, message: string, headers: Record<s
   headers,
 });
 
-export function createScreen(settings: ScreenSettings): Screen {
-  const perClient = {} as Record<RateClass, TokenBucketLimiter>;
-  const global = {} as Record<RateClass, TokenBucketLimiter>;
-  for (const c of Object.keys(settings.buckets) as RateClass[]) {
-    const b = settings.buckets[c];
-    perClient[c] = new TokenBucketLimiter(b);
-    global[c] = new TokenBucketLimiter({ perMinute: b.perMinute * settings.globalFactor, burst: b.burst * settings.globalFactor });
-  }
+/** One limit per class, counted in `db` (shared by every instance on that store) or, without one, in memory. */
+export function addressLimits(buckets: Record<RateClass, BucketSpec>, db?: Db): Record<RateClass, Limit> {
+  return Object.fromEntries((Object.keys(buckets) as RateClass[]).map((c) => [c, new Limit(`${c}:addr`, buckets[c], db)])) as Record<RateClass, Limit>;
+}
 
-  function check({ method, url, headers, now = Date.now() }: ScreenInput): ScreenVerdict {
+export function createScreen(settings: ScreenSettings, limits: Record<RateClass, Limit> = addressLimits(settings.buckets)): Screen {
+  /** Everything but the rate limits: decided from the request alone. */
+  function checkRequest({ method, url, headers }: ScreenInput): ScreenVerdict | RoutePolicy {
     const m = method.toUpperCase();
     // ── URL limits ──
     if (url.pathname.length + url.search.length > settings.maxUrlLength)
@@ -170,22 +172,24 @@ export function createScreen(settings: ScreenSettings): Screen {
       }
     }
 
-    // ── rate limits ──
+    return policy;
+  }
+
+  async function check(input: ScreenInput): Promise<ScreenVerdict> {
+    const policy = checkRequest(input);
+    if ("ok" in policy) return policy;
     if (!policy.rate) return { ok: true, headers: {} };
-    const key = clientKey(headers, settings.trustedHops);
-    const mine = perClient[policy.rate].take(key, now);
-    const all = mine.allowed ? global[policy.rate].take("*", now) : mine;
-    const info = { "RateLimit-Limit": String(mine.limit), "RateLimit-Remaining": String(mine.remaining) };
-    if (!mine.allowed || !all.allowed) {
-      const wait = Math.max(mine.retryAfterSec, all.retryAfterSec);
-      const message =
-        policy.rate === "auth"
-          ? // Said plainly: the pause holds for the right password too, so a user does not think theirs stopped working.
-            `Too many sign-in attempts from your network address. Signing in is paused for ${wait} s, and until then even the right password is refused; wait, then try again.`
-          : `Too many ${policy.rate} requests; try again in ${wait} s.`;
-      return reject(429, "rate_limited", message, { ...info, "Retry-After": String(wait) });
-    }
-    return { ok: true, headers: info };
+    const address = normaliseAddress(clientAddress(input.headers, settings.trusted));
+    const d = await limits[policy.rate].take(address);
+    const info = { "RateLimit-Limit": String(d.limit), "RateLimit-Remaining": String(d.remaining) };
+    if (d.allowed) return { ok: true, headers: info };
+    const wait = d.retryAfterSec;
+    const message =
+      policy.rate === "auth"
+        ? // Said plainly: the pause holds for the right password too, so a user does not think theirs stopped working.
+          `Too many sign-in attempts from your network address (${address}). Signing in from it is paused for ${wait} s, and until then even the right password is refused; wait, then try again.`
+        : `Too many ${policy.rate} requests from your network address (${address}); try again in ${wait} s.`;
+    return reject(429, "rate_limited", message, { ...info, "Retry-After": String(wait) });
   }
 
   return { settings, check };
@@ -198,11 +202,11 @@ function formatSize(n: number): string {
 // One screen per server process (proxy.ts and tests reset it through resetScreen).
 const holder = globalThis as unknown as { graftScreen?: Screen };
 
+/** The server's screen: its limits counted in the store (getDb), shared with every other instance. */
 export function getScreen(): Screen {
-  return (holder.graftScreen ??= createScreen(screenSettingsFromEnv()));
-}
-
-export function resetScreen(settings?: ScreenSettings): Screen {
-  holder.graftScreen = createScreen(settings ?? screenSettingsFromEnv());
+  if (!holder.graftScreen) {
+    const settings = screenSettingsFromEnv();
+    holder.graftScreen = createScreen(settings, addressLimits(settings.buckets, getDb()));
+  }
   return holder.graftScreen;
 }

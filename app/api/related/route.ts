@@ -1,4 +1,5 @@
 import { getDb } from "@/lib/db/client";
+import { queryGate } from "@/lib/http/admission";
 import { handleRelatedRequest } from "@/lib/query/request";
 
 export const dynamic = "force-dynamic";
@@ -17,5 +18,5 @@ export const runtime = "nodejs";
  * the extractor are loaded once per process and shared (lib/retrieve/graph-store.ts, lib/query/services.ts).
  */
 export async function POST(req: Request): Promise<Response> {
-  return handleRelatedRequest(getDb(), req);
+  return queryGate().run(() => handleRelatedRequest(getDb(), req));
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { corpusName, NotFoundError } from "@/lib/corpus/browse";
 import { getDb } from "@/lib/db/client";
+import { queryGate } from "@/lib/http/admission";
 import { searchParamsObject } from "@/lib/http/respond";
 import { segmentCandidates } from "@/lib/http/segments";
 import { queryErrorResponse } from "@/lib/query/errors";
@@ -20,9 +21,14 @@ const params = z.object({
  * GET /api/papers/:corpus/:id/related?k=20&retriever=dense-graph&fusion=graph-rrf&facets=problems,methods&yearFrom=&yearTo=&venue=&direction=both
  * → related papers with provenance ("why related") and per-facet lists: the RelatedResult of
  * lib/query/types.ts. Works for corpus papers and for the corpus's stored out-of-corpus query
- * papers. The graph is loaded once per process (lib/retrieve/graph-store.ts) and shared.
+ * papers. The graph is loaded once per process (lib/retrieve/graph-store.ts) and shared. Past
+ * GRAFT_MAX_CONCURRENT_QUERIES queries at once: 503 with Retry-After (lib/http/admission.ts).
  */
 export async function GET(req: Request, ctx: { params: Promise<{ corpus: string; id: string }> }): Promise<Response> {
+  return queryGate().run(() => related(req, ctx));
+}
+
+async function related(req: Request, ctx: { params: Promise<{ corpus: string; id: string }> }): Promise<Response> {
   try {
     const { corpus, id } = params.parse(await ctx.params);
     const options = relatedOptions.parse(searchParamsObject(new URL(req.url).searchParams));
