@@ -18,6 +18,7 @@ import type { Db } from "@/lib/db/client";
 import { CodedError } from "@/lib/errors";
 import { errorResponse, HttpError, json, jsonError, parseWith, STATUS_OF_CODE } from "@/lib/http/respond";
 import { formatBytes, resolveLimits } from "@/lib/input/limits";
+import { gzipUnpackedSize } from "@/lib/unpack";
 import { safeName } from "./library-file";
 
 /** The form's format choice: one of the import formats, or "detect" (told from the name and first line, as the CLI does). */
@@ -119,6 +120,8 @@ export async function importUploadedFiles(
       const name = safeName(f.name);
       if (names.includes(name)) throw new CorpusUploadError(`Two files are named ${name}: upload each file once.`);
       names.push(name);
+      // A gzip bomb is refused here (413), counting as it unpacks, before any reader holds it whole.
+      await gzipUnpackedSize(f.bytes, name);
       writeFileSync(path.join(dir, name), f.bytes);
     }
     const source = names.length === 1 ? path.join(dir, names[0]) : dir;

@@ -4,22 +4,25 @@
  * Unicode, DOIs and years.
  */
 import { readFileSync } from "node:fs";
-import { gunzipSync } from "node:zlib";
+import { basename } from "node:path";
 import { parse as parseBibtex, type Options as BibtexOptions } from "@retorquere/bibtex-parser";
+import { gunzipCapped, isGzip, UnpackLimitError } from "@/lib/unpack";
 
 export type TextResult = { ok: true; text: string } | { ok: false; line: number; message: string };
 
 /**
  * The text of a (possibly gzipped) export file. UTF-8 with or without a byte-order mark, or
  * UTF-16 with one (some Windows tools export RIS that way); anything else that is not valid
- * UTF-8 is refused with the first bad line, rather than imported as mojibake.
+ * UTF-8 is refused with the first bad line, rather than imported as mojibake. A gzip that
+ * expands beyond GRAFT_MAX_UNPACKED_MB throws UnpackLimitError (too_large) as soon as it passes it.
  */
 export function readTextFile(file: string): TextResult {
   let buf: Buffer = readFileSync(file);
-  if (buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
+  if (isGzip(buf)) {
     try {
-      buf = gunzipSync(buf);
+      buf = gunzipCapped(buf, basename(file));
     } catch (err) {
+      if (err instanceof UnpackLimitError) throw err;
       return { ok: false, line: 0, message: `cannot decompress the file: ${(err as Error).message}` };
     }
   }
