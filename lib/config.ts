@@ -151,6 +151,11 @@ export const SETTINGS = {
     secret: true,
     doc: "`file:<path>` for the embedded SQLite store, `postgresql://user:pass@host:port/db` for PostgreSQL",
   }),
+  GRAFT_DB_BUSY_MS: s({
+    schema: wholeNumber(0),
+    default: 5000,
+    doc: "how long a SQLite statement waits for another process's lock; then the request is answered 503 `store_unavailable` with `Retry-After`",
+  }),
   GRAFT_DATA_ROOT: s({
     schema: text(),
     default: ".graft",
