@@ -5,8 +5,7 @@
  * transaction, idempotent) — so a rejected file writes nothing and a second upload of the same
  * file writes nothing new. The route checks the admin session; this file does the rest.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { corpusName } from "@/lib/corpus/browse";
@@ -18,6 +17,7 @@ import type { Db } from "@/lib/db/client";
 import { CodedError } from "@/lib/errors";
 import { errorResponse, HttpError, json, jsonError, parseWith, STATUS_OF_CODE } from "@/lib/http/respond";
 import { formatBytes, resolveLimits } from "@/lib/input/limits";
+import { makeTempDir } from "@/lib/temp-dir";
 import { gzipUnpackedSize } from "@/lib/unpack";
 import { safeName } from "./library-file";
 
@@ -111,7 +111,7 @@ export async function importUploadedFiles(
   files: { name: string; bytes: Uint8Array }[],
   form: z.output<typeof corpusUploadForm>,
 ): Promise<CorpusUploadResult> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "graft-import-"));
+  const dir = makeTempDir("graft-import");
   // Paths in reader messages are the temp copy's: show the uploaded name only.
   const local = (message: string) => message.split(dir + path.sep).join("");
   try {

@@ -4,8 +4,7 @@
  * `graft import --format bibtex|ris` would: a broken entry is reported as `file:line: message`
  * and rejects the file as a whole (the browser keeps the library it had).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { CorpusFormatError, formatIssue } from "@/lib/corpus/read";
 import { readBibtex } from "@/lib/corpus/formats/bibtex";
@@ -14,6 +13,7 @@ import { sniffLine } from "@/lib/corpus/formats/detect";
 import { readRis } from "@/lib/corpus/formats/ris";
 import { CodedError } from "@/lib/errors";
 import { errorResponse, json, jsonError } from "@/lib/http/respond";
+import { makeTempDir } from "@/lib/temp-dir";
 import { gzipUnpackedSize } from "@/lib/unpack";
 import type { Library, LibraryEntry } from "./library";
 
@@ -82,7 +82,7 @@ export async function readLibraryFile(name: string, bytes: Uint8Array): Promise<
       `${fileName}: not a BibTeX (.bib) or RIS (.ris) file: export your library from Zotero, Mendeley or JabRef in one of those formats`,
     );
   // The readers take a path (they also read gzip and UTF-16 exports): hand them a private copy.
-  const dir = mkdtempSync(path.join(os.tmpdir(), "graft-library-"));
+  const dir = makeTempDir("graft-library");
   try {
     const file = path.join(dir, fileName);
     writeFileSync(file, bytes);
