@@ -4,8 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { listCorpora } from "@/lib/corpus/browse";
 import { createDb } from "@/lib/db/client";
+import { pgPoolConfig } from "@/lib/db/config";
 import { storeFault, StoreUnavailableError } from "@/lib/db/faults";
 import { createTestDb, testProvider, type TestDb } from "@/lib/db/testing";
 import { handleRoute } from "./respond";
@@ -48,11 +50,11 @@ describe("store faults map to 503 store_unavailable with Retry-After", () => {
   });
 });
 
-describe("a locked SQLite store answers 503 + Retry-After, writes nothing, recovers", { concurrency: false }, () => {
+describe(`the store's own faults answer 503 + Retry-After, write nothing, recover (${testProvider})`, { concurrency: false }, () => {
   let t: TestDb;
   const saved = process.env.GRAFT_DB_BUSY_MS;
   before(async () => {
-    // A short busy timeout keeps the test quick; the default (5 s) behaves the same, later.
+    // A short busy timeout keeps the SQLite test quick; the default (5 s) behaves the same, later.
     process.env.GRAFT_DB_BUSY_MS = "100";
     t = await createTestDb();
   });
@@ -61,9 +63,7 @@ describe("a locked SQLite store answers 503 + Retry-After, writes nothing, recov
     process.env.GRAFT_DB_BUSY_MS = saved;
   });
 
-  // SQLite's file lock; a PostgreSQL store's faults are the unreachable-server case below.
-  if (testProvider !== "sqlite") return;
-  test("SQLite held by BEGIN EXCLUSIVE from another connection: reads and writes get 503 busy; released, both succeed", async () => {
+  const sqliteLock = async () => {
     assert.equal((await corporaRoute(t.db)(get())).status, 200, "the store answers before the lock");
     const other = new Database(t.config.file as string);
     other.exec("BEGIN EXCLUSIVE");
@@ -84,7 +84,33 @@ describe("a locked SQLite store answers 503 + Retry-After, writes nothing, recov
     assert.equal((await createRoute(t.db)(get())).status, 200, "writes again without a restart");
     assert.equal((await corporaRoute(t.db)(get())).status, 200);
     assert.equal(await t.db.corpus.count(), 1);
-  });
+  };
+
+  const pgTerminated = async () => {
+    const admin = new pg.Client(pgPoolConfig(t.config.url));
+    await admin.connect();
+    try {
+      const slow = handleRoute(async (_req: Request) => t.db.$queryRaw`SELECT pg_sleep(30) AS graft_fault_test`)(get());
+      // Wait for the statement to be running, then end its connection as an administrator would.
+      let ended = 0;
+      while (ended === 0) {
+        const r = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%graft_fault_test%' AND pid <> pg_backend_pid()");
+        ended = r.rowCount ?? 0;
+      }
+      const res = await slow;
+      assert.equal(res.status, 503);
+      assert.equal(res.headers.get("retry-after"), "30");
+      assert.match(((await res.json()) as ApiErrorBody).error.message, /cannot be reached/);
+    } finally {
+      await admin.end();
+    }
+    assert.equal((await createRoute(t.db)(get())).status, 200, "the pool reconnects: served again without a restart");
+    assert.equal(await t.db.corpus.count(), 1);
+  };
+
+  if (testProvider === "sqlite")
+    test("SQLite held by BEGIN EXCLUSIVE from another connection: reads and writes get 503 busy; released, both succeed", sqliteLock);
+  else test("PostgreSQL ends the connection mid-statement (57P01): 503 gone; the next request is served", pgTerminated);
 });
 
 describe("a store that is gone answers 503 and is never created by accident", () => {
@@ -103,7 +129,7 @@ describe("a store that is gone answers 503 and is never created by accident", ()
     assert.ok(err instanceof StoreUnavailableError);
     assert.match(err.message, /does not exist: create it with `npm run graft -- db migrate`/);
     assert.equal(existsSync(file), false);
-    const res = await handleRoute(async () => {
+    const res = await handleRoute(async (_req: Request) => {
       throw err;
     })(get());
     assert.equal(res.status, 503);
