@@ -86,6 +86,30 @@ describe(`the store's own faults answer 503 + Retry-After, write nothing, recove
     assert.equal(await t.db.corpus.count(), 1);
   };
 
+  // A full disk, for real: SQLite refuses to grow the file past max_page_count with SQLITE_FULL.
+  const sqliteFull = async () => {
+    const before = await t.db.corpus.count();
+    const pages = Number((await t.db.$queryRawUnsafe<{ page_count: bigint }[]>("PRAGMA page_count"))[0].page_count);
+    await t.db.$queryRawUnsafe(`PRAGMA max_page_count = ${pages + 2}`);
+    const fill = handleRoute(async (_req: Request) =>
+      t.db.$transaction(async (tx) => {
+        for (let i = 0; i < 50; i++) await tx.corpus.create({ data: { name: `full-${i}`, description: "x".repeat(4000) } });
+        return { created: 50 };
+      }),
+    );
+    try {
+      const res = await fill(get());
+      assert.equal(res.status, 503);
+      assert.equal(res.headers.get("retry-after"), "60");
+      assert.match(((await res.json()) as ApiErrorBody).error.message, /disk is full/);
+      assert.equal(await t.db.corpus.count(), before, "the transaction wrote nothing");
+    } finally {
+      await t.db.$queryRawUnsafe("PRAGMA max_page_count = 1073741823");
+    }
+    assert.equal((await fill(get())).status, 200, "space freed: the same write succeeds without a restart");
+    assert.equal(await t.db.corpus.count(), before + 50);
+  };
+
   const pgTerminated = async () => {
     const admin = new pg.Client(pgPoolConfig(t.config.url));
     await admin.connect();
@@ -108,9 +132,10 @@ describe(`the store's own faults answer 503 + Retry-After, write nothing, recove
     assert.equal(await t.db.corpus.count(), 1);
   };
 
-  if (testProvider === "sqlite")
+  if (testProvider === "sqlite") {
     test("SQLite held by BEGIN EXCLUSIVE from another connection: reads and writes get 503 busy; released, both succeed", sqliteLock);
-  else test("PostgreSQL ends the connection mid-statement (57P01): 503 gone; the next request is served", pgTerminated);
+    test("SQLite out of space (SQLITE_FULL): 503 full, the transaction wrote nothing; with space, the write succeeds", sqliteFull);
+  } else test("PostgreSQL ends the connection mid-statement (57P01): 503 gone; the next request is served", pgTerminated);
 });
 
 describe("a store that is gone answers 503 and is never created by accident", () => {

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createDeflate, createGzip, type Deflate, type Gzip, gzipSync } from "node:zlib";
+import { readTextFile } from "@/lib/corpus/formats/text";
 import { createTestDb, testProvider, type TestDb } from "@/lib/db/testing";
 import type { ApiErrorBody } from "@/lib/http/types";
 import { InputError, paperFromPdf } from "@/lib/input";
@@ -131,6 +135,20 @@ describe("decompression bombs are refused at the cap (issue 28)", { concurrency:
     assert.match(err.message, /The PDF expands beyond 64 MB/);
     assert.ok(ms < 3000, `took ${ms} ms`);
     assert.ok(rssGrowth < 50 * MiB, `resident set grew ${rssGrowth} bytes`);
+  });
+
+  test("`graft import` of a gzipped .bib bomb: the whole-file reader stops at the cap (zlib maxOutputLength)", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "graft-bomb-"));
+    try {
+      const file = path.join(dir, "library.bib");
+      writeFileSync(file, gzBomb);
+      assert.throws(
+        () => readTextFile(file),
+        (e: unknown) => e instanceof UnpackLimitError && /library\.bib expands beyond 64 MB/.test(e.message),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("inputs within the cap are read as before: a small gzipped .bib, a small PDF stream", async () => {
