@@ -27,7 +27,7 @@ function* rawStreams(bytes: Uint8Array): Generator<RawStream> {
     const start = m.index + m[0].length;
     const head = text.slice(Math.max(0, m.index - DICT_WINDOW), m.index);
     const dict = head.slice(head.lastIndexOf("obj") + 1);
-    const declared = /\/Length\s+(\d+)(?!\s+\d+\s+R)/.exec(dict);
+    const declared = /\/Length\s+(\d+)\b(?!\s+\d+\s+R)/.exec(dict);
     const found = text.indexOf("endstream", start);
     const end = declared ? Math.min(start + Number(declared[1]), text.length) : found === -1 ? text.length : found;
     yield { dict, start, end };

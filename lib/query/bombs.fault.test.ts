@@ -32,15 +32,16 @@ async function compressed(stream: Gzip | Deflate, mib: number, fill = 0): Promis
 }
 
 /** A one-page PDF whose content stream is `flate` (FlateDecode), written by hand so its stream is exactly that. */
-function pdfWithStream(flate: Buffer): Uint8Array {
+function pdfWithStream(flate: Buffer, lengthAs: "direct" | "indirect" = "direct"): Uint8Array {
+  const length = lengthAs === "direct" ? String(flate.length) : "5 0 R";
   const head = Buffer.from(
     "%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n" +
       "2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n" +
       "3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>\nendobj\n" +
-      `4 0 obj\n<< /Length ${flate.length} /Filter /FlateDecode >>\nstream\n`,
+      `4 0 obj\n<< /Length ${length} /Filter /FlateDecode >>\nstream\n`,
     "latin1",
   );
-  const tail = Buffer.from("\nendstream\nendobj\ntrailer\n<< /Root 1 0 R /Size 5 >>\n%%EOF\n", "latin1");
+  const tail = Buffer.from(`\nendstream\nendobj\n5 0 obj\n${flate.length}\nendobj\ntrailer\n<< /Root 1 0 R /Size 6 >>\n%%EOF\n`, "latin1");
   return new Uint8Array(Buffer.concat([head, flate, tail]));
 }
 
@@ -117,7 +118,10 @@ describe("decompression bombs are refused at the cap (issue 28)", { concurrency:
   });
 
   test("a PDF hiding a 300 MB stream: too_large (413) before pdf.js inflates it", async () => {
-    const pdf = pdfWithStream(await compressed(createDeflate({ level: 9 }), 300, 0x20));
+    const flate = await compressed(createDeflate({ level: 9 }), 300, 0x20);
+    // Its length given indirectly ("5 0 R"), the stream is found by its endstream keyword instead.
+    await assert.rejects(paperFromPdf(pdfWithStream(flate, "indirect")), (e: unknown) => e instanceof InputError && e.code === "too_large");
+    const pdf = pdfWithStream(flate);
     assert.ok(pdf.length < MiB, `PDF is ${pdf.length} bytes`);
     const {
       value: err,
