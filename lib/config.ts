@@ -158,6 +158,11 @@ export const SETTINGS = {
     secret: true,
     doc: "`file:<path>` for the embedded SQLite store, `postgresql://user:pass@host:port/db` for PostgreSQL",
   }),
+  GRAFT_DB_BUSY_MS: s({
+    schema: wholeNumber(0),
+    default: 5000,
+    doc: "how long a SQLite statement waits for another process's lock; then the request is answered 503 `store_unavailable` with `Retry-After`",
+  }),
   GRAFT_DATA_ROOT: s({
     schema: text(),
     default: ".graft",
@@ -230,6 +235,11 @@ export const SETTINGS = {
   GRAFT_MAX_UPLOAD_MB: s({ schema: positiveNumber(), default: 20, doc: "largest uploaded or pasted paper, in MB" }),
   GRAFT_MAX_PDF_PAGES: s({ schema: wholeNumber(1), default: 100, doc: "most pages of an uploaded PDF" }),
   GRAFT_MAX_JSON_KB: s({ schema: wholeNumber(1), default: 1024, doc: "largest JSON request body, in KB" }),
+  GRAFT_MAX_UNPACKED_MB: s({
+    schema: positiveNumber(),
+    default: 64,
+    doc: "most a compressed input (a gzipped upload or import file, a PDF's compressed streams) may expand to, in MB; more is refused while unpacking",
+  }),
   // web server
   GRAFT_RATE_QUERY: s({
     schema: rateSpec(),

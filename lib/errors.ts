@@ -13,7 +13,11 @@ export type ErrorCode =
   /** A set-up step is missing: a graph build, a trained model (409); the message names the step. */
   | "not_ready"
   /** The request contradicts the current state (409). */
-  | "conflict";
+  | "conflict"
+  /** The input is larger than a limit allows, e.g. a compressed file that expands too far (413). */
+  | "too_large"
+  /** The store (database) is busy, full or unreachable for now (503, with a Retry-After). */
+  | "store_unavailable";
 
 export class CodedError extends Error {
   constructor(

@@ -19,6 +19,7 @@ import { RelatedGraph } from "../graph/related-graph";
 import { buttonClass, Icon, quietButtonClass } from "../ui";
 import { Composer } from "./composer";
 import { CorpusSwitch } from "./corpus-switch";
+import { setupCommands } from "./setup-command";
 import { readParams, writeParams, type ExploreParams, type Sort } from "./explore-state";
 import { FiltersPanel, FUSION_LABELS, RETRIEVER_LABELS } from "./filters-panel";
 import { LibraryPanel, type LibraryMarks } from "./library-panel";
@@ -241,7 +242,14 @@ export function Explorer() {
           )}
 
           {showError && (
-            <QueryErrorPanel error={err} input={input} onRetry={() => related.refetch()} onReset={reset} onRetriever={(r) => setParams({ retriever: r })} />
+            <QueryErrorPanel
+              error={err}
+              corpus={params.corpus}
+              input={input}
+              onRetry={() => related.refetch()}
+              onReset={reset}
+              onRetriever={(r) => setParams({ retriever: r })}
+            />
           )}
 
           {result && !showError && (
@@ -586,12 +594,14 @@ const INPUT_PROBLEMS = new Set<string>([
 
 function QueryErrorPanel({
   error,
+  corpus,
   input,
   onRetry,
   onReset,
   onRetriever,
 }: {
   error: Error;
+  corpus: string;
   input: QueryInput;
   onRetry: () => void;
   onReset: () => void;
@@ -618,7 +628,7 @@ function QueryErrorPanel({
       <p className="font-semibold text-danger">{title}</p>
       <p className="mt-1 text-sm text-ink">{error.message}</p>
       {code === "not_ready" && (
-        <pre className="mt-3 overflow-x-auto rounded-md bg-ink px-3 py-2 font-mono text-xs text-white">npm run graft -- build --stage graph</pre>
+        <pre className="mt-3 overflow-x-auto rounded-md bg-ink px-3 py-2 font-mono text-xs text-white">{setupCommands(error.message, corpus)}</pre>
       )}
       <div className="mt-3 flex flex-wrap gap-2">
         {inputProblem || code === "not_found" ? (

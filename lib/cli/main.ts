@@ -8,6 +8,7 @@ import { NotFoundError } from "@/lib/corpus/browse";
 import { disconnectDb } from "@/lib/db/client";
 import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { registerBuild } from "./commands/build";
+import { registerBuilds } from "./commands/builds";
 import { registerCorpus } from "./commands/corpus";
 import { registerAudit } from "./commands/audit";
 import { registerDb } from "./commands/db";
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerAudit(program);
   registerFitEncoder(program);
   registerBuild(program);
+  registerBuilds(program);
   registerJobs(program);
   registerQuery(program);
   registerUser(program);

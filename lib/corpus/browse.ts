@@ -152,17 +152,23 @@ export async function listPapers(db: Db, query: PaperListQuery): Promise<PaperLi
       ? { year: { ...(query.yearFrom !== undefined ? { gte: query.yearFrom } : {}), ...(query.yearTo !== undefined ? { lte: query.yearTo } : {}) } }
       : {}),
   };
+  const orderBy = [{ year: "desc" as const }, { title: "asc" as const }];
+  const skip = (query.page - 1) * query.pageSize;
+  const page = { corpus: corpus.name, page: query.page, pageSize: query.pageSize };
+  if (query.q && /[%_]/.test(query.q)) {
+    // Prisma's `contains` is SQL LIKE, where % and _ are wildcards (not escaped): its matches are
+    // a superset of the titles holding the text, so the literal ones are kept here.
+    const text = query.q.toLowerCase();
+    const like = await db.paper.findMany({ where, select: { id: true, titleSearch: true }, orderBy });
+    const ids = like.filter((p) => p.titleSearch.includes(text)).map((p) => p.id);
+    const rows = await db.paper.findMany({ where: { id: { in: ids.slice(skip, skip + query.pageSize) } }, select: summarySelect, orderBy });
+    return { ...page, total: ids.length, items: rows.map(toSummary) };
+  }
   const [total, rows] = await Promise.all([
     db.paper.count({ where }),
-    db.paper.findMany({
-      where,
-      select: summarySelect,
-      orderBy: [{ year: "desc" }, { title: "asc" }],
-      skip: (query.page - 1) * query.pageSize,
-      take: query.pageSize,
-    }),
+    db.paper.findMany({ where, select: summarySelect, orderBy, skip, take: query.pageSize }),
   ]);
-  return { corpus: corpus.name, total, page: query.page, pageSize: query.pageSize, items: rows.map(toSummary) };
+  return { ...page, total, items: rows.map(toSummary) };
 }
 
 /** A paper with its facets, references and citers; null when the corpus has no such paper. */

@@ -4,6 +4,7 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import { config as settings } from "@/lib/config";
 import { type DbConfig, pgPoolConfig } from "./config";
 
 // The schema engine reads PostgreSQL catalog columns of type "char" (OID 18), which the
@@ -33,12 +34,20 @@ class CatalogFriendlyClient extends pg.Client {
   }
 }
 
-/** The Prisma driver-adapter factory for a configured store (shared by client and migrations). */
-export function adapterFactory(config: DbConfig): SqlMigrationAwareDriverAdapterFactory {
+/**
+ * The Prisma driver-adapter factory for a configured store (shared by client and migrations).
+ * Only migrations (`create`) may create a SQLite file: anything else opening a missing one
+ * would leave an empty, table-less store behind.
+ */
+export function adapterFactory(config: DbConfig, options: { create?: boolean } = {}): SqlMigrationAwareDriverAdapterFactory {
   if (config.provider === "sqlite") {
-    if (config.file && config.file !== ":memory:") mkdirSync(path.dirname(config.file), { recursive: true });
+    const file = config.file && config.file !== ":memory:" ? config.file : null;
+    if (file && options.create) mkdirSync(path.dirname(file), { recursive: true });
     // The shadow database (for diffing migrations) is a throwaway in-memory one.
-    return new PrismaBetterSqlite3({ url: config.file ?? ":memory:" }, { shadowDatabaseUrl: ":memory:" });
+    return new PrismaBetterSqlite3(
+      { url: config.file ?? ":memory:", timeout: settings().GRAFT_DB_BUSY_MS, fileMustExist: file !== null && !options.create },
+      { shadowDatabaseUrl: ":memory:" },
+    );
   }
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg.PoolConfig types Client narrower than pg.Client
   return new PrismaPg({ ...pgPoolConfig(config.url), Client: CatalogFriendlyClient as any });

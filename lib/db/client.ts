@@ -1,7 +1,9 @@
 import { PrismaClient } from "@/lib/generated/sqlite/client";
 import { PrismaClient as PgPrismaClient } from "@/lib/generated/postgres/client";
 import { adapterFactory } from "./adapter";
+import { existsSync } from "node:fs";
 import { type DbConfig, type DbProvider, dbConfig } from "./config";
+import { StoreUnavailableError } from "./faults";
 
 /**
  * Both generated clients expose the same model API (they come from one schema); the
@@ -14,7 +16,15 @@ export type Db = PrismaClient;
 const providers: WeakMap<object, DbProvider> = ((globalThis as unknown as { graftDbProviders?: WeakMap<object, DbProvider> }).graftDbProviders ??=
   new WeakMap());
 
+/**
+ * A client for the configured store. A SQLite file that does not exist is not created (that is
+ * `graft db migrate`'s job): the error says so, and a request gets 503 until it exists.
+ */
 export function createDb(config: DbConfig = dbConfig()): Db {
+  if (config.provider === "sqlite" && config.file && config.file !== ":memory:" && !existsSync(config.file))
+    throw new StoreUnavailableError("gone", {
+      message: `The SQLite store ${config.file} does not exist: create it with \`npm run graft -- db migrate\` (or point DATABASE_URL at an existing store).`,
+    });
   const adapter = adapterFactory(config);
   const db = config.provider === "sqlite" ? new PrismaClient({ adapter }) : (new PgPrismaClient({ adapter }) as unknown as Db);
   providers.set(db, config.provider);

@@ -38,7 +38,7 @@ async function withEngine<T>(config: DbConfig, fn: (engine: SchemaEngine, schema
   const file = schemaPath(config.provider);
   const schema = await readFile(file, "utf8");
   const logs: string[] = [];
-  const safe = migrationSafe(adapterFactory(config));
+  const safe = migrationSafe(adapterFactory(config, { create: true }));
   const factory = bindMigrationAwareSqlAdapterFactory(safe);
   const Engine = await loadSchemaEngine();
   const engine = await Engine.new({ datamodels: [[file, schema]] }, (line: string) => logs.push(line), factory);

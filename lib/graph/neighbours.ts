@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { latestBuildWith } from "@/lib/builds/build-dir";
+import { DamagedBuildError, newestIntactBuildWith } from "@/lib/builds/integrity";
 import type { Db } from "@/lib/db/client";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { dataRoot } from "@/lib/paths";
@@ -138,7 +138,12 @@ export async function paperNeighbours(db: Db, paperId: number, options: PaperNei
   const perFacet = options.perFacet ?? 20;
   const paper = await db.paper.findUnique({ where: { id: paperId }, select: { corpusId: true, corpus: { select: { name: true } } } });
   if (!paper) return null;
-  const build = await latestBuildWith(db, paper.corpusId, "graph.csr");
+  // Every graph build damaged: the paper is still shown, without neighbours (the log names the rebuild).
+  const build = await newestIntactBuildWith(db, paper.corpusId, "graph.csr", "graph").catch((err: unknown) => {
+    if (!(err instanceof DamagedBuildError)) throw err;
+    console.warn(`[graft] ${err.message}`);
+    return null;
+  });
   if (!build) return null;
   const params = JSON.parse(build.params) as { alpha?: number; beta?: number };
   const head = { build: build.id, alpha: params.alpha ?? 0.75, beta: params.beta ?? 0.25 };

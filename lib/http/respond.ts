@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { storeFault } from "@/lib/db/faults";
 import { CodedError, type ErrorCode } from "@/lib/errors";
 import type { ApiErrorBody, ApiErrorCode, ApiIssue } from "./types";
 
@@ -14,6 +15,8 @@ export const STATUS_OF_CODE = {
   not_found: 404,
   not_ready: 409,
   conflict: 409,
+  too_large: 413,
+  store_unavailable: 503,
 } as const satisfies Record<ErrorCode, number>;
 
 /** A route handler's own error with a specific status and typed body (the core throws CodedErrors). */
@@ -72,17 +75,33 @@ function isMissingTable(err: unknown): boolean {
   return typeof err === "object" && err !== null && "code" in err && (err as { code: unknown }).code === "P2021";
 }
 
+/** A known error's answer: its status, body and any headers (Retry-After for a store fault). */
+export interface KnownError {
+  status: number;
+  body: ApiErrorBody;
+  headers?: Record<string, string>;
+}
+
 /**
- * Status and body of a known error (zod, a route's HttpError, any coded error of the core), or
- * null for an unexpected one. lib/query/errors.ts adds its own errors in front of this.
+ * Status and body of a known error (zod, a route's HttpError, any coded error of the core, a
+ * store that is busy, full or gone), or null for an unexpected one. lib/query/errors.ts adds its
+ * own errors in front of this.
  */
-export function knownErrorBody(err: unknown): { status: number; body: ApiErrorBody } | null {
+export function knownErrorBody(err: unknown): KnownError | null {
   if (err instanceof z.ZodError) {
     const issues = zodIssues(err);
     const summary = issues.map((i) => (i.path === "(root)" ? i.message : `${i.path}: ${i.message}`)).join("; ");
     return { status: 400, body: { error: { code: "invalid_request", message: `Invalid request: ${summary}`, issues } } };
   }
   if (err instanceof HttpError) return { status: err.status, body: { error: { code: err.code, message: err.message } } };
+  // Before the coded errors: a store fault may arrive wrapped in one (its cause).
+  const fault = storeFault(err);
+  if (fault)
+    return {
+      status: STATUS_OF_CODE[fault.code],
+      body: { error: { code: fault.code, message: fault.message } },
+      headers: { "retry-after": String(fault.retryAfterSeconds) },
+    };
   if (err instanceof CodedError) return { status: STATUS_OF_CODE[err.code], body: { error: { code: err.code, message: err.message } } };
   return null;
 }
@@ -90,7 +109,7 @@ export function knownErrorBody(err: unknown): { status: number; body: ApiErrorBo
 /** Map any thrown value to a typed error response; unknown errors are logged, never leaked. */
 export function errorResponse(err: unknown, context = "request"): Response {
   const known = knownErrorBody(err);
-  if (known) return json(known.body, { status: known.status });
+  if (known) return json(known.body, { status: known.status, headers: known.headers });
   if (isMissingTable(err)) return jsonError(503, "not_ready", "The database has no tables yet. Create them with: npm run graft -- db migrate");
   // A short reference lets an operator find the logged error from what the user reports.
   const ref = randomUUID().slice(0, 8);

@@ -13,7 +13,8 @@ export type ApiErrorCode =
   | "too_large"
   | "length_required"
   | "unsupported_media_type"
-  | "uri_too_long";
+  | "uri_too_long"
+  | "store_unavailable";
 
 export interface ApiIssue {
   /** Dotted path of the offending input field, "(root)" for whole-input checks. */

@@ -5,7 +5,9 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { InputError } from "./errors";
+import { UnpackLimitError } from "@/lib/unpack";
 import { checkSize, resolveLimits, type InputLimits } from "./limits";
+import { checkPdfStreams } from "./pdf-streams";
 import { bodyFontSize, dropRunningLines, findTitle, pageLines, toDocLines, type PdfPageText, type PdfTextItem } from "./pdf-layout";
 import { analyseStructure } from "./structure";
 import { looksLikeTitle } from "./text";
@@ -83,6 +85,16 @@ async function readPage(pdfjs: Pdfjs, doc: PdfDocument, pageNumber: number): Pro
   return { width: viewport.width, height: viewport.height, items };
 }
 
+/** The unpacking cap on the PDF's compressed streams, as the input path's own error (413 too_large). */
+async function checkStreams(bytes: Uint8Array): Promise<void> {
+  try {
+    await checkPdfStreams(bytes);
+  } catch (err) {
+    if (err instanceof UnpackLimitError) throw new InputError("too_large", `${err.message} Upload the paper without embedded data, or paste its text.`);
+    throw err;
+  }
+}
+
 /** A paper from the bytes of a PDF; throws InputError for anything that is not a readable paper. */
 export async function paperFromPdf(bytes: Uint8Array, limits?: Partial<InputLimits>): Promise<InputPaper> {
   const lim = resolveLimits(limits);
@@ -91,6 +103,7 @@ export async function paperFromPdf(bytes: Uint8Array, limits?: Partial<InputLimi
   if (!hasPdfHeader(bytes)) {
     throw new InputError("not_pdf", "The file is not a PDF (it has no %PDF- header); upload the paper as a PDF, or paste its text.");
   }
+  await checkStreams(bytes);
   const pdfjs = await loadPdfjs();
   const task = pdfjs.getDocument({
     // A copy: pdfjs may detach the buffer it is given, and the caller's bytes must stay usable.

@@ -5,8 +5,7 @@
  * transaction, idempotent) — so a rejected file writes nothing and a second upload of the same
  * file writes nothing new. The route checks the admin session; this file does the rest.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { corpusName } from "@/lib/corpus/browse";
@@ -18,6 +17,8 @@ import type { Db } from "@/lib/db/client";
 import { CodedError } from "@/lib/errors";
 import { errorResponse, HttpError, json, jsonError, parseWith, STATUS_OF_CODE } from "@/lib/http/respond";
 import { formatBytes, resolveLimits } from "@/lib/input/limits";
+import { makeTempDir } from "@/lib/temp-dir";
+import { gzipUnpackedSize } from "@/lib/unpack";
 import { safeName } from "./library-file";
 
 /** The form's format choice: one of the import formats, or "detect" (told from the name and first line, as the CLI does). */
@@ -110,7 +111,7 @@ export async function importUploadedFiles(
   files: { name: string; bytes: Uint8Array }[],
   form: z.output<typeof corpusUploadForm>,
 ): Promise<CorpusUploadResult> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "graft-import-"));
+  const dir = makeTempDir("graft-import");
   // Paths in reader messages are the temp copy's: show the uploaded name only.
   const local = (message: string) => message.split(dir + path.sep).join("");
   try {
@@ -119,6 +120,8 @@ export async function importUploadedFiles(
       const name = safeName(f.name);
       if (names.includes(name)) throw new CorpusUploadError(`Two files are named ${name}: upload each file once.`);
       names.push(name);
+      // A gzip bomb is refused here (413), counting as it unpacks, before any reader holds it whole.
+      await gzipUnpackedSize(f.bytes, name);
       writeFileSync(path.join(dir, name), f.bytes);
     }
     const source = names.length === 1 ? path.join(dir, names[0]) : dir;

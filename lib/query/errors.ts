@@ -21,7 +21,7 @@ export class QueryError extends Error {
 }
 
 /** The error body and status of a known error, or null for an unexpected one. */
-function knownErrorBody(err: unknown): { status: number; body: QueryErrorBody } | null {
+function knownErrorBody(err: unknown): { status: number; body: QueryErrorBody; headers?: Record<string, string> } | null {
   if (err instanceof QueryError) return { status: err.status, body: { error: { code: err.code, message: err.message } } };
   if (err instanceof InputError) {
     const issues = err.details.length > 0 ? err.details.map((message) => ({ path: "(input)", message })) : undefined;
@@ -44,5 +44,5 @@ export function queryErrorBody(err: unknown, context: string): { status: number;
 export function queryErrorResponse(err: unknown, context: string): Response {
   const known = knownErrorBody(err);
   // Unexpected errors (and an unmigrated database) go through the shared handler.
-  return known ? json(known.body, { status: known.status }) : errorResponse(err, context);
+  return known ? json(known.body, { status: known.status, headers: known.headers }) : errorResponse(err, context);
 }

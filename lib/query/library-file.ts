@@ -4,8 +4,7 @@
  * `graft import --format bibtex|ris` would: a broken entry is reported as `file:line: message`
  * and rejects the file as a whole (the browser keeps the library it had).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { CorpusFormatError, formatIssue } from "@/lib/corpus/read";
 import { readBibtex } from "@/lib/corpus/formats/bibtex";
@@ -14,6 +13,8 @@ import { sniffLine } from "@/lib/corpus/formats/detect";
 import { readRis } from "@/lib/corpus/formats/ris";
 import { CodedError } from "@/lib/errors";
 import { errorResponse, json, jsonError } from "@/lib/http/respond";
+import { makeTempDir } from "@/lib/temp-dir";
+import { gzipUnpackedSize } from "@/lib/unpack";
 import type { Library, LibraryEntry } from "./library";
 
 /** Most entries a library may hold (a large Zotero library has a few thousand). */
@@ -48,7 +49,8 @@ class LibraryCollector extends CorpusCollector {
 
 /** The format a file's name or, failing that, its first meaningful line says; null when neither does. */
 export function libraryFormat(name: string, text: string): Library["format"] | null {
-  const ext = path.extname(name).toLowerCase();
+  // A gzipped export (library.bib.gz) is read as the format its inner name says.
+  const ext = path.extname(name.replace(/\.gz$/i, "")).toLowerCase();
   if (ext === ".bib" || ext === ".bibtex") return "bibtex";
   if (ext === ".ris") return "ris";
   for (const line of text.split(/\r\n|\n|\r/)) {
@@ -71,6 +73,8 @@ export function safeName(name: string): string {
 /** Parses an uploaded BibTeX or RIS library; throws LibraryFileError naming every problem by file and line. */
 export async function readLibraryFile(name: string, bytes: Uint8Array): Promise<Library> {
   const fileName = safeName(name);
+  // A gzip bomb is refused here (413), counting as it unpacks, before any reader holds it whole.
+  await gzipUnpackedSize(bytes, fileName);
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, 4096));
   const format = libraryFormat(fileName, text);
   if (!format)
@@ -78,7 +82,7 @@ export async function readLibraryFile(name: string, bytes: Uint8Array): Promise<
       `${fileName}: not a BibTeX (.bib) or RIS (.ris) file: export your library from Zotero, Mendeley or JabRef in one of those formats`,
     );
   // The readers take a path (they also read gzip and UTF-16 exports): hand them a private copy.
-  const dir = mkdtempSync(path.join(os.tmpdir(), "graft-library-"));
+  const dir = makeTempDir("graft-library");
   try {
     const file = path.join(dir, fileName);
     writeFileSync(file, bytes);

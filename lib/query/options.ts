@@ -30,7 +30,11 @@ const candidateIds = z
  * up to their number and defaults to all of them.
  */
 export const relatedOptionFields = {
-  k: z.coerce.number().int("k must be an integer").min(1, "k must be at least 1").optional(),
+  // Numbers, or digits from a query string or form; never a boolean or anything else coerced (`k: true` is not 1).
+  k: z
+    .union([z.number(), z.string().trim().regex(/^\d+$/, "k must be a whole number").transform(Number)], { error: "k must be a number" })
+    .pipe(z.number().int("k must be an integer").min(1, "k must be at least 1"))
+    .optional(),
   retriever: z.enum(RETRIEVER_NAMES, { error: `retriever must be one of: ${RETRIEVER_NAMES.join(", ")}` }).default(DEFAULT_RETRIEVER),
   fusion: z.enum(FUSION_NAMES, { error: `fusion must be one of: ${FUSION_NAMES.join(", ")}` }).default(DEFAULT_FUSION),
   facets: z

@@ -7,7 +7,7 @@
  * (lib/config.ts), read when a query runs, not when this module loads.
  */
 import path from "node:path";
-import { latestBuildWith } from "@/lib/builds/build-dir";
+import { newestIntactBuildWith } from "@/lib/builds/integrity";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { config } from "@/lib/config";
@@ -34,7 +34,7 @@ async function modelFor(db: Db, corpus: string): Promise<Loaded> {
   const now = Date.now();
   const held = state.get(corpus);
   if (held?.loaded && now - held.checked < RECHECK_MS) return held.loaded;
-  const build = await latestBuildWith(db, corpus, "decoder.onnx");
+  const build = await newestIntactBuildWith(db, corpus, "decoder.onnx", "genret");
   if (!build) {
     throw new RetrievalError(
       "not_ready",

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { latestBuildWith } from "@/lib/builds/build-dir";
+import { newestIntactBuildWith } from "@/lib/builds/integrity";
 import { parseAuthors } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
@@ -110,7 +110,8 @@ export async function loadGraph(db: Db, corpus: string): Promise<LoadedGraph> {
   if (inFlight) return inFlight;
   const p = (async () => {
     checked.set(corpus, now);
-    const build = await latestBuildWith(db, corpus, "graph.csr");
+    // A damaged newer build (a truncated graph.csr, a file changed since) is skipped for the newest intact one.
+    const build = await newestIntactBuildWith(db, corpus, "graph.csr", "graph");
     if (!build) throw new NoGraphBuildError(`corpus "${corpus}" has no graph build yet: run \`npm run graft -- build --stage graph --corpus ${corpus}\``);
     if (held && held.build === build.id) return held;
     const loaded = await readBuild(db, corpus, build);

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
-import { latestBuildWith } from "@/lib/builds/build-dir";
+import { hasIntactBuildWith } from "@/lib/builds/integrity";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { type Db, getDb } from "@/lib/db/client";
 import { buildGenretStage, DEFAULT_TRAINER, type GenretStageReport } from "@/lib/genret/build";
@@ -218,8 +218,9 @@ export function registerBuild(program: Command): void {
       const opts = parseOptions(buildOptions, raw);
       const db = getDb();
       const out: { graph?: GraphStageReport; genret?: GenretStageReport } = {};
-      const exists = async (artefact: string) => opts.ifMissing && (await latestBuildWith(db, opts.corpus, artefact)) !== null;
-      if ((opts.stage === "graph" || opts.stage === "all") && (await exists("graph.csr"))) {
+      // A damaged build (a file missing, truncated or changed since) counts as missing: it is rebuilt.
+      const exists = async (artefact: string, stage: "graph" | "genret") => opts.ifMissing && (await hasIntactBuildWith(db, opts.corpus, artefact, stage));
+      if ((opts.stage === "graph" || opts.stage === "all") && (await exists("graph.csr", "graph"))) {
         process.stderr.write(`graft: ${opts.corpus} already has a graph build (--if-missing)\n`);
       } else if (opts.stage === "graph" || opts.stage === "all") {
         const bar = new ProgressBar("build graph");
@@ -233,7 +234,7 @@ export function registerBuild(program: Command): void {
               });
         bar.done();
       }
-      if ((opts.stage === "genret" || opts.stage === "all") && (await exists("decoder.onnx"))) {
+      if ((opts.stage === "genret" || opts.stage === "all") && (await exists("decoder.onnx", "genret"))) {
         process.stderr.write(`graft: ${opts.corpus} already has a generative-retriever build (--if-missing)\n`);
       } else if ((opts.stage === "genret" || opts.stage === "all") && opts.pretrained) {
         const r = await installPretrainedModel(db, opts.corpus, typeof opts.pretrained === "string" ? path.resolve(opts.pretrained) : undefined);

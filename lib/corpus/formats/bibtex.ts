@@ -6,10 +6,10 @@
  */
 import { statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { parse, type Creator, type Entry } from "@retorquere/bibtex-parser";
+import type { Creator, Entry } from "@retorquere/bibtex-parser";
 import type { CorpusFiles } from "../read";
 import type { CorpusCollector } from "./collect";
-import { BIBTEX_OPTIONS, lineIndex, normalizeDoi, readTextFile, stripMarkup, yearOf } from "./text";
+import { lineIndex, normalizeDoi, parseBibtexText, readTextFile, stripMarkup, yearOf } from "./text";
 
 /** Fields that name where a paper appeared, in order of preference. */
 const VENUE_FIELDS = ["journal", "journaltitle", "booktitle", "eventtitle", "series"];
@@ -40,7 +40,7 @@ export async function readBibtex(path: string, c: CorpusCollector): Promise<Corp
   }
   const text = read.text;
   const lineOf = lineIndex(text);
-  const lib = parse(text, BIBTEX_OPTIONS);
+  const lib = parseBibtexText(text);
 
   // Parse errors, at the line where the broken entry starts (the parser recovers at the next "@").
   let errorCursor = 0;

@@ -4,22 +4,25 @@
  * Unicode, DOIs and years.
  */
 import { readFileSync } from "node:fs";
-import { gunzipSync } from "node:zlib";
+import { basename } from "node:path";
 import { parse as parseBibtex, type Options as BibtexOptions } from "@retorquere/bibtex-parser";
+import { gunzipCapped, isGzip, UnpackLimitError } from "@/lib/unpack";
 
 export type TextResult = { ok: true; text: string } | { ok: false; line: number; message: string };
 
 /**
  * The text of a (possibly gzipped) export file. UTF-8 with or without a byte-order mark, or
  * UTF-16 with one (some Windows tools export RIS that way); anything else that is not valid
- * UTF-8 is refused with the first bad line, rather than imported as mojibake.
+ * UTF-8 is refused with the first bad line, rather than imported as mojibake. A gzip that
+ * expands beyond GRAFT_MAX_UNPACKED_MB throws UnpackLimitError (too_large) as soon as it passes it.
  */
 export function readTextFile(file: string): TextResult {
   let buf: Buffer = readFileSync(file);
-  if (buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
+  if (isGzip(buf)) {
     try {
-      buf = gunzipSync(buf);
+      buf = gunzipCapped(buf, basename(file));
     } catch (err) {
+      if (err instanceof UnpackLimitError) throw err;
       return { ok: false, line: 0, message: `cannot decompress the file: ${(err as Error).message}` };
     }
   }
@@ -115,6 +118,28 @@ function unknownCommand(node: { type: string; content?: unknown; _renderInfo?: R
 /** The bibtex parser's options for Graft: keep the casing as written, never throw on unknown commands. */
 export const BIBTEX_OPTIONS: BibtexOptions = { english: false, sentenceCase: false, caseProtection: false, unsupported: unknownCommand };
 
+/** Strings anywhere in a parsed field value (a string, a list, creators' name parts) mapped by `f`. */
+function mapStrings<T>(value: T, f: (s: string) => string): T {
+  if (typeof value === "string") return f(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => mapStrings(v, f)) as T;
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, f)])) as T;
+  return value;
+}
+
+/**
+ * The bibtex parser with Graft's options. The parser reads `<` and `>` in text as TeX's OT1
+ * font does, as "¡" and "¿" (issue 28: "a < b" imported as "a ¡ b"); an entry whose source has
+ * neither those characters nor the `!\`` / `?\`` ligatures gets its "<" and ">" back.
+ */
+export function parseBibtexText(source: string): ReturnType<typeof parseBibtex> {
+  const lib = parseBibtex(source, BIBTEX_OPTIONS);
+  for (const e of lib.entries) {
+    if (/[¡¿]|[!?]`/.test(e.input ?? "")) continue;
+    e.fields = mapStrings(e.fields, (s) => s.replace(/¡/g, "<").replace(/¿/g, ">"));
+  }
+  return lib;
+}
+
 /** Braces balance (ignoring escaped ones): a precondition for handing text to the LaTeX decoder. */
 function balanced(s: string): boolean {
   let depth = 0;
@@ -148,7 +173,7 @@ export function latexToUnicodeMany(texts: readonly string[]): string[] {
   const source = todo.map((i, j) => `@misc{k${j}, title = {${tex(texts[i])}}}`).join("\n");
   let lib: ReturnType<typeof parseBibtex>;
   try {
-    lib = parseBibtex(source, BIBTEX_OPTIONS);
+    lib = parseBibtexText(source);
   } catch {
     return out;
   }
