@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { citationExpansion, referenceIndex } from "./citation-expansion";
+import { citersIndex } from "./rerank";
 
 describe("citation expansion of lexical seeds", () => {
   // 0 and 1 cite 4; 2 cites 3 and 4; 5 cites 3 (5 is the query's own node in the last test).
@@ -64,5 +65,31 @@ describe("citation expansion of lexical seeds", () => {
   test("no usable hit, no candidates", () => {
     assert.deepEqual(citationExpansion([], refs, 10), []);
     assert.deepEqual(citationExpansion([{ doc: 1, score: 0 }], refs, 10), []);
+  });
+
+  test("with the later-work hop, the papers citing the seeds are reached too, weighted beside what the seeds cite", () => {
+    // Seeds 0 and 1; 0 cites 2; 3 and 4 cite seed 0, 4 also cites seed 1; 5 is the query and cites seed 0.
+    const refs = referenceIndex(6, [
+      [0, 2],
+      [3, 0],
+      [4, 0],
+      [4, 1],
+      [5, 0],
+    ]);
+    const hits = [
+      { doc: 0, score: 2 },
+      { doc: 1, score: 2 },
+    ];
+    const earlier = citationExpansion(hits, refs, 10, new Set([5]));
+    assert.deepEqual(
+      earlier.map((c) => c.paper),
+      [2, 0, 1],
+    );
+    const both = citationExpansion(hits, refs, 10, new Set([5]), undefined, { citers: citersIndex(refs), weight: 0.5 });
+    const score = new Map(both.map((c) => [c.paper, c.score]));
+    assert.equal(score.get(4), 0.5, "cites both seeds: the largest later vote, times 0.5");
+    assert.equal(score.get(3), 0.25);
+    assert.equal(score.get(2), 1);
+    assert.ok(!score.has(5), "the query is never returned");
   });
 });

@@ -81,7 +81,7 @@ export const RESTRICTED: RestrictedSettings = { lexical: 0.5, facet: 1, whole: 1
  * them is most of a pasted paper's latency, so the default leaves them out; generativeWeight > 0
  * (the evaluation's "plus the generative lists" row) fuses them back.
  */
-export const HYBRID: HybridSettings = { generativeWeight: 0, k: 60, wholePaperWeight: 2, restricted: RESTRICTED, rerank: RERANK_MODEL };
+export const HYBRID: HybridSettings = { generativeWeight: 0, k: 60, wholePaperWeight: 2, restricted: RESTRICTED, rerank: RERANK_MODEL, laterWeight: 0.5 };
 
 /** The lexical hits of one query text (the seeds are their head). */
 const lexicalHits = (text: PaperText, query: string, pool: number): Bm25Hit[] => text.index.search(text.queryTokens(query), Math.max(pool, 200));
@@ -237,7 +237,8 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
       const abstract = ctx.query.index !== null ? text.abstracts.at(ctx.query.index) : ctx.query.abstract;
       const whole = `${ctx.query.title} ${abstract}`.trim();
       const restricted = ctx.facetsRestricted ? settings.restricted : null;
-      const later = laterHop(ctx, text, settings);
+      // Restricted to a facet ("related through its methods"), the lists stay as CSFCube chose them.
+      const later = restricted ? null : laterHop(ctx, text, settings);
       const tfidf = restricted ? await paperTfidf(ctx.db, ctx.graph) : null;
       const keep = (hits: readonly { doc: number; score: number }[]): FacetCandidate[] =>
         hits.filter((h) => !never.has(h.doc)).map((h) => ({ paper: h.doc, score: h.score }));
