@@ -39,12 +39,16 @@ const { values } = parseArgs({
     drop: { type: "string", default: "" },
     /** The first stage's later-work weight (HybridSettings.laterWeight) the rows are captured with. */
     later: { type: "string", default: String(HYBRID.laterWeight ?? 0) },
+    held: { type: "string" },
+    /** Capture only these tuning sets (comma-separated). */
+    "only-tune": { type: "string" },
   },
 });
 const MAX_DEPTH = Number(values.depth);
+const onlyTune = values["only-tune"] ? (values["only-tune"] as string).split(",") : null;
 
 /** Train-split papers related to train-split papers (citing or cited), a fixed hash-ordered sample of `n`. */
-function trainQueries(dir: string, n: number): UserPaperQuery[] {
+function trainQueries(dir: string, n: number, gold: "both" | "cites" = "both"): UserPaperQuery[] {
   const papers = PAPERS;
   const train = new Set(papers.filter((p) => p.split === "train").map((p) => p.id));
   const refs = new Map<string, string[]>();
@@ -53,7 +57,7 @@ function trainQueries(dir: string, n: number): UserPaperQuery[] {
     const [a, b] = l.split("\t");
     if (!b || a === b || !train.has(a) || !train.has(b)) continue;
     add(a, b);
-    add(b, a);
+    if (gold === "both") add(b, a);
   }
   const hash = (id: string) => createHash("md5").update(`rerank:${id}`).digest().readUInt32BE(0);
   return papers
@@ -127,7 +131,22 @@ const t0 = performance.now();
 // Both facet sources, so the model also learns from the offline extractor's noisier facets (a pasted paper's).
 const trainSet = trainQueries(values.dir as string, Number(values.train));
 /** Tuning rows: the tuning halves of set 2 (earlier work) and set 3 (later work), in both facet sources. */
-const TUNE_SETS = ["unseen-tune", "later-tune"] as const;
+/**
+ * "prior-tune": earlier work for papers that have later work in the corpus (as set 1's 2017–2019
+ * papers do, unlike set 2's 2019 ones): train-split papers from 2017 on with train-split
+ * references, queried with every paper visible, gold their train-split references (train → train
+ * citations only). Without it, tuning never sees what later work costs a query's earlier work.
+ */
+const TUNE_SETS = ["unseen-tune", "later-tune", "prior-tune"] as const;
+function tuneQueries(set: (typeof TUNE_SETS)[number]): UserPaperQuery[] {
+  const n = values.tune ? Number(values.tune) : undefined;
+  if (set !== "prior-tune") return userPaperQueries(values.dir as string, set).slice(0, n);
+  // Never a paper the fit learns from (the first --held of the training order; default --train).
+  const held = new Set(trainQueries(values.dir as string, Number(values.held ?? values.train)).map((q) => q.id));
+  return trainQueries(values.dir as string, PAPERS.length, "cites")
+    .filter((q) => (q.year ?? 0) >= 2017 && !held.has(q.id))
+    .slice(0, n);
+}
 type TuneKey = `${(typeof TUNE_SETS)[number]}|${FacetSource}`;
 type Capture = { train: Captured[]; tune: Partial<Record<TuneKey, Captured[]>> };
 const dropped = new Set((values.drop as string).split(",").filter(Boolean));
@@ -146,7 +165,8 @@ async function captureAll(): Promise<Capture> {
   const train = await capture(trainSet, "llm", NOT_TRAIN);
   const tune: Capture["tune"] = {};
   for (const set of TUNE_SETS) {
-    const queries = userPaperQueries(values.dir as string, set).slice(0, values.tune ? Number(values.tune) : undefined);
+    if (onlyTune && !onlyTune.includes(set)) continue;
+    const queries = tuneQueries(set);
     for (const source of ["llm", "offline"] as const) tune[`${set}|${source}`] = await capture(queries, source);
   }
   return { train, tune };
@@ -197,7 +217,24 @@ for (const depth of [50, 100, 200].filter((d) => d <= MAX_DEPTH)) {
     if (!best || score > best.score) best = { model, score };
   }
 }
-const chosen = (best as { model: RerankModel }).model;
+/**
+ * The balance of earlier and later work, one logit on "newer" chosen on the tuning sets: the fit's
+ * training queries see later work only among train papers, and the tuning sets say what a place
+ * given to later work costs a paper's earlier work (prior-tune) and buys its later work (later-tune).
+ */
+const fitted = (best as { model: RerankModel }).model;
+const NEWER = fitted.features.indexOf("newer");
+const shifted = (shift: number): RerankModel => ({
+  ...fitted,
+  weights: fitted.weights.map((w, j) => (j === NEWER ? w + shift * fitted.scale[j] : w)),
+});
+let chosen = fitted;
+let chosenScore = tuneScore(fitted);
+for (const shift of [-2, -1.5, -1, -0.5, 0.5]) {
+  const model = shifted(shift);
+  report(`newer ${shift > 0 ? "+" : ""}${shift} logit:`, model);
+  if (tuneScore(model) > chosenScore) [chosen, chosenScore] = [model, tuneScore(model)];
+}
 console.log(`chosen depth ${chosen.depth}; standardised weights:`, RERANK_FEATURES.map((f, j) => `${f} ${chosen.weights[j].toFixed(3)}`).join(", "));
 if (values.write) {
   const round = (xs: number[]) => xs.map((x) => Number(x.toPrecision(6)));
