@@ -34,9 +34,12 @@ test("paste an abstract: progress, then results with facet chips and why-related
 
   // A marker on window survives only if the page is never reloaded.
   await page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
-  // Hold the request a moment so the progress indicator is seen before the first step arrives.
+  // Hold the request until the test has seen the progress indicator's first step: released on
+  // that state, not after a fixed time, which a loaded machine can outlast.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
   await page.route("**/api/related?stream=1", async (route) => {
-    await new Promise((r) => setTimeout(r, 600));
+    await held;
     await route.continue();
   });
 
@@ -47,6 +50,7 @@ test("paste an abstract: progress, then results with facet chips and why-related
   await expect(progress.locator("[data-state=active]")).toHaveCount(1);
 
   await expect(progress.locator("[data-step=upload]")).toHaveAttribute("data-state", "active");
+  release();
   await expect(page.getByTestId("result").first()).toBeVisible();
 
   await expect(progress).toBeHidden();
