@@ -286,6 +286,12 @@ export const SETTINGS = {
   GRAFT_PRISMA_SCHEMA: s({ schema: text(), default: "prisma/schema.prisma", doc: "the Prisma schema the Prisma CLI reads (`prisma.config.ts`)" }),
   GRAFT_PRISMA_MIGRATIONS: s({ schema: text(), default: "prisma/migrations", doc: "the migrations folder the Prisma CLI reads" }),
   GRAFT_E2E_PORT: s({ schema: wholeNumber(1, 65535), default: 3100, doc: "port of the server the e2e tests start" }),
+  GRAFT_E2E_REUSE_SERVER: s({
+    schema: flag(),
+    default: false,
+    shown: "unset",
+    doc: "set: the e2e tests use a server already on `GRAFT_E2E_PORT` (else they start their own and fail if the port is taken)",
+  }),
   GRAFT_E2E_ARTIFACTS: s({ schema: text(), default: "e2e/.artifacts", doc: "where Playwright writes traces and failure screenshots" }),
   GRAFT_UPDATE_SCREENSHOTS: s({
     schema: flag(),
