@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { VectorCacheWriter, cacheDirFor, embedWithCache, readVectorCache, textKey } from "./cache";
+import { VectorCacheWriter, cacheDirFor, chunkedProgress, embedWithCache, readVectorCache, textKey } from "./cache";
 import { FakeEmbedder, fakeVector } from "./fixtures/fake-embedder";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "graft-vcache-"));
@@ -55,6 +55,33 @@ describe("embedWithCache", () => {
     ]);
     input.forEach((t, i) => assert.deepEqual(v[i], fakeVector(t, 8)));
     assert.equal(readVectorCache(dir)?.manifest.count, 9);
+  });
+
+  test("chunkedProgress: the embedder's progress inside a chunk moves the count between commits", async () => {
+    const dir = freshDir();
+    const reports: [number, number][] = [];
+    const progress = chunkedProgress((d, t) => reports.push([d, t]));
+    const inner = new FakeEmbedder(8);
+    // Like the worker pool: a report after each text of the chunk it was handed.
+    const e = {
+      id: inner.id,
+      dim: inner.dim,
+      embed: async (batch: string[]) => {
+        batch.forEach((_, i) => progress.within(i + 1));
+        return inner.embed(batch);
+      },
+    };
+    await embedWithCache(e, texts("p", 5), { dir, chunkSize: 3, onProgress: (d, t) => progress.committed(d, t) });
+    assert.deepEqual(reports, [
+      [0, 5],
+      [1, 5],
+      [2, 5],
+      [3, 5],
+      [3, 5],
+      [4, 5],
+      [5, 5],
+      [5, 5],
+    ]);
   });
 
   test("round trip: files hold exactly the rows and SHA-256 keys, in order", async () => {
