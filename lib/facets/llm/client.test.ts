@@ -164,14 +164,15 @@ test("aborting the caller's signal ends a hanging request and a backoff wait at 
   const t0 = Date.now();
   setTimeout(() => ac.abort(new Error("stop now")), 50);
   await assert.rejects(client.complete(BODY, { signal: ac.signal }), /stop now/);
-  assert.ok(Date.now() - t0 < 1000);
+  // Well under the 10 s timeout and the 30 s retry-after, with room for a machine under load.
+  assert.ok(Date.now() - t0 < 5000);
 
   const s2 = await stub(() => ({ status: 429, headers: { "retry-after": "30" }, text: "" }));
   const ac2 = new AbortController();
   setTimeout(() => ac2.abort(), 50);
   const t1 = Date.now();
   await assert.rejects(createChatClient(cfg(s2.baseUrl)).complete(BODY, { signal: ac2.signal }), { name: "AbortError" });
-  assert.ok(Date.now() - t1 < 1000);
+  assert.ok(Date.now() - t1 < 5000);
 });
 
 test("Retry-After parsing and backoff bounds", () => {
