@@ -26,7 +26,7 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     return spawnGraft(stdin, {}, ...args);
   }
 
-  function spawnGraft(stdin: string, extraEnv: NodeJS.ProcessEnv, ...args: string[]) {
+  function spawnGraft(stdin: string, extraEnv: Record<string, string>, ...args: string[]) {
     const r = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "lib/cli/main.ts"), "query", "--corpus", HAND_CORPUS, ...args], {
       cwd: repoRoot,
       env: { ...process.env, DATABASE_URL: t.databaseUrl, GRAFT_DATA_ROOT: t.dataRoot, CI: "1", ...extraEnv },
