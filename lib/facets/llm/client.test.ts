@@ -64,7 +64,8 @@ test("429 with Retry-After seconds is honoured, then success", async () => {
 });
 
 test("429 with an HTTP-date Retry-After, then success", async () => {
-  const at = new Date(Date.now() + 1500).toUTCString(); // second precision: 0.5-1.5 s away
+  // Second precision: 2-3 s away, so a loaded machine's slow stub start-up still leaves a wait.
+  const at = new Date(Date.now() + 3000).toUTCString();
   const s = await stub(sequence({ status: 429, headers: { "retry-after": at }, text: "" }, completion("ok")));
   const t0 = Date.now();
   const out = await createChatClient(cfg(s.baseUrl)).complete(BODY);
