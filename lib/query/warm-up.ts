@@ -1,13 +1,12 @@
 /**
- * Loads what the first query needs before the server reports ready: the served graph build, the
- * item embedder, the facet extractor and the retrievers' indexes, by answering one pasted paper
- * through the same cached singletons the routes use (lib/query/services.ts, lib/retrieve/). The
- * first reader's paper then takes what a warm one does instead of 6-9 s.
+ * The server's start-up warm-up (instrumentation.ts): one pasted paper sent to the server's own
+ * POST /api/related as it starts, so the route loads the served graph build, the item embedder,
+ * the facet extractor and the retrievers' indexes before a reader's first paper, not on it (6-9 s
+ * cold). Through HTTP because instrumentation.ts runs in its own bundle: what it loaded itself
+ * would be other copies of the routes' cached singletons. A paper a reader sends meanwhile waits
+ * only for the part of the load still to come (the loads in flight are shared).
  */
 import { DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import type { Db } from "@/lib/db/client";
-import { relatedOptions } from "./options";
-import { relatedPapersOf } from "./request";
 
 /** A made-up paper (a title line, then an abstract) long enough to pass the input checks. */
 export const WARM_UP_PAPER = `Warming up the related-papers pipeline
@@ -20,19 +19,28 @@ export interface WarmUpLog {
 }
 
 /**
- * Answers WARM_UP_PAPER on `corpus` with the default options. Never throws: a store without the
- * corpus or a graph build is a normal state before the first import, so a failure is logged
- * and the first query loads what it needs itself. Returns whether the pipeline is now warm.
+ * Asks the server at `origin` for WARM_UP_PAPER's related papers with the default options. Never
+ * throws: a store without the corpus or a graph build is a normal state before the first import,
+ * so a refusal is logged and the first query loads what it needs. Returns whether it answered.
  */
-export async function warmUp(db: Db, log: WarmUpLog = console, corpus = DEFAULT_CORPUS): Promise<boolean> {
+export async function warmUp(origin: string, log: WarmUpLog = console, corpus = DEFAULT_CORPUS): Promise<boolean> {
   const t0 = performance.now();
+  const took = () => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
   try {
-    await relatedPapersOf(db, { corpus, text: WARM_UP_PAPER }, relatedOptions.parse({}));
-    log.info(`graft: the served build and models of "${corpus}" loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    return true;
+    const res = await fetch(new URL("/api/related", origin), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ corpus, text: WARM_UP_PAPER }),
+    });
+    if (res.ok) {
+      await res.arrayBuffer();
+      log.info(`graft: warmed up: the served build and models of "${corpus}" loaded in ${took()}`);
+      return true;
+    }
+    const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+    log.warn(`graft: not warmed up (HTTP ${res.status}: ${body?.error?.message ?? res.statusText}); the first query loads what it needs`);
   } catch (err) {
-    const reason = String((err as Error)?.message ?? err).split("\n")[0];
-    log.warn(`graft: not warmed up (${reason}); the first query loads what it needs`);
-    return false;
+    log.warn(`graft: not warmed up (${String((err as Error)?.message ?? err).split("\n")[0]}); the first query loads what it needs`);
   }
+  return false;
 }
