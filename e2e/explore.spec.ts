@@ -3,6 +3,7 @@ import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { ONE_COLUMN, onePaperPdf } from "../lib/input/test-pdfs";
 import { SHOTS } from "./shots";
+import { pastePaper } from "./paste";
 
 // The explorer on the demo corpus (acl-citegraph with a graph build): paste text, upload a PDF,
 // pick a corpus paper; results with facet chips and "why related"; filters, sort, retriever
@@ -43,7 +44,7 @@ test("paste an abstract: progress, then results with facet chips and why-related
     await route.continue();
   });
 
-  await page.getByLabel("Title and abstract").fill(ABSTRACT);
+  await pastePaper(page, ABSTRACT);
   await page.getByRole("button", { name: "Find related papers" }).click();
   const progress = page.getByTestId("query-progress");
   await expect(progress).toBeVisible();
