@@ -15,8 +15,8 @@ cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1 ONNXRUNTIME_NODE_INSTALL=skip
 work=$(mktemp -d /tmp/graft-test.XXXXXX)
 passed=0 failed=0 failures=() phases=()
-concurrency=${GRAFT_TEST_CONCURRENCY:-$(nproc 2>/dev/null || echo 2)}
-[ "$concurrency" -ge 2 ] 2>/dev/null || concurrency=2
+cores=$(nproc 2>/dev/null || echo 2)
+concurrency=${GRAFT_TEST_CONCURRENCY:-$((cores > 2 ? cores : 2))}
 # Outside $work: mktemp makes $work private to us, and the server runs as the postgres user.
 pg_dir=$(mktemp -u /tmp/graft-pg.XXXXXX)
 
