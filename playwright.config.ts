@@ -53,7 +53,9 @@ export default defineConfig({
     // The static home page: readiness must not depend on the database, so a missing corpus
     // fails an assertion with a message instead of timing out here.
     url: `${BASE_URL}/`,
-    reuseExistingServer: !CI,
+    // Only on request: an app already on the port (a dev server, an older build) would otherwise be
+    // tested silently in place of this checkout's build.
+    reuseExistingServer: settings.GRAFT_E2E_REUSE_SERVER,
     timeout: 60_000,
     stdout: "pipe",
     stderr: "pipe",

@@ -10,6 +10,7 @@ import { latestBuildWith } from "../lib/builds/build-dir";
 import { config } from "../lib/config";
 import { disconnectDb, getDb } from "../lib/db/client";
 import { SHOTS } from "./shots";
+import { pastePaper } from "./paste";
 
 // The explorer on a second, larger kind of corpus (issue 18): the first lines of the 64k ACL
 // Anthology abstracts, which come without facets and without citations. The store gets them the
@@ -92,7 +93,7 @@ test("the explorer switches to a slice of the ACL Anthology and finds its papers
   await corpusSwitch.selectOption(CORPUS);
   await expect(page).toHaveURL(new RegExp(`\\?corpus=${CORPUS}$`));
 
-  await page.getByLabel("Title and abstract").fill(`${pasted!.title}\n\n${pasted!.abstract}`);
+  await pastePaper(page, `${pasted!.title}\n\n${pasted!.abstract}`);
   await page.getByRole("button", { name: "Find related papers" }).click();
   await expect(page.getByTestId("result").first()).toBeVisible({ timeout: 40_000 });
   await expect(page.getByTestId("query-title")).toHaveText(pasted!.title);

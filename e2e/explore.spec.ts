@@ -3,6 +3,7 @@ import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { ONE_COLUMN, onePaperPdf } from "../lib/input/test-pdfs";
 import { SHOTS } from "./shots";
+import { pastePaper } from "./paste";
 
 // The explorer on the demo corpus (acl-citegraph with a graph build): paste text, upload a PDF,
 // pick a corpus paper; results with facet chips and "why related"; filters, sort, retriever
@@ -34,19 +35,23 @@ test("paste an abstract: progress, then results with facet chips and why-related
 
   // A marker on window survives only if the page is never reloaded.
   await page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
-  // Hold the request a moment so the progress indicator is seen before the first step arrives.
+  // Hold the request until the test has seen the progress indicator's first step: released on
+  // that state, not after a fixed time, which a loaded machine can outlast.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
   await page.route("**/api/related?stream=1", async (route) => {
-    await new Promise((r) => setTimeout(r, 600));
+    await held;
     await route.continue();
   });
 
-  await page.getByLabel("Title and abstract").fill(ABSTRACT);
+  await pastePaper(page, ABSTRACT);
   await page.getByRole("button", { name: "Find related papers" }).click();
   const progress = page.getByTestId("query-progress");
   await expect(progress).toBeVisible();
   await expect(progress.locator("[data-state=active]")).toHaveCount(1);
 
   await expect(progress.locator("[data-step=upload]")).toHaveAttribute("data-state", "active");
+  release();
   await expect(page.getByTestId("result").first()).toBeVisible();
 
   await expect(progress).toBeHidden();

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { DEFAULT_MIN_CHARS } from "../lib/input/text-amount";
+import { pastePaper } from "./paste";
 
 // What a new user meets first (issue "First run and everyday use"): the paste box holds the
 // server's minimum and says so before anything is sent; the ranking is explained in plain words
@@ -115,7 +116,7 @@ Named entity recognition in low-resource languages suffers from a lack of annota
 
   // The explorer with nothing chosen: the same retriever checked, the same first five papers.
   await page.goto("/");
-  await page.getByLabel("Title and abstract").fill(text);
+  await pastePaper(page, text);
   await page.getByRole("button", { name: "Find related papers" }).click();
   await expect(page.getByTestId("result").first()).toBeVisible();
   await expect(page.getByRole("radio", { name: "Graft hybrid" })).toBeChecked();

@@ -135,7 +135,8 @@ test("paths resolve against the repository root", () => {
 const NOT_YET_MIGRATED: Record<string, { reads: string[]; why: string }> = {};
 
 /** Variables of other programs that Graft's code may read or set directly. */
-const NOT_SETTINGS = new Set(["NODE_ENV", "PRISMA_SCHEMA_ENGINE_BINARY", "OPENBLAS_NUM_THREADS"]);
+// NEXT_RUNTIME and NEXT_PHASE: what Next tells instrumentation.ts about the process it runs in.
+const NOT_SETTINGS = new Set(["NODE_ENV", "NEXT_RUNTIME", "NEXT_PHASE", "PRISMA_SCHEMA_ENGINE_BINARY", "OPENBLAS_NUM_THREADS"]);
 
 const SCANNED_DIRS = ["lib", "app", "components", "workers", "scripts", "e2e"];
 const SKIPPED = new Set(["node_modules", "generated", ".next"]);

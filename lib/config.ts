@@ -314,10 +314,21 @@ export const SETTINGS = {
     secret: true,
     doc: "a PostgreSQL server the integration tests create their databases on (`npm test` starts one)",
   }),
+  GRAFT_TEST_CONCURRENCY: s({
+    schema: wholeNumber(1, 256),
+    shown: "cores",
+    doc: "test files `npm test` runs at once (default: the number of cores, at least 2; read by scripts/test.sh)",
+  }),
   GRAFT_FAILPOINT: s({ schema: text(), shown: "unset", doc: "a worker that reaches this named point pauses there (the kill-and-resume test)" }),
   GRAFT_PRISMA_SCHEMA: s({ schema: text(), default: "prisma/schema.prisma", doc: "the Prisma schema the Prisma CLI reads (`prisma.config.ts`)" }),
   GRAFT_PRISMA_MIGRATIONS: s({ schema: text(), default: "prisma/migrations", doc: "the migrations folder the Prisma CLI reads" }),
   GRAFT_E2E_PORT: s({ schema: wholeNumber(1, 65535), default: 3100, doc: "port of the server the e2e tests start" }),
+  GRAFT_E2E_REUSE_SERVER: s({
+    schema: flag(),
+    default: false,
+    shown: "unset",
+    doc: "set: the e2e tests use a server already on `GRAFT_E2E_PORT` (else they start their own and fail if the port is taken)",
+  }),
   GRAFT_E2E_ARTIFACTS: s({ schema: text(), default: "e2e/.artifacts", doc: "where Playwright writes traces and failure screenshots" }),
   GRAFT_UPDATE_SCREENSHOTS: s({
     schema: flag(),

@@ -18,7 +18,8 @@ npx tsx lib/cli/main.ts build --stage graph --if-missing
 if [ -f lib/genret/pretrained/acl-citegraph/decoder.onnx ]; then
   npx tsx lib/cli/main.ts build --stage genret --pretrained --if-missing
 fi
-npx next build
+# The web app's production build, skipped when no source file changed since the last one.
+bash scripts/next-build.sh
 echo "Graft is starting on http://localhost:${PORT:-3000}"
 # Under a restart loop: a server process that dies is started again (Ctrl-C still stops it).
 exec bash scripts/serve.sh

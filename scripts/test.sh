@@ -1,85 +1,178 @@
 #!/usr/bin/env bash
-# `npm test`: type-check, lint, format check, unit + integration tests on SQLite, the integration tests
-# again on PostgreSQL, a production build and the Playwright e2e tests in Debian's
-# Chromium. Every step runs even if an earlier one fails; the last line is the plain
-# "N passed, N failed" summary (tests counted from each runner, checks as one each).
+# `npm test`: the project's packages (on a fresh clone), type-check, lint, format check, unit +
+# integration tests on SQLite, the integration tests again on PostgreSQL, a production build and
+# the Playwright e2e tests in Debian's Chromium. Every step runs even if an earlier one fails.
+# Each finished test file prints a timestamped line; the end prints the wall time of each phase
+# and the plain "N passed, N failed" summary (tests counted from each runner, checks as one each).
+#
+# Order: the e2e set-up (demo corpus, graph build, next build) runs beside the static checks and
+# first, so its embedded item vectors (.graft/vectors) are there for the README examples' test;
+# the PostgreSQL pass runs beside the e2e tests (its own server and databases, their own port and
+# SQLite file). Lines of a phase running in the background are prefixed with its name.
+# GRAFT_TEST_CONCURRENCY: test files run at once (default: the number of cores, at least 2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export NEXT_TELEMETRY_DISABLED=1
-root=$(pwd)
+export NEXT_TELEMETRY_DISABLED=1 ONNXRUNTIME_NODE_INSTALL=skip
 work=$(mktemp -d /tmp/graft-test.XXXXXX)
-passed=0 failed=0 failures=()
+passed=0 failed=0 failures=() phases=()
+cores=$(nproc 2>/dev/null || echo 2)
+concurrency=${GRAFT_TEST_CONCURRENCY:-$((cores > 2 ? cores : 2))}
 # Outside $work: mktemp makes $work private to us, and the server runs as the postgres user.
 pg_dir=$(mktemp -u /tmp/graft-pg.XXXXXX)
 
-cleanup() { [ -f "$pg_dir/postmaster.pid" ] && scripts/db/pg-stop.sh "$pg_dir" --rm; rm -rf "$work"; }
+cleanup() {
+  jobs -p | xargs -r kill 2>/dev/null
+  [ -f "$pg_dir/postmaster.pid" ] && scripts/db/pg-stop.sh "$pg_dir" --rm
+  rm -rf "$work"
+}
 trap cleanup EXIT
 
+started=$(date +%s)
+clock() { date -u +%H:%M:%S; }
+slug() { echo "$1" | tr -c 'a-z0-9' _; }
+record() { phases+=("$(printf '%6s  %s' "$2 s" "$1")"); } # record NAME SECONDS
+timed() {                                                  # timed NAME cmd…: runs a phase, recording its wall time
+  local name=$1 t0 rc
+  shift
+  t0=$(date +%s)
+  "$@"
+  rc=$?
+  record "$name" $(($(date +%s) - t0))
+  return $rc
+}
 count() { passed=$((passed + $1)); failed=$((failed + $2)); [ "$2" -gt 0 ] && failures+=("$3"); return 0; }
 check() { # a check that passes or fails as a whole
-  local name=$1; shift
-  echo "── $name"
-  if "$@"; then count 1 0 "$name"; else count 0 1 "$name"; fi
-}
-node_tests() { # runs node's test runner over files, counting its pass/fail totals
-  local name=$1; shift
-  echo "── $name"
-  local tap="$work/$(echo "$name" | tr -c 'a-z0-9' _).tap"
-  node --import tsx --test --test-concurrency=1 --test-reporter=spec --test-reporter-destination=stdout \
-    --test-reporter=tap --test-reporter-destination="$tap" "$@"
-  local rc=$? p f
-  p=$(grep -E '^# pass ' "$tap" | awk '{s+=$3} END {print s+0}')
-  f=$(grep -E '^# fail ' "$tap" | awk '{s+=$3} END {print s+0}')
-  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-  count "$p" "$f" "$name"
+  local name=$1
+  shift
+  echo "── [$(clock)] $name"
+  if timed "$name" "$@"; then count 1 0 "$name"; else count 0 1 "$name"; fi
 }
 
-bash scripts/ensure-system-deps.sh || count 0 1 "system packages"
+declare -A bg_pid
+background() { # background NAME TAG cmd…: a phase beside the foreground, its lines prefixed "[TAG]"
+  local name=$1 tag=$2 key
+  shift 2
+  key=$(slug "$name")
+  echo "── [$(clock)] $name (in the background)"
+  (
+    t0=$(date +%s)
+    "$@" 2>&1 | sed -u "s/^/[$tag] /"
+    echo "${PIPESTATUS[0]} $(($(date +%s) - t0))" >"$work/$key.done"
+  ) &
+  bg_pid[$name]=$!
+}
+wait_for() { # wait_for NAME: waits for a background phase, records its wall time, returns its exit code
+  local name=$1 rc secs
+  wait "${bg_pid[$name]}"
+  read -r rc secs <"$work/$(slug "$name").done" || { rc=1 secs=0; }
+  record "$name" "$secs"
+  echo "── [$(clock)] $name finished (exit $rc)"
+  return "$rc"
+}
+
+run_tests() { # run_tests NAME files…: node's test runner, a line per finished file; TAP kept for tally
+  local name=$1
+  shift
+  echo "── [$(clock)] $name: $# files, $concurrency at a time"
+  node --import tsx --test --test-concurrency="$concurrency" \
+    --test-reporter=./scripts/test-progress.mjs --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$work/$(slug "$name").tap" "$@"
+}
+tally() { # tally NAME RC: counts a run_tests run's pass/fail totals
+  local tap="$work/$(slug "$1").tap" p f
+  p=$(grep -sE '^# pass ' "$tap" | awk '{s+=$3} END {print s+0}')
+  f=$(grep -sE '^# fail ' "$tap" | awk '{s+=$3} END {print s+0}')
+  [ "$2" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  count "$p" "$f" "$1"
+}
+
+summary() {
+  echo
+  echo "wall time per phase (background phases overlap others; load now $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null), $(nproc 2>/dev/null) cores):"
+  printf '%s\n' "${phases[@]}"
+  printf '%6s  %s\n' "$(($(date +%s) - started)) s" "in all"
+  [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
+  echo "$passed passed, $failed failed"
+}
+
+# A fresh clone has no node_modules: install the project's packages first, as demo.sh does. CI
+# has just run npm ci (node_modules newer than the lockfile: nothing to do); a linked
+# node_modules (a worktree sharing another checkout's) is never replaced.
+if [ ! -e node_modules ] || { [ ! -L node_modules ] && [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
+  echo "── [$(clock)] installing the project's packages (npm ci)"
+  if ! timed "npm ci" npm ci --no-audit --no-fund; then
+    count 0 1 "npm ci"
+    summary
+    exit 1
+  fi
+fi
+
+timed "system packages" bash scripts/ensure-system-deps.sh || count 0 1 "system packages"
+
+# e2e set-up: a fresh SQLite store with the demo corpus, its typed graph and the shipped generative
+# retriever, and the production build. Item vectors already embedded under .graft are reused (a
+# fresh machine embeds them once: minutes) and left there for the README examples' test.
+e2e_db="file:$work/e2e.db" e2e_root="$work/data"
+e2e_setup() { # in the background's subshell: its exports stay there
+  export DATABASE_URL=$e2e_db GRAFT_DATA_ROOT=$e2e_root
+  mkdir -p "$GRAFT_DATA_ROOT"
+  [ -d .graft/vectors ] && cp -r .graft/vectors "$GRAFT_DATA_ROOT/"
+  npx tsx lib/cli/main.ts db migrate && npx tsx lib/cli/main.ts import >/dev/null &&
+    npx tsx lib/cli/main.ts build --stage graph >/dev/null &&
+    { [ -d .graft/vectors ] || { mkdir -p .graft && cp -r "$GRAFT_DATA_ROOT/vectors" .graft/; }; } &&
+    { [ ! -f lib/genret/pretrained/acl-citegraph/decoder.onnx ] || npx tsx lib/cli/main.ts build --stage genret --pretrained >/dev/null; } &&
+    bash scripts/next-build.sh >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" 2>/dev/null; return 1; }
+}
+background "e2e set-up" "e2e set-up" e2e_setup
 
 check "type-check" npx tsc --noEmit -p .
 check "lint" npx eslint --max-warnings 0 .
 check "format" npx prettier --check --log-level warn .
 check "prisma/postgres/schema.prisma in sync" npx tsx scripts/db/sync-schemas.ts --check
 
+if wait_for "e2e set-up"; then e2e_ready=1; else e2e_ready=0; fi
+
 mapfile -t unit < <(find lib workers components lint -name '*.test.ts' -not -path '*/generated/*' 2>/dev/null | sort)
-node_tests "unit + integration tests (SQLite)" "${unit[@]}"
+sqlite="unit + integration tests (SQLite)"
+timed "$sqlite" run_tests "$sqlite" "${unit[@]}"
+tally "$sqlite" $?
 
 # Integration tests are the files that use the test-database helpers (lib/db/testing.ts).
 mapfile -t integration < <(grep -l "@/lib/db/testing" "${unit[@]}")
+pg="integration tests (PostgreSQL)"
+pg_tests() {
+  export GRAFT_TEST_PG_URL=$pg_url
+  run_tests "$pg" "${integration[@]}"
+}
 if pg_url=$(scripts/db/pg-start.sh "$pg_dir" | tail -n1); then
-  GRAFT_TEST_PG_URL=$pg_url node_tests "integration tests (PostgreSQL)" "${integration[@]}"
+  background "$pg" "pg" pg_tests
 else
   count 0 1 "PostgreSQL server start"
+  pg=""
 fi
 
-# e2e: a fresh SQLite store with the demo corpus, its typed graph and the shipped generative
-# retriever, a production build, Playwright. Item vectors already embedded under .graft are
-# reused (a fresh machine embeds them once: a few minutes).
-export DATABASE_URL="file:$work/e2e.db" GRAFT_DATA_ROOT="$work/data"
-mkdir -p "$GRAFT_DATA_ROOT"
-[ -d .graft/vectors ] && cp -r .graft/vectors "$GRAFT_DATA_ROOT/"
-e2e_setup() {
-  npx tsx lib/cli/main.ts db migrate && npx tsx lib/cli/main.ts import >/dev/null &&
-    npx tsx lib/cli/main.ts build --stage graph >/dev/null &&
-    { [ ! -f lib/genret/pretrained/acl-citegraph/decoder.onnx ] || npx tsx lib/cli/main.ts build --stage genret --pretrained >/dev/null; } &&
-    npx next build >"$work/build.log" 2>&1
-}
-if e2e_setup; then
-  [ -d .graft/vectors ] || { mkdir -p .graft && cp -r "$GRAFT_DATA_ROOT/vectors" .graft/; }
-  echo "── e2e (Playwright, Chromium)"
+e2e_run() (
+  export DATABASE_URL=$e2e_db GRAFT_DATA_ROOT=$e2e_root
   npx playwright test --reporter=list 2>&1 | tee "$work/e2e.log"
-  rc=${PIPESTATUS[0]}
+  exit "${PIPESTATUS[0]}"
+)
+if [ "$e2e_ready" = 1 ]; then
+  echo "── [$(clock)] e2e (Playwright, Chromium)"
+  timed "e2e" e2e_run
+  rc=$?
   p=$(grep -Eo '[0-9]+ passed' "$work/e2e.log" | tail -n1 | awk '{print $1+0}')
   f=$(grep -Eo '[0-9]+ failed' "$work/e2e.log" | tail -n1 | awk '{print $1+0}')
   p=${p:-0} f=${f:-0}
   [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
   count "$p" "$f" "e2e"
 else
-  cat "$work/build.log" 2>/dev/null | tail -40
-  count 0 1 "e2e set-up (migrate, import, next build)"
+  count 0 1 "e2e set-up (migrate, import, graph, next build)"
 fi
 
-echo
-[ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
-echo "$passed passed, $failed failed"
+if [ -n "$pg" ]; then
+  wait_for "$pg"
+  tally "$pg" $?
+fi
+
+summary
 [ "$failed" -eq 0 ]

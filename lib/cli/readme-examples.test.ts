@@ -44,6 +44,21 @@ export function proseCommands(markdown: string): string[] {
   return out;
 }
 
+/** The commands of the bash blocks in a section (its heading up to the next heading), comments dropped. */
+export function sectionCommands(markdown: string, heading: string): string[] {
+  const start = markdown.search(new RegExp(`^#+\\s*${heading.replace(/[()[\]]/g, "\\$&")}\\s*$`, "m"));
+  if (start < 0) return [];
+  const rest = markdown.slice(start).split("\n").slice(1).join("\n");
+  const section = rest.slice(0, rest.search(/^#+\s/m) >= 0 ? rest.search(/^#+\s/m) : undefined);
+  const out: string[] = [];
+  for (const [, body] of section.matchAll(/```bash\n([\s\S]*?)\n```/g))
+    for (const line of body.split("\n")) {
+      const cmd = line.replace(/\s+#.*$/, "").trim();
+      if (cmd !== "") out.push(cmd);
+    }
+  return out;
+}
+
 const dir = mkdtempSync(path.join(os.tmpdir(), "graft-readme-"));
 const env: NodeJS.ProcessEnv = {
   ...process.env,
@@ -108,13 +123,13 @@ function cheapFor(cmd: string): Cheap | undefined {
   return CHEAP.find((c) => c.match.test(cmd));
 }
 
-function run(cmd: string) {
-  const r = spawnSync("bash", ["-c", cmd], { cwd: repoRoot, env, encoding: "utf8", timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+function run(cmd: string, inEnv: NodeJS.ProcessEnv = env) {
+  const r = spawnSync("bash", ["-c", cmd], { cwd: repoRoot, env: inEnv, encoding: "utf8", timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status, out: `${r.stdout}\n${r.stderr}`.trim() };
 }
 
-function expectSuccess(cmd: string): void {
-  const r = run(cmd);
+function expectSuccess(cmd: string, inEnv: NodeJS.ProcessEnv = env): void {
+  const r = run(cmd, inEnv);
   assert.equal(r.code, 0, `\`${cmd}\` exited ${r.code}:\n${r.out.split("\n").slice(-25).join("\n")}`);
 }
 
@@ -173,6 +188,38 @@ describe("the README's examples run as written", { concurrency: false, skip: has
   });
 });
 
+const CSFCUBE = "Related through one facet (CSFCube)";
+const hasCsfcube = existsSync(path.join(sharedDataDir(), "csfcube-dev", "dev-pid2anns-method.json"));
+
+describe("the README's CSFCube recipes run as written from a fresh data root", { concurrency: false, skip: hasCsfcube ? false : "no CSFCube data" }, () => {
+  // Its own store and GRAFT_DATA_ROOT (set, as a user may have it): the data step writes there
+  // and the import must read from there.
+  const root = mkdtempSync(path.join(os.tmpdir(), "graft-readme-csfcube-"));
+  const fresh: NodeJS.ProcessEnv = { ...env, DATABASE_URL: `file:${path.join(root, "graft.db")}`, GRAFT_DATA_ROOT: root };
+  after(() => rmSync(root, { recursive: true, force: true }));
+  const recipe = sectionCommands(README, CSFCUBE);
+  // The graph builds embed 28k sentences (about 50 min on 2 cores), so they and the evaluation
+  // that reads them are not run: without them, the evaluation must stop naming the build to run.
+  const slow = /build --stage graph|eval:csfcube/;
+
+  test("the section holds both recipes", () => {
+    assert.ok(recipe.filter((c) => c.startsWith("npm run data:csfcube")).length >= 2, recipe.join("; "));
+    assert.ok(
+      recipe.some((c) => c.includes("build --stage graph --corpus csfcube-dev-offline")),
+      "the offline corpus's graph build is in the recipe",
+    );
+  });
+
+  test("data, import and extract steps (graph builds and the evaluation: not run, 50 min)", () => {
+    expectSuccess("npm run graft -- db migrate", fresh);
+    for (const cmd of recipe.filter((c) => !slow.test(c))) expectSuccess(cmd, fresh);
+    const evalRun = run("npm run eval:csfcube", fresh);
+    assert.equal(evalRun.code, 1, evalRun.out);
+    assert.match(evalRun.out, /corpus "csfcube-dev" has no graph build yet: run `npm run graft -- build --stage graph --corpus csfcube-dev`/);
+    assert.doesNotMatch(evalRun.out, /\n\s+at /, "a one-line error, no stack trace");
+  });
+});
+
 test("extraction: Examples blocks only, comments dropped; prose commands without placeholders", () => {
   const md = [
     "Intro `npm run graft -- user add --admin`.",
@@ -192,4 +239,7 @@ test("extraction: Examples blocks only, comments dropped; prose commands without
   ].join("\n");
   assert.deepEqual(exampleCommands(md), ["npm run graft -- import", "npm run graft -- papers search x --json"]);
   assert.deepEqual(proseCommands(md), ["npm run graft -- user add --admin", "npm run graft -- jobs enqueue --stage graph"]);
+  const sections = ["## A (one)", "```bash", "a1   # first", "", "a2", "```", "### B", "```bash", "b1", "```"].join("\n");
+  assert.deepEqual(sectionCommands(sections, "A (one)"), ["a1", "a2"]);
+  assert.deepEqual(sectionCommands(sections, "B"), ["b1"]);
 });

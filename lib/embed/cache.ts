@@ -361,6 +361,26 @@ export interface EmbedWithCacheOptions {
 }
 
 /**
+ * Progress over embedWithCache that also moves inside a chunk: `committed` is embedWithCache's
+ * onProgress, `within` the embedder's own (texts done of the chunk it is embedding), so a slow
+ * chunk of 4096 texts still shows movement every few hundred texts.
+ */
+export function chunkedProgress(report: (done: number, total: number) => void) {
+  let committed = 0;
+  let total = 0;
+  return {
+    committed(done: number, of: number) {
+      committed = done;
+      total = of;
+      report(done, of);
+    },
+    within(done: number) {
+      report(Math.min(committed + done, total), total);
+    },
+  };
+}
+
+/**
  * Vectors for `texts` (in order; duplicates allowed), embedding only texts whose exact string
  * is not yet in the cache at `dir`, and committing new vectors chunk by chunk.
  */

@@ -16,7 +16,7 @@ import {
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { bulkInsert } from "@/lib/db/bulk";
 import { type Db, dbProvider } from "@/lib/db/client";
-import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
+import { cacheDirFor, chunkedProgress, embedWithCache } from "@/lib/embed/cache";
 import { ParallelEmbedder } from "@/lib/embed/parallel";
 import { createEmbedder, embedderSpecFromEnv } from "@/lib/embed/registry";
 import { type EmbedSlicePlan, embedMissingInSlices } from "@/lib/embed/shards";
@@ -275,13 +275,15 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
         onProgress: (d, t) => progress("embed", d, t, "slices"),
       });
     let pool: ParallelEmbedder | null = null;
+    // The pool reports every 256 texts a worker finishes, the cache every 4096 it commits.
+    const embedProgress = chunkedProgress((d, t) => progress("embed", d, t));
     const lazy: Embedder = {
       id: embedderId,
       dim,
       embed: async (batch) => {
         newlyEmbedded += batch.length;
         const workers = options.workers ?? Math.min(2, os.availableParallelism());
-        pool ??= await ParallelEmbedder.create(spec, { workers });
+        pool ??= await ParallelEmbedder.create(spec, { workers, onProgress: (d) => embedProgress.within(d) });
         return pool.embed(batch);
       },
     };
@@ -290,7 +292,7 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
     try {
       vectors = await embedWithCache(lazy, texts, {
         dir: cacheDir,
-        onProgress: (d, t) => progress("embed", d, t),
+        onProgress: (d, t) => embedProgress.committed(d, t),
       });
     } finally {
       await (pool as ParallelEmbedder | null)?.close?.();

@@ -1,12 +1,12 @@
 /**
  * Facet-aware relevance on CSFCube's dev fold (issue 17), every Graft row through the served
  * pipeline (relatedPapers, `candidates` = the query's pool):
- *   npm run eval:csfcube [-- --corpus csfcube-dev] [--offline-corpus csfcube-dev-offline] [--out reports]
+ *   npm run eval:csfcube [-- --corpus csfcube-dev] [--offline-corpus csfcube-dev-offline] [--dir ../shared/data/csfcube-dev] [--out reports]
  * Writes reports/csfcube-dev.json (the Evaluation page's CSFCube table) and reports/csfcube-dev.md.
  * Needs the corpus imported and its graph built (README, "CSFCube"). Dev fold only: the levers
  * of the default were chosen on these 24 queries, so the figures are development figures.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { getDb } from "@/lib/db/client";
@@ -24,8 +24,10 @@ import {
   type QueryScore,
 } from "@/lib/eval/csfcube-dev";
 import { repoRoot, sharedDataDir } from "@/lib/paths";
+import { loadGraph, NoGraphBuildError } from "@/lib/retrieve/graph-store";
 
 const DEFAULT_RETRIEVERS = "hybrid,bm25:rrf,dense-graph:rrf";
+const DEFAULT_DIR = path.join(sharedDataDir(), "csfcube-dev");
 
 const { values } = parseArgs({
   options: {
@@ -34,7 +36,8 @@ const { values } = parseArgs({
     // name[:fusion]; bm25 and dense-graph with RRF: their own "auto" (graph-RRF) keeps only a
     // corpus query's top-20 graph neighbours per facet, so most of a pool would go unranked.
     retrievers: { type: "string", default: DEFAULT_RETRIEVERS },
-    dir: { type: "string", default: path.join(sharedDataDir(), "csfcube-dev") },
+    // CSFCube's dev fold (dev-pid2anns-*.json, dev-papers…); another copy of it, not another fold.
+    dir: { type: "string", default: DEFAULT_DIR },
     out: { type: "string", default: path.join(repoRoot, "reports") },
     "no-write": { type: "boolean", default: false },
   },
@@ -66,7 +69,22 @@ const rowsOf = (method: string, label: string, facets: FacetSetting, scores: Que
   });
 
 const db = getDb();
+if (!existsSync(path.join(values.dir, "dev-pid2anns-method.json"))) {
+  // Only the dev fold is evaluated (and labelled so): its files are dev-pid2anns-<facet>.json.
+  console.error(`eval:csfcube: ${values.dir} holds no CSFCube dev-fold files (dev-pid2anns-*.json); --dir takes the folder of CSFCube's dev fold`);
+  process.exit(1);
+}
 const queries = readCsfcubeQueries(values.dir);
+// Each corpus needs its graph build: said in one line naming the command, before any work.
+for (const corpus of [values.corpus, values["offline-corpus"]].filter((c): c is string => c !== undefined)) {
+  try {
+    await loadGraph(db, corpus);
+  } catch (err) {
+    if (!(err instanceof NoGraphBuildError)) throw err;
+    console.error(`eval:csfcube: ${err.message} (the recipe: README, "Related through one facet (CSFCube)")`);
+    process.exit(1);
+  }
+}
 const rows: Row[] = [];
 const notes: string[] = [];
 const deltas: string[] = [];
@@ -117,6 +135,7 @@ const args = [
   ...(values.corpus !== "csfcube-dev" ? ["--corpus", values.corpus] : []),
   ...(values["offline-corpus"] ? ["--offline-corpus", values["offline-corpus"]] : []),
   ...(values.retrievers !== DEFAULT_RETRIEVERS ? ["--retrievers", values.retrievers] : []),
+  ...(values.dir !== DEFAULT_DIR ? ["--dir", values.dir] : []),
 ];
 const command = `npm run eval:csfcube${args.length > 0 ? ` -- ${args.join(" ")}` : ""}`;
 const report = {

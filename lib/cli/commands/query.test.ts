@@ -19,10 +19,19 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   function graft(...args: string[]) {
+    return spawnGraft("", {}, ...args);
+  }
+
+  function graftWithStdin(stdin: string, ...args: string[]) {
+    return spawnGraft(stdin, {}, ...args);
+  }
+
+  function spawnGraft(stdin: string, extraEnv: Record<string, string>, ...args: string[]) {
     const r = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "lib/cli/main.ts"), "query", "--corpus", HAND_CORPUS, ...args], {
       cwd: repoRoot,
-      env: { ...process.env, DATABASE_URL: t.databaseUrl, GRAFT_DATA_ROOT: t.dataRoot, CI: "1" },
+      env: { ...process.env, DATABASE_URL: t.databaseUrl, GRAFT_DATA_ROOT: t.dataRoot, CI: "1", ...extraEnv },
       encoding: "utf8",
+      input: stdin,
     });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   }
@@ -169,6 +178,16 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     const bad = ask("--direction", "sideways");
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /direction must be one of: both, earlier, later/);
+  });
+
+  test('--text -: the paper\'s text is read from standard input (not taken as the text "-"), within the upload limit', () => {
+    // The reader's own count of characters proves which text arrived: "-" alone would be 1.
+    const short = graftWithStdin("Too short to be a paper.", "--text", "-");
+    assert.equal(short.code, 2);
+    assert.match(short.stderr, /only 24 characters, fewer than the 100 needed/);
+    const big = spawnGraft("x".repeat(4096), { GRAFT_MAX_UPLOAD_MB: "0.001" }, "--text", "-");
+    assert.equal(big.code, 2);
+    assert.match(big.stderr, /The text on standard input is .* more than the 1 KB limit/);
   });
 
   test("bad input exits 2 with the reason", () => {

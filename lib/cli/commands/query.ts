@@ -39,7 +39,7 @@ export function registerQuery(program: Command): void {
       "id of a paper in the store, e.g. P19-1542 (corpus papers and out-of-corpus query papers); several comma-separated ids (A,B,C) are seeds whose results are fused (RRF over seeds), each result saying which seed(s) and facet(s) surfaced it",
     )
     .option("--file <path>", "a paper to query with: PDF, plain text, or a JSON record (title, abstract, facets…)")
-    .option("--text <text>", "the paper's text (title on the first line, then the abstract)")
+    .option("--text <text>", 'the paper\'s text (title on the first line, then the abstract); "-" reads it from standard input')
     .option(
       "--batch <file>",
       "many papers in one process (one graph and model load): a JSONL file of paper records ({id?, title, abstract, facets?}) or of {paperId}; prints one JSON line per input line, {line, id, result} or {line, id, error}; a bad line is reported as file:line: reason and the others still run (exit code 2 if any failed)",
@@ -93,7 +93,7 @@ export function registerQuery(program: Command): void {
       }
       let input: RelatedInput;
       if (src.paperId !== undefined) input = { corpus: src.corpus, paperId: src.paperId };
-      else if (src.text !== undefined) input = { corpus: src.corpus, text: src.text };
+      else if (src.text !== undefined) input = { corpus: src.corpus, text: src.text === "-" ? await readStdinText() : src.text };
       else input = { corpus: src.corpus, file: readInputFile(src.file as string) };
       let result: RelatedResult;
       try {
@@ -106,6 +106,23 @@ export function registerQuery(program: Command): void {
       }
       emit(raw, result, () => render(result));
     });
+}
+
+/** `--text -`: the paper's text from standard input, refused once it passes the upload limit. */
+async function readStdinText(): Promise<string> {
+  const limits = resolveLimits();
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of process.stdin) {
+    bytes += (chunk as Buffer).length;
+    try {
+      checkSize(bytes, limits, "text on standard input");
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** Errors a batch line reports and moves on from; anything else (no graph build, a broken store) ends the run. */

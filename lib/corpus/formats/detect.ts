@@ -115,8 +115,10 @@ export async function detectFormat(path: string): Promise<ImportFormat> {
   if (!existsSync(abs)) return "graft";
   if (statSync(abs).isDirectory()) {
     for (const name of ["papers.jsonl", "papers.jsonl.gz"]) {
-      const p = join(abs, name);
-      if (existsSync(p) && statSync(p).isFile()) return (await sniffFile(p)) === "s2" ? "s2" : "graft";
+      // A path the user gives at run time: without the ignore comments, Turbopack's file tracing
+      // takes `<any folder>/papers.jsonl` as a pattern and ships the whole project with the server.
+      const p = join(/* turbopackIgnore: true */ abs, name);
+      if (existsSync(/* turbopackIgnore: true */ p) && statSync(/* turbopackIgnore: true */ p).isFile()) return (await sniffFile(p)) === "s2" ? "s2" : "graft";
     }
     const s2 = s2Layout(abs);
     if (s2.papers.length > 0) return "s2";
