@@ -151,6 +151,12 @@ else
   pg=""
 fi
 
+# The default's R@20 on fixed slices of the development sets, against reports/quality-pins.json:
+# a real drop fails here (lib/eval/quality-pin.ts; `npm run quality:pin -- --write` re-pins).
+if [ "$e2e_ready" = 1 ]; then
+  check "pinned quality (reports/quality-pins.json)" env DATABASE_URL="$e2e_db" GRAFT_DATA_ROOT="$e2e_root" npx tsx scripts/quality-check.ts
+fi
+
 e2e_run() (
   export DATABASE_URL=$e2e_db GRAFT_DATA_ROOT=$e2e_root
   npx playwright test --reporter=list 2>&1 | tee "$work/e2e.log"
