@@ -127,25 +127,20 @@ function evaluate(retrieve: Retrieve): Record<string, string> {
 }
 
 const queryTexts = [...new Set(Object.values(sets).flatMap((qs) => qs.map((q) => paperText(q.title, q.abstract))))];
-const rows: [string, Record<string, string>, string][] = [];
-const bm = bm25();
-rows.push(["BM25 (title + abstract)", evaluate(bm), ""]);
-const lsa = createLsaEmbedder(lsaFolder);
-rows.push(["TF-IDF cosine (LSA's bag of words)", evaluate(tfidf(lsa)), ""]);
-const named: [string, Embedder][] = [[`LSA-${lsa.dim} ${path.basename(lsaFolder)}`, lsa]];
-for (const f of encoders) named.push([`encoder ${f}`, createLsaEmbedder(f)]);
-if (args.includes("--use-lite")) {
-  const { createUseLiteEmbedder } = await import("@/lib/embed/use-lite");
-  named.push(["USE-lite", await createUseLiteEmbedder()]);
-}
-for (const [name, e] of named) {
-  const d = await dense(e, queryTexts);
-  const speed = `${Math.round(d.itemsPerSecond)} items/s`;
-  rows.push([name, evaluate(d.retrieve), speed]);
-  if (name !== named[0][0]) rows.push([`RRF(BM25, ${name})`, evaluate(rrf(bm, d.retrieve)), ""]);
-}
-
 const setNames = Object.keys(sets);
 console.log(`corpus ${ids.length} papers; queries ${setNames.map((s) => `${s} ${sets[s].length}`).join(", ")}; micro R@${K}, 95% bootstrap CI`);
 console.log(["retriever", ...setNames, "embedding speed"].join(" | "));
-for (const [name, r, speed] of rows) console.log([name, ...setNames.map((s) => r[s]), speed].join(" | "));
+// Each row as soon as it is measured: a slow encoder (USE-lite) at the end loses nothing before it.
+const row = (name: string, r: Record<string, string>, speed = "") => console.log([name, ...setNames.map((s) => r[s]), speed].join(" | "));
+const bm = bm25();
+row("BM25 (title + abstract)", evaluate(bm));
+const lsa = createLsaEmbedder(lsaFolder);
+row("TF-IDF cosine (LSA's bag of words)", evaluate(tfidf(lsa)));
+const named: [string, () => Promise<Embedder>][] = [[`LSA-${lsa.dim} ${lsaFolder}`, async () => lsa]];
+for (const f of encoders) named.push([`encoder ${f}`, async () => createLsaEmbedder(f)]);
+if (args.includes("--use-lite")) named.push(["USE-lite", async () => (await import("@/lib/embed/use-lite")).createUseLiteEmbedder()]);
+for (const [i, [name, load]] of named.entries()) {
+  const d = await dense(await load(), queryTexts);
+  row(name, evaluate(d.retrieve), `${Math.round(d.itemsPerSecond)} items/s`);
+  if (i > 0) row(`RRF(BM25, ${name})`, evaluate(rrf(bm, d.retrieve)));
+}
