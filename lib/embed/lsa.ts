@@ -68,7 +68,14 @@ export interface LsaModel {
   idf: Float32Array;
   /** vocabulary.length × dims, row-major. */
   projection: Float32Array;
+  /** "contrastive": the projection was trained further (lib/embed/contrastive.ts); absent: plain LSA. */
+  kind?: LsaKind;
+  /** How a contrastive projection was trained (data, objective, chosen epoch), stored in model.json. */
+  training?: Record<string, unknown>;
 }
+
+export const LSA_KINDS = ["lsa", "contrastive"] as const;
+export type LsaKind = (typeof LSA_KINDS)[number];
 
 export interface FitLsaOptions {
   /** Latent dimensions (default 256). */
@@ -383,6 +390,8 @@ const modelSchema = z.object({
   idf: z.array(z.number()),
   projectionSha256: z.string(),
   fingerprint: z.string(),
+  kind: z.enum(LSA_KINDS).default("lsa"),
+  training: z.record(z.string(), z.unknown()).optional(),
 });
 
 const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
@@ -390,7 +399,9 @@ const projectionBytes = (p: Float32Array) => new Uint8Array(p.buffer, p.byteOffs
 
 /** The model's identity: a hash of its vocabulary, idf and projection (12 hex digits). */
 export function lsaFingerprint(model: LsaModel): string {
-  const head = JSON.stringify({ scheme: LSA_SCHEME, dims: model.dims, vocabulary: model.vocabulary, idf: Array.from(model.idf) });
+  // A plain LSA fit hashes as it always has, so the fingerprints recorded in builds stay valid.
+  const kind = model.kind && model.kind !== "lsa" ? { kind: model.kind } : {};
+  const head = JSON.stringify({ scheme: LSA_SCHEME, dims: model.dims, vocabulary: model.vocabulary, idf: Array.from(model.idf), ...kind });
   return sha256(`${sha256(head)}:${sha256(projectionBytes(model.projection))}`).slice(0, 12);
 }
 
@@ -409,6 +420,8 @@ export function saveLsaModel(folder: string, model: LsaModel): string {
     seed: model.seed,
     projectionSha256: sha256(bytes),
     fingerprint,
+    kind: model.kind ?? "lsa",
+    ...(model.training ? { training: model.training } : {}),
     vocabulary: model.vocabulary,
     idf: Array.from(model.idf),
   };
@@ -431,7 +444,17 @@ export function loadLsaModel(folder: string): LsaModel & { fingerprint: string }
   if (m.idf.length !== m.vocabulary.length) throw new CodedError("invalid_request", `${file}: idf and vocabulary differ in length`);
   const projection = new Float32Array(m.vocabulary.length * m.dims);
   projectionBytes(projection).set(buf);
-  return { dims: m.dims, docs: m.docs, seed: m.seed, vocabulary: m.vocabulary, idf: Float32Array.from(m.idf), projection, fingerprint: m.fingerprint };
+  return {
+    dims: m.dims,
+    docs: m.docs,
+    seed: m.seed,
+    vocabulary: m.vocabulary,
+    idf: Float32Array.from(m.idf),
+    projection,
+    kind: m.kind,
+    ...(m.training ? { training: m.training } : {}),
+    fingerprint: m.fingerprint,
+  };
 }
 
 // ── the embedder ──
@@ -453,17 +476,25 @@ export class LsaEmbedder implements Embedder {
     this.termIds = new Map(model.vocabulary.map((t, i) => [t, i]));
   }
 
-  /** One text's unit vector (zero when it has no known term). */
-  embedOne(text: string): Float32Array {
-    const { dims, idf, projection } = this.model;
+  /**
+   * A text's bag of words: known term ids with their weights, log tf × idf (the input of the
+   * projection; also what the contrastive trainer is fed, so both read a text the same way).
+   */
+  termWeights(text: string): Map<number, number> {
     const counts = new Map<number, number>();
     for (const t of lsaTerms(text)) {
       const id = this.termIds.get(t);
       if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
     }
+    for (const [id, tf] of counts) counts.set(id, (1 + Math.log(tf)) * this.model.idf[id]);
+    return counts;
+  }
+
+  /** One text's unit vector (zero when it has no known term). */
+  embedOne(text: string): Float32Array {
+    const { dims, projection } = this.model;
     const acc = new Float64Array(dims);
-    for (const [id, tf] of counts) {
-      const w = (1 + Math.log(tf)) * idf[id];
+    for (const [id, w] of this.termWeights(text)) {
       const o = id * dims;
       for (let k = 0; k < dims; k++) acc[k] += w * projection[o + k];
     }

@@ -13,7 +13,7 @@ import { config } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { repoRoot } from "@/lib/paths";
 import { mulberry32 } from "@/lib/random";
-import { runTrainer } from "./build";
+import { runTrainer } from "@/lib/python-trainer";
 import type { DistillationExamples } from "./distill";
 import { generativeFacetLists, loadGenretModel } from "./model";
 import { writeTrainingPack } from "./pack";

@@ -11,7 +11,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { sharedDataDir } from "@/lib/corpus/paths";
 import { repoRoot } from "@/lib/paths";
-import { runTrainer } from "@/lib/genret/build";
+import { runTrainer } from "@/lib/python-trainer";
 import { loadGenretCorpusFiles, newestGraphBuildDir, writeExperimentDir } from "@/lib/genret/corpus-files";
 import { buildIdentifiers, trainingExamples } from "@/lib/genret/prepare";
 

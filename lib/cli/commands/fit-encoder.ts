@@ -1,10 +1,14 @@
-import { createReadStream, existsSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
 import type { Command } from "commander";
 import { z } from "zod";
-import { fitLsa, saveLsaModel } from "@/lib/embed/lsa";
+import { config } from "@/lib/config";
+import { readCorpus } from "@/lib/corpus/read";
+import { addTitleAbstractPairs, citationPairs, DEFAULT_CONTRASTIVE, trainContrastiveEncoder } from "@/lib/embed/contrastive";
+import { fitLsa, loadLsaModel, lsaFingerprint, saveLsaModel, type LsaModel } from "@/lib/embed/lsa";
+import { writeFileAtomic } from "@/lib/atomic-write";
 import { emit, fmt, parseOptions, UsageError } from "../output";
 import { ProgressBar } from "../progress";
 
@@ -16,14 +20,29 @@ const fitOptions = z.object({
   minDf: z.coerce.number().int().min(1).default(2),
   maxVocab: z.coerce.number().int().min(1).default(50_000),
   powerIterations: z.coerce.number().int().min(0).max(10).default(2),
+  contrastive: z.string().min(1).optional(),
+  selfPairs: z.boolean().default(false),
+  epochs: z.coerce.number().int().min(1).max(100).default(DEFAULT_CONTRASTIVE.epochs),
+  tau: z.coerce.number().positive().max(10).default(DEFAULT_CONTRASTIVE.tau),
+  batch: z.coerce.number().int().min(2).default(DEFAULT_CONTRASTIVE.batch),
+  lr: z.coerce.number().positive().max(1).default(DEFAULT_CONTRASTIVE.lr),
+  citeRepeat: z.coerce.number().int().min(1).max(100).default(DEFAULT_CONTRASTIVE.citeRepeat),
+  holdout: z.coerce.number().min(0).max(0.5).default(0.1),
   json: z.boolean().default(false),
 });
+type FitOptions = z.infer<typeof fitOptions>;
+
+interface FittingRecord {
+  title: string;
+  abstract: string;
+}
 
 /** Title and abstract of each JSONL line (a corpus file as `graft import` reads it, gzipped or not). */
-async function readFittingTexts(file: string, onLine: (n: number) => void): Promise<{ texts: string[]; skipped: number }> {
+async function readFittingTexts(file: string, onLine: (n: number) => void): Promise<{ texts: string[]; records: FittingRecord[]; skipped: number }> {
   const raw = createReadStream(file);
   const input = file.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
   const texts: string[] = [];
+  const records: FittingRecord[] = [];
   let skipped = 0;
   let n = 0;
   for await (const line of createInterface({ input, crlfDelay: Infinity })) {
@@ -39,56 +58,148 @@ async function readFittingTexts(file: string, onLine: (n: number) => void): Prom
     const r = (row ?? {}) as { title?: unknown; abstract?: unknown };
     const parts = [r.title, r.abstract].filter((p): p is string => typeof p === "string" && p.trim() !== "");
     if (parts.length === 0) skipped++;
-    else texts.push(parts.join(". "));
+    else {
+      texts.push(parts.join(". "));
+      records.push({ title: typeof r.title === "string" ? r.title : "", abstract: typeof r.abstract === "string" ? r.abstract : "" });
+    }
     if (n % 5000 === 0) onLine(n);
   }
-  return { texts, skipped };
+  return { texts, records, skipped };
+}
+
+const FIT_RECORD = "fit.json";
+
+/**
+ * The LSA starting point of a contrastive fit, in out/lsa-init: reused when its fit.json records
+ * the same input and settings (a rerun after a kill or a finished run), else fitted and saved.
+ */
+function lsaInit(folder: string, texts: readonly string[], opts: FitOptions, onProgress: (phase: string, done: number, total: number) => void): LsaModel {
+  const params = JSON.stringify({
+    input: path.resolve(opts.input),
+    documents: texts.length,
+    dims: opts.dims,
+    seed: opts.seed,
+    minDf: opts.minDf,
+    maxVocab: opts.maxVocab,
+    powerIterations: opts.powerIterations,
+  });
+  const record = path.join(folder, FIT_RECORD);
+  if (existsSync(record) && readFileSync(record, "utf8") === params) {
+    try {
+      return loadLsaModel(folder);
+    } catch {
+      // torn or foreign: fitted again below
+    }
+  }
+  const model = fitLsa(texts, {
+    dims: opts.dims,
+    seed: opts.seed,
+    minDf: opts.minDf,
+    maxVocab: opts.maxVocab,
+    powerIterations: opts.powerIterations,
+    onProgress,
+  });
+  saveLsaModel(folder, model);
+  writeFileAtomic(record, params);
+  return model;
 }
 
 export function registerFitEncoder(program: Command): void {
   program
     .command("fit-encoder")
-    .description("fit the LSA item encoder (TF-IDF + truncated SVD) on a JSONL corpus's titles and abstracts; use it with GRAFT_EMBEDDER=lsa:<folder>")
+    .description(
+      "fit the LSA item encoder (TF-IDF + truncated SVD) on a JSONL corpus's titles and abstracts, and with --contrastive train it further " +
+        "on train-split citation pairs (PyTorch, workers/trainer/contrastive_encoder.py); use it with GRAFT_EMBEDDER=lsa:<folder>",
+    )
     .requiredOption("--input <file>", "JSONL or JSONL.gz with title and abstract per line (the import format)")
     .requiredOption("--out <folder>", "model folder to write (model.json + projection.f32)")
     .option("--dims <n>", "latent dimensions (default 256)")
-    .option("--seed <n>", "seed of the randomized SVD (default 0)")
+    .option("--seed <n>", "seed of the randomized SVD, the held-out slice and the training order (default 0)")
     .option("--min-df <n>", "keep terms in at least n documents (default 2)")
     .option("--max-vocab <n>", "keep at most n terms, the most frequent (default 50,000)")
     .option("--power-iterations <n>", "power iterations of the randomized SVD (default 2)")
+    .option(
+      "--contrastive <corpus>",
+      "then train the projection on the citations between train-split papers of this corpus folder (papers.jsonl + citations.tsv)",
+    )
+    .option("--self-pairs", "with --contrastive: also train on title ↔ abstract of every --input paper")
+    .option("--epochs <n>", `with --contrastive: epochs, the best on the held-out pairs is kept (default ${DEFAULT_CONTRASTIVE.epochs})`)
+    .option("--tau <x>", `with --contrastive: InfoNCE temperature (default ${DEFAULT_CONTRASTIVE.tau})`)
+    .option("--batch <n>", `with --contrastive: pairs per batch (default ${DEFAULT_CONTRASTIVE.batch})`)
+    .option("--lr <x>", `with --contrastive: Adam learning rate (default ${DEFAULT_CONTRASTIVE.lr})`)
+    .option("--cite-repeat <n>", "with --self-pairs: citation pairs enter each epoch n times (default 1)")
+    .option("--holdout <fraction>", "with --contrastive: train papers held out to choose the epoch (default 0.1)")
     .option("--json", "machine-readable output")
     .action(async (raw: unknown) => {
       const opts = parseOptions(fitOptions, raw);
       if (!existsSync(opts.input)) throw new UsageError(`--input: no such file ${opts.input}`);
+      if (opts.contrastive && !existsSync(opts.contrastive)) throw new UsageError(`--contrastive: no such corpus ${opts.contrastive}`);
       const t0 = performance.now();
       const bar = new ProgressBar("fit-encoder");
+      const onProgress = (phase: string, done: number, total: number) => bar.update(done, total, phase);
       let summary;
       try {
         bar.update(0, 0, "reading");
-        const { texts, skipped } = await readFittingTexts(opts.input, (n) => bar.update(n, 0, "reading"));
+        const { texts, records, skipped } = await readFittingTexts(opts.input, (n) => bar.update(n, 0, "reading"));
         const readSeconds = (performance.now() - t0) / 1000;
-        const model = fitLsa(texts, {
-          dims: opts.dims,
-          seed: opts.seed,
-          minDf: opts.minDf,
-          maxVocab: opts.maxVocab,
-          powerIterations: opts.powerIterations,
-          onProgress: (phase, done, total) => bar.update(done, total, phase),
-        });
-        const fingerprint = saveLsaModel(opts.out, model);
         const folder = path.resolve(opts.out);
-        summary = {
-          folder,
-          spec: `lsa:${folder}`,
-          fingerprint,
-          documents: texts.length,
-          skipped,
-          vocabulary: model.vocabulary.length,
-          dims: model.dims,
-          projectionBytes: model.projection.byteLength,
-          readSeconds: Number(readSeconds.toFixed(1)),
-          seconds: Number(((performance.now() - t0) / 1000).toFixed(1)),
-        };
+        const common = { folder, spec: `lsa:${folder}`, documents: texts.length, skipped, readSeconds: Number(readSeconds.toFixed(1)) };
+        const seconds = () => Number(((performance.now() - t0) / 1000).toFixed(1));
+        if (!opts.contrastive) {
+          const model = fitLsa(texts, { ...opts, onProgress });
+          const fingerprint = saveLsaModel(opts.out, model);
+          summary = {
+            ...common,
+            kind: "lsa",
+            fingerprint,
+            vocabulary: model.vocabulary.length,
+            dims: model.dims,
+            projectionBytes: model.projection.byteLength,
+            seconds: seconds(),
+          };
+        } else {
+          const lsaFolder = path.join(folder, "lsa-init");
+          const lsa = lsaInit(lsaFolder, texts, opts, onProgress);
+          const lsaSeconds = seconds();
+          bar.update(0, 0, "pairs");
+          const corpus = await readCorpus(opts.contrastive);
+          const data = citationPairs(corpus, { holdout: opts.holdout, seed: opts.seed });
+          if (opts.selfPairs) addTitleAbstractPairs(data, records);
+          const result = await trainContrastiveEncoder({
+            lsaFolder,
+            out: folder,
+            data,
+            python: config().GRAFT_PYTHON,
+            training: { epochs: opts.epochs, tau: opts.tau, batch: opts.batch, lr: opts.lr, seed: opts.seed, citeRepeat: opts.citeRepeat },
+            note: {
+              pairsFrom: `citations between train-split papers of ${path.resolve(opts.contrastive)}${opts.selfPairs ? ` + title ↔ abstract of ${path.resolve(opts.input)}` : ""}`,
+              heldOut: `${opts.holdout} of train papers (seeded hash), every pair touching one left out`,
+            },
+            onEvent: (e) => {
+              if (e.event === "progress") bar.update(Number(e.step), Number(e.steps), `epoch ${e.epoch}/${opts.epochs} loss ${Number(e.loss).toFixed(3)}`);
+              else if (e.event === "epoch")
+                process.stderr.write(
+                  `fit-encoder: epoch ${e.epoch}/${opts.epochs} loss ${e.loss ?? "-"} held-out R@20 ${e.heldOutRecall ?? "-"} (${e.seconds} s)\n`,
+                );
+              else if (e.event === "resumed") process.stderr.write(`fit-encoder: resuming after epoch ${e.epoch}\n`);
+            },
+          });
+          summary = {
+            ...common,
+            kind: "contrastive",
+            fingerprint: result.fingerprint,
+            lsaFingerprint: lsaFingerprint(lsa),
+            vocabulary: lsa.vocabulary.length,
+            dims: lsa.dims,
+            projectionBytes: lsa.projection.byteLength,
+            pairs: result.pack.pairs,
+            heldOutPairs: result.pack.val,
+            bestEpoch: result.bestEpoch,
+            history: result.history,
+            lsaSeconds,
+            seconds: seconds(),
+          };
+        }
       } finally {
         bar.done();
       }
@@ -96,8 +207,9 @@ export function registerFitEncoder(program: Command): void {
         opts,
         summary,
         () =>
-          `fitted ${summary.dims}-d LSA on ${fmt(summary.documents)} documents (${fmt(summary.skipped)} skipped), ${fmt(summary.vocabulary)} terms, ` +
+          `fitted ${summary.dims}-d ${summary.kind === "lsa" ? "LSA" : "contrastive encoder"} on ${fmt(summary.documents)} documents (${fmt(summary.skipped)} skipped), ${fmt(summary.vocabulary)} terms, ` +
           `in ${summary.seconds} s → ${summary.folder} (fingerprint ${summary.fingerprint}, projection ${(summary.projectionBytes / 2 ** 20).toFixed(1)} MiB)\n` +
+          ("bestEpoch" in summary ? `trained on ${fmt(summary.pairs)} pairs; epoch ${summary.bestEpoch} kept (best held-out recall@20)\n` : "") +
           `use it: GRAFT_EMBEDDER=${summary.spec} (or --embedder ${summary.spec})`,
       );
     });

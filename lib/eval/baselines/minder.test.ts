@@ -6,7 +6,7 @@ import { after, describe, it } from "node:test";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { repoRoot } from "@/lib/paths";
 import { mulberry32 } from "@/lib/random";
-import { runTrainer } from "@/lib/genret/build";
+import { runTrainer } from "@/lib/python-trainer";
 import type { DecodeRequest, DecoderSession } from "@/lib/genret/beam-search";
 import type { DistillationExamples } from "@/lib/genret/distill";
 import { buildDocIdIndex, normalizeFacetItem } from "@/lib/genret/docid";
