@@ -597,7 +597,7 @@ export function userPaperTableNote(t: UserPaperTable, section: Pick<UserPapersSe
     "Each paper is sent with its corpus id, so relatedPapers excludes its own node: it is never returned and never a seed, and its own edges and references are not read.",
     "Remaining leakage: the graph's co-citation and coupling scores c of other pairs count this paper's references (two papers it cites are co-cited through it), which strengthens edges among its gold papers; that affects the dense-graph walk and Graft (trained on those edges), not hybrid's citation expansion, which reads only other papers' references (its BM25 statistics still include the paper's own text).",
     "hybrid's learned second stage counts other papers' citations too (citation and co-citation counts leave this paper's own out) and was fitted on train-split papers queried the same way with the other splits hidden, gold the train papers they cite and those citing them (train-split citations only).",
-    "Settings (hybrid's weights and expansion, the second stage's depth and penalty) were chosen on the tuning halves of sets 2 and 3 only; its R@20 is shown beside each row.",
+    "Settings (hybrid's weights and expansion, the second stage's depth and penalty) were chosen on the tuning halves of sets 2 and 3 only (and, for the balance of earlier and later work, on train-split papers' train-split references); its R@20 is shown beside each row.",
     served + bare,
   ].join(" ");
 }
