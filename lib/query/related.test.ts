@@ -127,6 +127,8 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
   // The default's first stage, before its learned second stage (trees fitted on the real corpus, whose
   // order on this six-paper corpus says nothing): what the order assertions below are about.
   registerRetriever(hybridRetriever({ ...HYBRID, rerank: null }, "hybrid-first-stage"));
+  // The same with the seeds' votes going only to what they cite (no later-work hop).
+  registerRetriever(hybridRetriever({ ...HYBRID, rerank: null, laterWeight: 0 }, "hybrid-earlier-only"));
 
   test("the default (hybrid + auto = RRF): lexical seeds, then what they cite, with the whole paper beside the facets", async () => {
     const text =
@@ -195,13 +197,13 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     const served = await relatedPapers(t.db, { corpus: "mini", paper }, relatedOptions.parse({ k: 6 }));
     assert.equal(served.query.inGraph, false);
     assert.ok(!served.results.some((x) => x.externalId === "P0"));
-    const r = await relatedPapers(t.db, { corpus: "mini", paper }, {
-      ...relatedOptions.parse({ k: 6 }),
-      retriever: "hybrid-first-stage" as string,
-    } as RelatedOptions);
-    const ids = r.results.map((x) => x.externalId);
+    const ask = (retriever: string) => relatedPapers(t.db, { corpus: "mini", paper }, { ...relatedOptions.parse({ k: 6 }), retriever } as RelatedOptions);
+    const ids = (await ask("hybrid-earlier-only")).results.map((x) => x.externalId);
     assert.ok(!ids.includes("P0"));
     assert.deepEqual(ids.slice(0, 2).sort(), ["P1", "P5"], "its topical twin, and what the twin cites");
+    // With the later-work hop the twin is still among the first, and P0 still never returned.
+    const both = (await ask("hybrid-first-stage")).results.map((x) => x.externalId);
+    assert.ok(!both.includes("P0") && both.slice(0, 3).includes("P1"), both.join(","));
   });
 
   test("candidates: only those papers, each ranked; the unreached ones last in the request's order", async () => {
