@@ -8,8 +8,9 @@ import { SHOTS } from "./shots";
 // Later / Both" narrows the list and lives in the URL; the CSV export carries the direction; for
 // pasted text the year is inferred from the closest papers. A screenshot goes to SHOTS.
 
-const EXAMPLE = "C16-1030"; // "Attending to Characters in Neural Sequence Labeling Models", 2016
-const EXAMPLE_YEAR = 2016;
+// A 2018 paper: the corpus (mostly 2017–2019) holds both its earlier and its later work.
+const EXAMPLE = "C18-1046"; // "Implicit Discourse Relation Recognition using Neural Tensor Network with Interactive Attention …", 2018
+const EXAMPLE_YEAR = 2018;
 
 const PASTED = `Neural Machine Translation of Rare Words with Subword Units
 
@@ -43,6 +44,7 @@ test("each result says earlier or later work against the paper's year, and the f
     if (r.direction === "later") expect(r.title).toBe(`Later work: published after the query paper's year ${EXAMPLE_YEAR}`);
   }
   expect(all.some((r) => r.direction === "earlier")).toBe(true);
+  expect(all.some((r) => r.direction === "later")).toBe(true);
 
   // Later work only: the URL carries it and every result is from after the paper's year.
   await page.getByRole("radio", { name: "Later", exact: true }).check();

@@ -588,7 +588,7 @@ export function userPaperTableNote(t: UserPaperTable, section: Pick<UserPapersSe
   if (t.id === "ooc") {
     return `Gold: ${t.gold}: ${t.queries} queries, ${t.goldPairs} gold pairs (mean ${(t.goldPairs / Math.max(1, t.queries)).toFixed(1)}). The query papers are not in the corpus or its graph. ${served}${t.withoutCitations ? ` These rows ran on corpus "${t.withoutCitations}", the same papers imported without citations.` : ""}`;
   }
-  const tune = t.tuning ? ` (tuning half: ${t.tuning.queries} queries, ${t.tuning.goldPairs} pairs)` : "";
+  const tune = t.tuning?.queries ? ` (tuning half: ${t.tuning.queries} queries, ${t.tuning.goldPairs} pairs)` : "";
   const bare = t.withoutCitations
     ? ` These rows ran on corpus "${t.withoutCitations}": the same papers imported without any citations, so no retriever reads a citation (gold still comes from the data set's citations).`
     : "";

@@ -11,6 +11,7 @@
  * set 1); --write stores it in lib/retrieve/rerank-model.ts.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { format, resolveConfig } from "prettier";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -253,6 +254,8 @@ import type { RerankModel } from "./rerank";
 export const RERANK_MODEL: RerankModel | null = ${JSON.stringify(model, null, 2)};
 `,
   );
+  // Formatted as the repository's check wants it (npm test runs prettier --check).
+  writeFileSync(file, await format(readFileSync(file, "utf8"), { ...(await resolveConfig(file)), filepath: file }));
   console.log(`wrote ${file}`);
 }
 process.exit(0);
