@@ -24,6 +24,14 @@ import { emit, parseOptions, table } from "../output";
 export const SMOKE_LIMITS = { test: 40, dev: 20, ooc: 20, userPapers: 8 } as const;
 
 const count = z.coerce.number().int().min(1);
+/** A comma-separated flag as its non-empty, trimmed parts. */
+const commaList = z.string().transform((s) =>
+  s
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
+
 export const evalOptions = z.object({
   suite: z.enum([...SUITES, "all"], { error: `suite must be one of: ${[...SUITES, "all"].join(", ")}` }).default("all"),
   corpus: z.string().min(1).optional(),
@@ -38,25 +46,8 @@ export const evalOptions = z.object({
   render: z.boolean().default(false),
   runsCache: z.string().min(1).optional(),
   withoutCitations: z.string().min(1).optional(),
-  userPaperSets: z
-    .string()
-    .transform((s) =>
-      s
-        .split(",")
-        .map((x) => x.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.enum(["ooc", "unseen-report", "unseen-tune", "later-report", "later-tune"])))
-    .optional(),
-  userPaperRows: z
-    .string()
-    .transform((s) =>
-      s
-        .split(",")
-        .map((x) => x.trim())
-        .filter(Boolean),
-    )
-    .optional(),
+  userPaperSets: commaList.pipe(z.array(z.enum(["ooc", "unseen-report", "unseen-tune", "later-report", "later-tune"]))).optional(),
+  userPaperRows: commaList.optional(),
   smoke: z.boolean().default(false),
   distillCoverage: z.boolean().default(true),
   generative: z.string().min(1).optional(),
