@@ -67,7 +67,8 @@ test("each result says earlier or later work against the paper's year, and the f
   for (const row of rows.slice(1)) expect(row.endsWith(",later"), row).toBe(true);
 
   // Earlier work only, then both again (the URL back to the paper alone).
-  await page.getByRole("radio", { name: "Earlier", exact: true }).check();
+  // The export menu may still be open: the first click can close it, so check until the radio is on.
+  await expect(async () => page.getByRole("radio", { name: "Earlier", exact: true }).check({ timeout: 2_000 })).toPass();
   await expect(page).toHaveURL(/direction=earlier/);
   await expect(async () => {
     const earlier = await resultDirections(page);

@@ -14,7 +14,7 @@ import { K_CHOICES, type ExploreParams } from "./explore-state";
 export const RETRIEVER_LABELS: Record<RetrieverName, { label: string; hint: string }> = {
   hybrid: {
     label: "Graft hybrid",
-    hint: "Finds papers whose words match each facet of yours and the paper as a whole, then follows what those papers cite (the default).",
+    hint: "Finds papers whose words match each facet of yours and the paper as a whole, then follows what those papers cite and the papers citing them (the default).",
   },
   graft: {
     label: "Graft",
