@@ -47,7 +47,9 @@ test("each result says earlier or later work against the paper's year, and the f
   expect(all.some((r) => r.direction === "later")).toBe(true);
 
   // Later work only: the URL carries it and every result is from after the paper's year.
-  await page.getByRole("radio", { name: "Later", exact: true }).check();
+  // The filter's state follows the URL, so the radio turns on after the navigation: click, then wait for it.
+  await page.getByRole("radio", { name: "Later", exact: true }).click();
+  await expect(page.getByRole("radio", { name: "Later", exact: true })).toBeChecked();
   await expect(page).toHaveURL(/direction=later/);
   await expect(async () => {
     const later = await resultDirections(page);
@@ -67,8 +69,11 @@ test("each result says earlier or later work against the paper's year, and the f
   for (const row of rows.slice(1)) expect(row.endsWith(",later"), row).toBe(true);
 
   // Earlier work only, then both again (the URL back to the paper alone).
-  // The export menu may still be open: the first click can close it, so check until the radio is on.
-  await expect(async () => page.getByRole("radio", { name: "Earlier", exact: true }).check({ timeout: 2_000 })).toPass();
+  // The export menu may still be open and take the first click: click until the radio is on.
+  await expect(async () => {
+    await page.getByRole("radio", { name: "Earlier", exact: true }).click();
+    await expect(page.getByRole("radio", { name: "Earlier", exact: true })).toBeChecked({ timeout: 2_000 });
+  }).toPass();
   await expect(page).toHaveURL(/direction=earlier/);
   await expect(async () => {
     const earlier = await resultDirections(page);
