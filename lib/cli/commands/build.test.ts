@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Command } from "commander";
 import { disconnectDb } from "@/lib/db/client";
 import { testProvider } from "@/lib/db/testing";
 import { graphCsrSha256, useMiniCorpusStore } from "@/lib/graph/testing";
@@ -9,28 +8,13 @@ import { enqueueStage, runJobInline } from "@/lib/jobs/runner";
 import { UsageError } from "../output";
 import { ProgressBar } from "../progress";
 import { graphJobReport, registerBuild } from "./build";
+import { runGraft } from "@/lib/cli/testing";
 
 // `graft build --stage graph --similarity …` in process against the six-paper store: the flag
 // is validated, recorded in the build and reported; leaving it out builds the default mix.
 // `--shards N` runs the stage as a graph job whose kernel blocks are queued as graph-block jobs.
 
-async function graft(...argv: string[]): Promise<string> {
-  const program = new Command("graft").exitOverride();
-  registerBuild(program);
-  let out = "";
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    if (typeof chunk !== "string") return (write as (c: Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
-    out += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await program.parseAsync(argv, { from: "user" });
-    return out;
-  } finally {
-    process.stdout.write = write;
-  }
-}
+const graft = async (...argv: string[]): Promise<string> => (await runGraft(registerBuild, argv)).out;
 
 describe(`graft build --stage graph: --similarity, --shards (${testProvider})`, { concurrency: false }, () => {
   const t = useMiniCorpusStore("graft-build-cli-");

@@ -2,33 +2,17 @@ import assert from "node:assert/strict";
 import { existsSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Command } from "commander";
 import { failBuild, startBuild } from "@/lib/builds/build-dir";
 import { disconnectDb } from "@/lib/db/client";
 import { testProvider } from "@/lib/db/testing";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { registerBuilds } from "./builds";
+import { runGraft } from "@/lib/cli/testing";
 
 // Issue 28, finding 8: `graft builds prune` removes failed builds and those a killed process
 // left running, that no job owns (rows and directories), and keeps everything else.
 
-async function graft(...argv: string[]): Promise<string> {
-  const program = new Command("graft").exitOverride();
-  registerBuilds(program);
-  let out = "";
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    if (typeof chunk !== "string") return (write as (c: Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
-    out += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await program.parseAsync(argv, { from: "user" });
-    return out;
-  } finally {
-    process.stdout.write = write;
-  }
-}
+const graft = async (...argv: string[]): Promise<string> => (await runGraft(registerBuilds, argv)).out;
 
 describe(`graft builds prune (${testProvider})`, { concurrency: false }, () => {
   const t = useMiniCorpusStore("graft-builds-prune-");

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Command } from "commander";
 import { registerBuild } from "./build";
 import { disconnectDb } from "@/lib/db/client";
 import { testProvider } from "@/lib/db/testing";
@@ -13,28 +12,13 @@ import { knownErrorBody } from "@/lib/http/respond";
 import { dataRoot } from "@/lib/paths";
 import { clearGraphCache, loadGraph } from "@/lib/retrieve/graph-store";
 import { buildDamage, DamagedBuildError } from "@/lib/builds/integrity";
+import { runGraft } from "@/lib/cli/testing";
 
 // Issue 28, finding 7: a damaged build (graph.csr truncated, or changed in place) is found at
 // load from the manifest's sizes and sha256; serving falls back to the newest intact build, the
 // message names the command that rebuilds it, and `build --if-missing` rebuilds a damaged build.
 
-async function graftBuild(...argv: string[]): Promise<string> {
-  const program = new Command("graft").exitOverride();
-  registerBuild(program);
-  let out = "";
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    if (typeof chunk !== "string") return (write as (c: Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
-    out += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await program.parseAsync(["build", ...argv], { from: "user" });
-    return out;
-  } finally {
-    process.stdout.write = write;
-  }
-}
+const graftBuild = async (...argv: string[]): Promise<string> => (await runGraft(registerBuild, ["build", ...argv])).out;
 
 /** Runs `fn` collecting console.warn lines. */
 async function warnings<T>(fn: () => Promise<T>): Promise<{ value: T; lines: string[] }> {

@@ -9,32 +9,16 @@ import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { Command } from "commander";
 import { createEmbedder } from "@/lib/embed/registry";
 import { citationPairs } from "@/lib/embed/contrastive";
 import { readCorpus } from "@/lib/corpus/read";
 import { registerFitEncoder } from "./fit-encoder";
+import { runGraft } from "@/lib/cli/testing";
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), "graft-fit-contrastive-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function graft(...argv: string[]): Promise<string> {
-  const program = new Command("graft").exitOverride();
-  registerFitEncoder(program);
-  let out = "";
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    if (typeof chunk !== "string") return (write as (c: Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
-    out += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await program.parseAsync(argv, { from: "user" });
-    return out;
-  } finally {
-    process.stdout.write = write;
-  }
-}
+const graft = async (...argv: string[]): Promise<string> => (await runGraft(registerFitEncoder, argv)).out;
 
 // Four topics of eight papers; each paper cites its partner (the two share a code word) and a
 // paper of its topic. Test-split papers cite too: their citations are evaluation gold and must

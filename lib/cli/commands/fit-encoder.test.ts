@@ -4,10 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { Command } from "commander";
 import { createEmbedder } from "@/lib/embed/registry";
 import { dot } from "@/lib/embed/types";
 import { registerFitEncoder } from "./fit-encoder";
+import { runGraft } from "@/lib/cli/testing";
 
 // `graft fit-encoder` in process on a small gzipped JSONL corpus: the summary, and the folder
 // it writes is a working `lsa:<folder>` embedder.
@@ -15,24 +15,7 @@ import { registerFitEncoder } from "./fit-encoder";
 const tmp = mkdtempSync(path.join(os.tmpdir(), "graft-fit-encoder-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function graft(...argv: string[]): Promise<string> {
-  const program = new Command("graft").exitOverride();
-  registerFitEncoder(program);
-  let out = "";
-  const write = process.stdout.write.bind(process.stdout);
-  // The CLI writes strings; the test runner's own messages on stdout are buffers: pass those on.
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    if (typeof chunk !== "string") return (write as (c: Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
-    out += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await program.parseAsync(argv, { from: "user" });
-    return out;
-  } finally {
-    process.stdout.write = write;
-  }
-}
+const graft = async (...argv: string[]): Promise<string> => (await runGraft(registerFitEncoder, argv)).out;
 
 test("fit-encoder fits on title + abstract of a JSONL.gz and writes a model lsa:<folder> loads", async () => {
   const topics = ["parser treebank grammar dependency tree", "speech audio acoustic pitch prosody", "translation bilingual decoder alignment"];

@@ -1,36 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Command } from "commander";
 import { disconnectDb } from "@/lib/db/client";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
 import { registerStage, unregisterStage } from "@/lib/jobs/registry";
 import { UsageError } from "../output";
 import { registerJobs } from "./jobs";
+import { runGraft } from "@/lib/cli/testing";
 
 // `graft jobs …` in process against a test store: JSON output of each subcommand, usage errors
 // for bad stages, params and states, and `run` executing a queued job like a worker would.
 
-async function graft(...argv: string[]): Promise<{ out: string; code: number }> {
-  const program = new Command("graft").exitOverride();
-  registerJobs(program);
-  let out = "";
-  const write = process.stdout.write.bind(process.stdout);
-  // The CLI writes strings; the test runner's own messages on stdout are buffers: pass those on.
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    if (typeof chunk !== "string") return (write as (c: Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
-    out += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  const savedCode = process.exitCode;
-  process.exitCode = undefined;
-  try {
-    await program.parseAsync(argv, { from: "user" });
-    return { out, code: typeof process.exitCode === "number" ? process.exitCode : 0 };
-  } finally {
-    process.stdout.write = write;
-    process.exitCode = savedCode;
-  }
-}
+const graft = (...argv: string[]): Promise<{ out: string; code: number }> => runGraft(registerJobs, argv);
 
 describe(`graft jobs (${testProvider})`, { concurrency: false }, () => {
   let store: TestDb;
