@@ -120,3 +120,19 @@ export function citationExpansion(
   out.sort((x, y) => y.score - x.score || x.paper - y.paper);
   return out.slice(0, pool);
 }
+
+/** The median year of the first `seeds` usable hits: where a query without a year sits in time. */
+export function seedsMedianYear(
+  hits: readonly Bm25Hit[],
+  year: (node: number) => number | null,
+  never: ReadonlySet<number> = new Set(),
+  seeds = SEED_EXPANSION.seeds,
+): number | null {
+  const years = hits
+    .filter((h) => !never.has(h.doc))
+    .slice(0, seeds)
+    .map((h) => year(h.doc))
+    .filter((y): y is number => !!y)
+    .sort((a, b) => a - b);
+  return years.length > 0 ? years[years.length >> 1] : null;
+}

@@ -24,7 +24,7 @@
 import type { Facet } from "@/lib/corpus/types";
 import type { FusedResult } from "@/lib/fusion/types";
 import { createHash } from "node:crypto";
-import { citationExpansion, referenceIndex, SEED_EXPANSION, type LaterWorkHop, type ReferenceIndex } from "./citation-expansion";
+import { citationExpansion, referenceIndex, SEED_EXPANSION, seedsMedianYear, type LaterWorkHop, type ReferenceIndex } from "./citation-expansion";
 import { citedByCounts, citedByPerYear, citersIndex, learnedRerank, papersByAuthor, rerankFeatures, type RerankModel } from "./rerank";
 import { RERANK_MODEL } from "./rerank-model";
 import { generativeFacetCandidates, graftRetriever } from "./graft";
@@ -89,22 +89,6 @@ const lexicalHits = (text: PaperText, query: string, pool: number): Bm25Hit[] =>
 /** The expansion list of one query text's hits, without the query's own node. */
 function expansionList(text: PaperText, hits: readonly Bm25Hit[], pool: number, never: ReadonlySet<number>, later: LaterWorkHop | null): FacetCandidate[] {
   return citationExpansion(hits, text.references, pool, never, SEED_EXPANSION, later).map((c) => ({ paper: c.paper, score: c.score }));
-}
-
-/** The median year of the first `seeds` usable hits: where a query without a year sits in time. */
-export function seedsMedianYear(
-  hits: readonly Bm25Hit[],
-  year: (node: number) => number | null,
-  never: ReadonlySet<number>,
-  seeds = SEED_EXPANSION.seeds,
-): number | null {
-  const years = hits
-    .filter((h) => !never.has(h.doc))
-    .slice(0, seeds)
-    .map((h) => year(h.doc))
-    .filter((y): y is number => !!y)
-    .sort((a, b) => a - b);
-  return years.length > 0 ? years[years.length >> 1] : null;
 }
 
 /** The later-work hop of a query (null when the settings give it no weight). */

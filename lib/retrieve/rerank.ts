@@ -23,7 +23,7 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { FusedResult } from "@/lib/fusion/types";
-import { referenceIndex, SEED_EXPANSION, seedVotes, type ReferenceIndex } from "./citation-expansion";
+import { referenceIndex, SEED_EXPANSION, seedsMedianYear, seedVotes, type ReferenceIndex } from "./citation-expansion";
 import type { Bm25Hit } from "./bm25-index";
 import type { TfidfHit } from "./tfidf-index";
 
@@ -141,13 +141,7 @@ export function citedByPerYear(citedBy: Int32Array, years: (node: number) => num
 
 /** The year the direction features measure from: the query's, or else its lexical seeds' median. */
 export function referenceYear(ev: Pick<RerankEvidence, "queryYear" | "bm25" | "seeds" | "paper">): number | null {
-  if (ev.queryYear) return ev.queryYear;
-  const years = ev.bm25
-    .slice(0, ev.seeds)
-    .map((h) => ev.paper(h.doc).year)
-    .filter((y): y is number => !!y)
-    .sort((a, b) => a - b);
-  return years.length > 0 ? years[years.length >> 1] : null;
+  return ev.queryYear || seedsMedianYear(ev.bm25, (n) => ev.paper(n).year, new Set(), ev.seeds);
 }
 
 /** The citation graph reversed: node → the nodes citing it. */
