@@ -47,10 +47,34 @@ export interface ContrastivePairs {
 /** A paper as one text: title and abstract, as fit-encoder and the embedders read it. */
 export const paperText = (title: string, abstract: string): string => [title, abstract].filter((p) => p.trim() !== "").join(". ");
 
+/** A seeded hash of a paper id in [0, 1): where the paper falls in held-out slices and folds. */
+const hashUnit = (id: string, seed: number): number => createHash("sha256").update(`${seed}:${id}`).digest().readUInt32BE(0) / 2 ** 32;
+
 /** Whether a train paper is in the held-out slice: a seeded hash of its id, so the slice is fixed. */
 export function isHeldOut(id: string, fraction: number, seed: number): boolean {
-  const h = createHash("sha256").update(`${seed}:${id}`).digest().readUInt32BE(0);
-  return h / 2 ** 32 < fraction;
+  return hashUnit(id, seed) < fraction;
+}
+
+/**
+ * A train paper's fold of `folds` (the same seeded hash). Cross-fitting: an encoder trained with
+ * one fold held out gives that fold's papers the cosines of pairs it never saw, which is what the
+ * second stage must learn from (scripts/train/rerank.ts --fold), as served queries are unseen.
+ */
+export function foldOf(id: string, folds: number, seed: number): number {
+  return Math.min(folds - 1, Math.floor(hashUnit(id, seed) * folds));
+}
+
+/** Which fold is held out ("k/K": fold k of K). */
+export interface HeldOutFold {
+  index: number;
+  of: number;
+}
+
+export function parseFold(spec: string): HeldOutFold {
+  const m = /^(\d+)\/(\d+)$/.exec(spec.trim());
+  const fold = m ? { index: Number(m[1]), of: Number(m[2]) } : null;
+  if (!fold || fold.of < 2 || fold.index >= fold.of) throw new CodedError("invalid_request", `A fold is "k/K" with 0 ≤ k < K and K ≥ 2 (got "${spec}").`);
+  return fold;
 }
 
 /**
@@ -60,11 +84,13 @@ export function isHeldOut(id: string, fraction: number, seed: number): boolean {
  */
 export function citationPairs(
   corpus: { papers: readonly PaperRecord[]; citations: readonly CitationRecord[] },
-  options: { holdout: number; seed: number },
+  options: { holdout: number; seed: number; fold?: HeldOutFold },
 ): ContrastivePairs {
   const train = corpus.papers.filter((p) => p.split === "train");
   const index = new Map(train.map((p, i) => [p.externalId, i]));
-  const heldOut = new Set(train.filter((p) => isHeldOut(p.externalId, options.holdout, options.seed)).map((p) => p.externalId));
+  const { fold } = options;
+  const held = (id: string) => (fold ? foldOf(id, fold.of, options.seed) === fold.index : isHeldOut(id, options.holdout, options.seed));
+  const heldOut = new Set(train.filter((p) => held(p.externalId)).map((p) => p.externalId));
   const out: ContrastivePairs = { texts: train.map((p) => paperText(p.title, p.abstract)), pairs: [], kinds: [], val: [], pool: train.map((_, i) => i) };
   for (const { citing, cited } of corpus.citations) {
     const a = index.get(citing);

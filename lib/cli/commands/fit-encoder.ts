@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { config } from "@/lib/config";
 import { readCorpus } from "@/lib/corpus/read";
-import { addTitleAbstractPairs, citationPairs, DEFAULT_CONTRASTIVE, trainContrastiveEncoder } from "@/lib/embed/contrastive";
+import { addTitleAbstractPairs, citationPairs, DEFAULT_CONTRASTIVE, parseFold, trainContrastiveEncoder } from "@/lib/embed/contrastive";
 import { fitLsa, loadLsaModel, lsaFingerprint, saveLsaModel, type LsaModel } from "@/lib/embed/lsa";
 import { writeFileAtomic } from "@/lib/atomic-write";
 import { emit, fmt, parseOptions, UsageError } from "../output";
@@ -28,6 +28,7 @@ const fitOptions = z.object({
   lr: z.coerce.number().positive().max(1).default(DEFAULT_CONTRASTIVE.lr),
   citeRepeat: z.coerce.number().int().min(1).max(100).default(DEFAULT_CONTRASTIVE.citeRepeat),
   holdout: z.coerce.number().min(0).max(0.5).default(0.1),
+  holdoutFold: z.string().optional(),
   json: z.boolean().default(false),
 });
 type FitOptions = z.infer<typeof fitOptions>;
@@ -129,6 +130,7 @@ export function registerFitEncoder(program: Command): void {
     .option("--lr <x>", `with --contrastive: Adam learning rate (default ${DEFAULT_CONTRASTIVE.lr})`)
     .option("--cite-repeat <n>", "with --self-pairs: citation pairs enter each epoch n times (default 1)")
     .option("--holdout <fraction>", "with --contrastive: train papers held out to choose the epoch (default 0.1)")
+    .option("--holdout-fold <k/K>", "with --contrastive: hold out fold k of K instead (cross-fitting for the second stage: scripts/train/rerank.ts --fold)")
     .option("--json", "machine-readable output")
     .action(async (raw: unknown) => {
       const opts = parseOptions(fitOptions, raw);
@@ -163,7 +165,8 @@ export function registerFitEncoder(program: Command): void {
           const lsaSeconds = seconds();
           bar.update(0, 0, "pairs");
           const corpus = await readCorpus(opts.contrastive);
-          const data = citationPairs(corpus, { holdout: opts.holdout, seed: opts.seed });
+          const fold = opts.holdoutFold ? parseFold(opts.holdoutFold) : undefined;
+          const data = citationPairs(corpus, { holdout: opts.holdout, seed: opts.seed, ...(fold ? { fold } : {}) });
           if (opts.selfPairs) addTitleAbstractPairs(data, records);
           const result = await trainContrastiveEncoder({
             lsaFolder,
@@ -173,7 +176,7 @@ export function registerFitEncoder(program: Command): void {
             training: { epochs: opts.epochs, tau: opts.tau, batch: opts.batch, lr: opts.lr, seed: opts.seed, citeRepeat: opts.citeRepeat },
             note: {
               pairsFrom: `citations between train-split papers of ${path.resolve(opts.contrastive)}${opts.selfPairs ? ` + title ↔ abstract of ${path.resolve(opts.input)}` : ""}`,
-              heldOut: `${opts.holdout} of train papers (seeded hash), every pair touching one left out`,
+              heldOut: `${fold ? `fold ${fold.index} of ${fold.of}` : opts.holdout} of train papers (seeded hash), every pair touching one left out`,
             },
             onEvent: (e) => {
               if (e.event === "progress") bar.update(Number(e.step), Number(e.steps), `epoch ${e.epoch}/${opts.epochs} loss ${Number(e.loss).toFixed(3)}`);
