@@ -188,6 +188,11 @@ export const SETTINGS = {
     default: "use-lite",
     doc: "item embedder: `use-lite` (offline, shipped weights) or `minilm[:hub id or local folder]` (the paper's all-MiniLM-L12-v2 through transformers.js)",
   }),
+  GRAFT_TEXT_ENCODER: s({
+    schema: text(),
+    default: "models/acl-contrastive",
+    doc: "the default retriever's whole-paper text encoder: a bag-of-words model folder (`graft fit-encoder`; relative paths from the repository root), or `off`",
+  }),
   GRAFT_HF_MODELS_DIR: s({ schema: text(), shown: "`$GRAFT_DATA_ROOT/models`", doc: "where hub models are looked up and cached" }),
   GRAFT_HF_OFFLINE: s({ schema: flag(), default: false, shown: "unset", doc: "set: never download a hub model" }),
   GRAFT_BEAMS: s({ schema: wholeNumber(1), default: PAPER_DEFAULTS.beams, doc: "beams per query item of the generative retriever" }),

@@ -33,6 +33,7 @@ import { vectorsOf } from "./graph-store";
 import { tfidfTokens } from "./tfidf-index";
 import type { FacetCandidate, FacetCandidateLists, RetrieveContext, Retriever } from "./retriever";
 import type { Bm25Hit } from "./bm25-index";
+import { encoderEvidence, encoderSearch, paperEncoder, type PaperEncoder } from "./text-encoder";
 
 export interface HybridSettings {
   /** Weight of the generative list beside the expansion list in each facet (0: not decoded). */
@@ -52,6 +53,17 @@ export interface HybridSettings {
   rerank: RerankModel | null;
   /** Weight of the seeds' votes for the papers citing them (later work) beside their votes for what they cite (0: earlier work only). */
   laterWeight?: number;
+  /** The text encoder's lists (./text-encoder.ts; none when GRAFT_TEXT_ENCODER is off). */
+  encoder?: EncoderSettings;
+}
+
+export interface EncoderSettings {
+  /** RRF weight of the encoder's whole-paper list beside the lexical one (weight 1) in the whole-paper list. */
+  whole: number;
+  /** RRF weight of the encoder's list of a facet's items beside that facet's lexical list (weight 1). */
+  facet: number;
+  /** The encoder's hits seed citation expansion as BM25's do (false: the hits alone). */
+  expand: boolean;
 }
 
 export interface RestrictedSettings {
@@ -81,7 +93,25 @@ export const RESTRICTED: RestrictedSettings = { lexical: 0.5, facet: 1, whole: 1
  * them is most of a pasted paper's latency, so the default leaves them out; generativeWeight > 0
  * (the evaluation's "plus the generative lists" row) fuses them back.
  */
-export const HYBRID: HybridSettings = { generativeWeight: 0, k: 60, wholePaperWeight: 2, restricted: RESTRICTED, rerank: RERANK_MODEL, laterWeight: 0.5 };
+/**
+ * The text encoder's lists, chosen on the tuning halves of sets 2 and 3 (150 queries each, LLM
+ * facets, first stage alone; scripts/eval/encoder-levers.ts), with and without the corpus's
+ * citations. R@20 set 2 / set 3, with citations; without: none 0.464 / 0.256; 0.263 / 0.261.
+ * Whole-paper list at weight 1: 0.467 / 0.276; 0.277 / 0.289 (2 and 4: no better). Its hits as
+ * expansion seeds: 0.465 / 0.257. Also one list per facet (weight 1): 0.399 / 0.282; 0.291 / 0.274
+ * (the facet lists lose their precision). The second stage reads its cosine (rerank.ts).
+ */
+export const ENCODER: EncoderSettings = { whole: 1, facet: 0, expand: false };
+
+export const HYBRID: HybridSettings = {
+  generativeWeight: 0,
+  k: 60,
+  wholePaperWeight: 2,
+  restricted: RESTRICTED,
+  rerank: RERANK_MODEL,
+  laterWeight: 0.5,
+  encoder: ENCODER,
+};
 
 /** The lexical hits of one query text (the seeds are their head). */
 const lexicalHits = (text: PaperText, query: string, pool: number): Bm25Hit[] => text.index.search(text.queryTokens(query), Math.max(pool, 200));
@@ -95,6 +125,20 @@ function expansionList(text: PaperText, hits: readonly Bm25Hit[], pool: number, 
 function laterHop(ctx: RetrieveContext, text: PaperText, settings: HybridSettings): LaterWorkHop | null {
   const weight = settings.laterWeight ?? 0;
   return weight > 0 ? { citers: visibleCitations(ctx, text).citers, weight } : null;
+}
+
+/** The text encoder's list of one query text: its nearest papers, or the citation expansion they seed. */
+function encoderList(
+  pe: PaperEncoder,
+  text: PaperText,
+  query: string,
+  pool: number,
+  never: ReadonlySet<number>,
+  later: LaterWorkHop | null,
+  expand: boolean,
+): FacetCandidate[] {
+  const hits = encoderSearch(pe, query, Math.max(pool, 200), never);
+  return expand ? expansionList(text, hits, pool, never, later) : hits.slice(0, pool).map((h) => ({ paper: h.doc, score: h.score }));
 }
 
 /**
@@ -185,6 +229,7 @@ export async function hybridRerankRows(ctx: RetrieveContext, fused: readonly Fus
   const bm25 = text.index.search(text.queryTokens(whole), 1000).filter(usable);
   const withItems = [whole, ...Object.values(ctx.query.items).flat()].join(" ");
   const citations = visibleCitations(ctx, text);
+  const pe = await paperEncoder(ctx.db, ctx.graph);
   return rerankFeatures(fused.slice(0, depth), {
     bm25,
     tfidf: tfidf.whole.search(tfidfTokens(whole), 1000),
@@ -203,6 +248,7 @@ export async function hybridRerankRows(ctx: RetrieveContext, fused: readonly Fus
     paper: (node) => ctx.graph.papers[node],
     queryTokens: new Set(text.queryTokens(withItems)),
     titleTokens: (node) => text.queryTokens(ctx.graph.papers[node].title),
+    encoder: pe && whole ? encoderEvidence(pe, whole, (n) => n !== queryNode && !hidden.has(n)) : null,
   });
 }
 
@@ -213,6 +259,8 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
     // Its facet lists already follow citations; graph-RRF would keep only the top-20 graph
     // neighbours (tuning half, R@20: RRF 0.518, graph-RRF as corroboration RRF 0.400).
     preferredFusion: "rrf",
+    // Item vectors are read by the generative lists and the second stage's "dense" feature only.
+    readsItemVectors: settings.generativeWeight > 0 || (settings.rerank?.features.includes("dense") ?? false),
     async retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
       const text = await paperText(ctx.db, ctx.graph);
       const never = new Set([ctx.query.index, ctx.query.exclude, ...(ctx.hidden ?? [])].filter((x): x is number => x !== null));
@@ -224,6 +272,8 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
       // Restricted to a facet ("related through its methods"), the lists stay as CSFCube chose them.
       const later = restricted ? null : laterHop(ctx, text, settings);
       const tfidf = restricted ? await paperTfidf(ctx.db, ctx.graph) : null;
+      const enc = settings.encoder;
+      const encoder = !restricted && enc && (enc.whole > 0 || enc.facet > 0) ? await paperEncoder(ctx.db, ctx.graph) : null;
       const keep = (hits: readonly { doc: number; score: number }[]): FacetCandidate[] =>
         hits.filter((h) => !never.has(h.doc)).map((h) => ({ paper: h.doc, score: h.score }));
       const wholeList = tfidf && whole ? keep(tfidf.whole.search(tfidfTokens(whole), tfidf.whole.numDocs)) : [];
@@ -233,6 +283,8 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
         if (items.length === 0) continue;
         const lexical = expansionList(text, lexicalHits(text, items.join(" "), ctx.pool), ctx.pool, never, later);
         const lists = [{ list: lexical, weight: restricted ? restricted.lexical : 1 }];
+        if (!restricted && encoder && enc && enc.facet > 0)
+          lists.push({ list: encoderList(encoder, text, items.join(" "), ctx.pool, never, later, enc.expand), weight: enc.facet });
         if (restricted && tfidf) {
           const facet = keep(tfidf.facets[f].search(tfidfTokens(items.join(" ")), ctx.pool + never.size)).slice(0, ctx.pool);
           const reached = new Set([...lexical, ...facet].map((c) => c.paper));
@@ -249,8 +301,21 @@ export function hybridRetriever(settings: HybridSettings = HYBRID, name = "hybri
       }
       const wholeHits = whole ? lexicalHits(text, whole, ctx.pool) : [];
       if (!ctx.query.year) ctx.referenceYear = seedsMedianYear(wholeHits, (n) => ctx.graph.papers[n].year, never);
-      if (whole && !ctx.facetsRestricted && settings.wholePaperWeight > 0)
-        ctx.wholePaper = { list: expansionList(text, wholeHits, ctx.pool, never, later), weight: settings.wholePaperWeight };
+      if (whole && !ctx.facetsRestricted && settings.wholePaperWeight > 0) {
+        const lexical = expansionList(text, wholeHits, ctx.pool, never, later);
+        const list =
+          encoder && enc && enc.whole > 0
+            ? mergeCandidateLists(
+                [
+                  { list: lexical, weight: 1 },
+                  { list: encoderList(encoder, text, whole, ctx.pool, never, later, enc.expand), weight: enc.whole },
+                ],
+                settings.k,
+                ctx.pool,
+              )
+            : lexical;
+        ctx.wholePaper = { list, weight: settings.wholePaperWeight };
+      }
       return out;
     },
     ...(settings.rerank

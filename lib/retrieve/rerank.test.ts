@@ -51,6 +51,20 @@ describe("rerankFeatures", () => {
     hidden: new Set(),
     queryTokens: new Set(["parsing", "neural"]),
     titleTokens: (node) => (node === 2 ? ["neural", "parsing", "model", "study"] : []),
+    encoder: { cosine: (node) => [0.1, 0.2, 0.8, 0.4, 0.3][node], best: 0.8 },
+  });
+
+  it("reads the text encoder's cosine, raw, over the corpus's best, and for newer papers only", () => {
+    // Seeds 0 (2015) and 1 (2016): median year 2016; node 2 is from 2012, node 3 from 2018.
+    const [two, three] = rerankFeatures(fused([2, 3]), ev(null));
+    assert.equal(two[col("encoder")], 0.8);
+    assert.equal(two[col("encoderRel")], 1);
+    assert.equal(two[col("encoderNewer")], 0);
+    assert.equal(three[col("encoder")], 0.4);
+    assert.equal(three[col("encoderRel")], 0.5);
+    assert.equal(three[col("encoderNewer")], 0.4);
+    const none = rerankFeatures(fused([2]), { ...ev(null), encoder: null })[0];
+    assert.deepEqual([none[col("encoder")], none[col("encoderRel")], none[col("encoderNewer")]], [0, 0, 0]);
   });
 
   it("counts the seeds that cite a candidate and their squared, normalised BM25 votes", () => {

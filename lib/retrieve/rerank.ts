@@ -51,6 +51,9 @@ export const RERANK_FEATURES = [
   "citedByYear",
   "laterVoteNewer",
   "seedVoteOlder",
+  "encoder",
+  "encoderRel",
+  "encoderNewer",
 ] as const;
 export type RerankFeature = (typeof RERANK_FEATURES)[number];
 
@@ -98,6 +101,8 @@ export interface RerankEvidence {
   /** The query's content words, and a candidate's title words (the same tokenizer). */
   queryTokens: ReadonlySet<string>;
   titleTokens(node: number): readonly string[];
+  /** The text encoder's cosine between the whole query paper and a candidate, and the best over the corpus (null: no encoder). */
+  encoder: { cosine(node: number): number; best: number } | null;
 }
 
 /** How many corpus papers cite each node (in-degree of the reference graph). */
@@ -278,6 +283,7 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
     const inv = (rank: number | undefined) => (rank ? 1 / Math.sqrt(rank) : 0);
     // The query's own citations must not make its references look popular (set 2's gold).
     const own = ev.queryNode !== null && cites(ev.references, ev.queryNode, r.paper) ? 1 : 0;
+    const cosine = ev.encoder ? ev.encoder.cosine(r.paper) : 0;
     const row: Record<RerankFeature, number> = {
       fusedScore: r.score / topFused,
       fusedRank: 1 / Math.log2(2 + i),
@@ -306,6 +312,10 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
       laterVoteNewer: year0 && meta.year && meta.year > year0 ? (later.votes.get(r.paper) ?? 0) / maxLater : 0,
       seedVoteOlder: year0 && meta.year && meta.year <= year0 ? (vote.get(r.paper) ?? 0) / maxVote : 0,
       citedByYear: Math.log1p(ev.citedBy[r.paper] > 0 ? (ev.citedByYear[r.paper] * (ev.citedBy[r.paper] - own)) / ev.citedBy[r.paper] : 0),
+      encoder: cosine,
+      encoderRel: ev.encoder && ev.encoder.best > 0 ? cosine / ev.encoder.best : 0,
+      // Text alike and newer: later work that need not cite the seeds.
+      encoderNewer: year0 && meta.year && meta.year > year0 ? cosine : 0,
     };
     return RERANK_FEATURES.map((f) => row[f]);
   });

@@ -23,6 +23,7 @@ import { runUserPapers, userPaperQueries, userPaperQuery, type FacetSource, type
 import { HYBRID, hybridRerankRows, hybridRetriever } from "@/lib/retrieve/hybrid";
 import { fitRerankModel, rerankScore, RERANK_FEATURES, type RerankModel } from "@/lib/retrieve/rerank";
 import { registerRetriever } from "@/lib/retrieve/retriever";
+import { foldOf, parseFold } from "@/lib/embed/contrastive";
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +31,12 @@ const { values } = parseArgs({
     tune: { type: "string" },
     depth: { type: "string", default: "200" },
     corpus: { type: "string", default: "acl-citegraph" },
+    /**
+     * The same corpus imported without its citations (graft import <dir> --corpus <name> with an empty
+     * citations.tsv): its training and tuning queries are captured too, so the model also learns how
+     * to rank when the text is all there is (gold still the data set's train → train citations).
+     */
+    "without-citations": { type: "string" },
     dir: { type: "string", default: path.join(sharedDataDir(), "acl-citegraph") },
     write: { type: "boolean", default: false },
     /** Where the captured rows go (the trainer's input). */
@@ -41,11 +48,21 @@ const { values } = parseArgs({
     /** The first stage's later-work weight (HybridSettings.laterWeight) the rows are captured with. */
     later: { type: "string", default: String(HYBRID.laterWeight ?? 0) },
     held: { type: "string" },
+    /**
+     * Cross-fitting ("k/K"): capture only the training and prior-tune queries of fold k (foldOf, as
+     * `graft fit-encoder --holdout-fold k/K` holds them out), run with GRAFT_TEXT_ENCODER set to that
+     * fold's encoder, so their encoder cosines are of pairs it never trained on; --from a,b,… merges
+     * the folds' dumps (and one of the tuning sets captured with the served encoder).
+     */
+    fold: { type: "string" },
     /** Capture only these tuning sets (comma-separated). */
     "only-tune": { type: "string" },
   },
 });
 const MAX_DEPTH = Number(values.depth);
+const FOLD = values.fold ? parseFold(values.fold) : null;
+/** Whether a train paper is among this run's queries (all of them without --fold). */
+const inFold = (id: string) => !FOLD || foldOf(id, FOLD.of, 0) === FOLD.index;
 const onlyTune = values["only-tune"] ? (values["only-tune"] as string).split(",") : null;
 
 /** Train-split papers related to train-split papers (citing or cited), a fixed hash-ordered sample of `n`. */
@@ -91,6 +108,8 @@ interface Captured {
 let captures: { papers: string[]; rows: number[][] }[] = [];
 registerRetriever({
   ...hybridRetriever({ ...HYBRID, laterWeight: Number(values.later), rerank: null }, "hybrid-capture"),
+  // Every feature is captured, "dense" too (it reads the query's item vectors).
+  readsItemVectors: true,
   async rerank(ctx, fused) {
     const rows = await hybridRerankRows(ctx, fused, MAX_DEPTH);
     captures.push({ papers: fused.slice(0, MAX_DEPTH).map((r) => ctx.graph.papers[r.paper].externalId), rows });
@@ -98,10 +117,10 @@ registerRetriever({
   },
 });
 
-async function capture(queries: UserPaperQuery[], source: FacetSource, hidden?: readonly string[]): Promise<Captured[]> {
+async function capture(queries: UserPaperQuery[], source: FacetSource, hidden?: readonly string[], corpus = values.corpus as string): Promise<Captured[]> {
   captures = [];
   const extractor = source === "offline" ? createExtractor("offline").extractor : undefined;
-  const runs = await runUserPapers(getDb(), values.corpus as string, queries, { retriever: "hybrid-capture" }, source, extractor, {
+  const runs = await runUserPapers(getDb(), corpus, queries, { retriever: "hybrid-capture" }, source, extractor, {
     onProgress: (d, t) => d % 100 === 0 && console.error(`  ${source}: ${d}/${t}`),
     ...(hidden ? { hidden } : {}),
   });
@@ -130,7 +149,7 @@ function recallAt20(qs: readonly Captured[], model: RerankModel | null): number 
 
 const t0 = performance.now();
 // Both facet sources, so the model also learns from the offline extractor's noisier facets (a pasted paper's).
-const trainSet = trainQueries(values.dir as string, Number(values.train));
+const trainSet = trainQueries(values.dir as string, Number(values.train)).filter((q) => inFold(q.id));
 /** Tuning rows: the tuning halves of set 2 (earlier work) and set 3 (later work), in both facet sources. */
 /**
  * "prior-tune": earlier work for papers that have later work in the corpus (as set 1's 2017–2019
@@ -146,16 +165,24 @@ function tuneQueries(set: (typeof TUNE_SETS)[number]): UserPaperQuery[] {
   const held = new Set(trainQueries(values.dir as string, Number(values.held ?? values.train)).map((q) => q.id));
   return trainQueries(values.dir as string, PAPERS.length, "cites")
     .filter((q) => (q.year ?? 0) >= 2017 && !held.has(q.id))
-    .slice(0, n);
+    .slice(0, n)
+    .filter((q) => inFold(q.id));
 }
-type TuneKey = `${(typeof TUNE_SETS)[number]}|${FacetSource}`;
+type TuneKey = `${(typeof TUNE_SETS)[number]}|${FacetSource}` | `${(typeof TUNE_SETS)[number]}|${FacetSource}|without-citations`;
 type Capture = { train: Captured[]; tune: Partial<Record<TuneKey, Captured[]>> };
 const dropped = new Set((values.drop as string).split(",").filter(Boolean));
 for (const f of dropped)
   if (!(RERANK_FEATURES as readonly string[]).includes(f)) throw new Error(`--drop: no feature "${f}" (features: ${RERANK_FEATURES.join(", ")})`);
 async function captureAll(): Promise<Capture> {
   if (values.from) {
-    const c = JSON.parse(readFileSync(values.from, "utf8")) as Capture & { features: string[] };
+    // Several dumps (the folds of a cross-fitted capture): their training queries and tuning sets joined.
+    const dumps = values.from.split(",").map((f) => JSON.parse(readFileSync(f, "utf8")) as Capture & { features: string[] });
+    const c = dumps.reduce((a, b) => {
+      if (b.features.join() !== a.features.join()) throw new Error("--from: the dumps were captured with different features");
+      const tune = { ...a.tune };
+      for (const [k, qs] of Object.entries(b.tune) as [TuneKey, Captured[]][]) tune[k] = [...(tune[k] ?? []), ...qs];
+      return { features: a.features, train: [...a.train, ...b.train], tune };
+    });
     // A dump's columns follow its own feature list: re-ordered to today's, so features removed since still read.
     const column = RERANK_FEATURES.map((f) => c.features.indexOf(f));
     const missing = RERANK_FEATURES.filter((_, j) => column[j] < 0);
@@ -163,12 +190,17 @@ async function captureAll(): Promise<Capture> {
     const revive = (qs: Captured[]) => qs.map((q) => ({ ...q, rows: q.rows.map((r) => column.map((k) => r[k])), gold: new Set(q.gold) }));
     return { train: revive(c.train), tune: Object.fromEntries(Object.entries(c.tune).map(([k, qs]) => [k, revive(qs)])) };
   }
-  const train = await capture(trainSet, "llm", NOT_TRAIN);
+  const bare = values["without-citations"];
+  const train = [...(await capture(trainSet, "llm", NOT_TRAIN)), ...(bare ? await capture(trainSet, "llm", NOT_TRAIN, bare) : [])];
   const tune: Capture["tune"] = {};
   for (const set of TUNE_SETS) {
     if (onlyTune && !onlyTune.includes(set)) continue;
     const queries = tuneQueries(set);
-    for (const source of ["llm", "offline"] as const) tune[`${set}|${source}`] = await capture(queries, source);
+    for (const source of ["llm", "offline"] as const) {
+      tune[`${set}|${source}`] = await capture(queries, source);
+      // prior-tune's gold is the corpus's own citations: on a corpus without them it still holds.
+      if (bare) tune[`${set}|${source}|without-citations`] = await capture(queries, source, undefined, bare);
+    }
   }
   return { train, tune };
 }
@@ -239,7 +271,17 @@ for (const shift of [-2, -1.5, -1, -0.5, 0.5]) {
 console.log(`chosen depth ${chosen.depth}; standardised weights:`, RERANK_FEATURES.map((f, j) => `${f} ${chosen.weights[j].toFixed(3)}`).join(", "));
 if (values.write) {
   const round = (xs: number[]) => xs.map((x) => Number(x.toPrecision(6)));
-  const model = { ...chosen, mean: round(chosen.mean), scale: round(chosen.scale), weights: round(chosen.weights), bias: Number(chosen.bias.toPrecision(6)) };
+  // A dropped feature is left out of the written model (its weight is 0): the served second stage never computes it.
+  const kept = chosen.features.map((f, j) => (dropped.has(f) ? -1 : j)).filter((j) => j >= 0);
+  const pick = (xs: number[]) => round(kept.map((j) => xs[j]));
+  const model = {
+    ...chosen,
+    features: kept.map((j) => chosen.features[j]),
+    mean: pick(chosen.mean),
+    scale: pick(chosen.scale),
+    weights: pick(chosen.weights),
+    bias: Number(chosen.bias.toPrecision(6)),
+  };
   const file = path.join(process.cwd(), "lib/retrieve/rerank-model.ts");
   writeFileSync(
     file,
