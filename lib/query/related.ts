@@ -40,6 +40,8 @@ import { itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "@/lib/retrieve/
 import type { RelatedOptions } from "./options";
 import { getRetriever, type FacetCandidate, type FacetCandidateLists, type QueryEdges, type RetrieveContext, type Retriever } from "@/lib/retrieve/retriever";
 import "@/lib/retrieve";
+import { textEncoder } from "@/lib/retrieve/text-encoder";
+import type { LsaEmbedder } from "@/lib/embed/lsa";
 import { embedQueryItems, queryExtractor } from "./services";
 import type { AppliedFusion, CreditedFacet, Direction, Evidence, PerFacetEntry, QuerySource, QueryStep, RelatedPaper, RelatedResult } from "./types";
 
@@ -135,7 +137,7 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   const toEmbed = usable.reduce((n, f) => n + q.facets[f].length, 0);
   step("embed", q.index !== null ? `Reading the vectors of ${toEmbed} facet items` : `Embedding ${toEmbed} facet items`);
   const requested = Object.fromEntries(FACETS.map((f) => [f, usable.includes(f) ? q.facets[f] : []])) as Record<Facet, string[]>;
-  const emb = q.index !== null ? { vectors: nodeVectors(g, q.index, usable), ms: 0 } : await embedQueryItems(g, requested);
+  const emb = q.index !== null ? { vectors: nodeVectors(g, q.index, usable), ms: 0 } : await embedPastedItems(g, retriever, requested);
   hooks.signal?.throwIfAborted();
 
   // ── retrieve ──
@@ -152,7 +154,7 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
       title: q.title,
       abstract: q.abstract,
       items: requested,
-      vectors: emb.vectors,
+      vectors: emb.encoder ? emptyVectors() : emb.vectors,
       authors: q.authors ?? [],
       year: q.year ?? null,
     },
@@ -189,7 +191,7 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   const results: RelatedPaper[] = [];
   for (const r of fused) {
     if (results.length >= options.k) break;
-    if (passes(r.paper)) results.push({ ...describeResult(g, r, lists, q.facets, emb.vectors), direction: directionOf(r.paper) });
+    if (passes(r.paper)) results.push({ ...describeResult(g, r, lists, q.facets, emb), direction: directionOf(r.paper) });
   }
   let candidateSummary: RelatedResult["candidates"];
   if (candidates) {
@@ -291,6 +293,31 @@ function unreachedResult(g: LoadedGraph, node: number): RelatedPaper {
 function nodeFacets(g: LoadedGraph, node: number): Record<Facet, string[]> {
   return Object.fromEntries(FACETS.map((f) => [f, itemsOf(g, f, node)])) as Record<Facet, string[]>;
 }
+
+/**
+ * The query's item vectors for the evidence (and for retrievers that compare items): embedded
+ * with the build's embedder, unless the retriever reads no item vectors (the default: its
+ * first and second stages read text and citations), where a pasted paper's items and its
+ * results' items are embedded with the text encoder instead: the evidence is the same best
+ * pair of items by cosine, without the build's embedder on the request path (USE-lite: ≈ 0.6 s
+ * for a pasted paper's items on 2 cores; the bag-of-words encoder: < 1 ms).
+ */
+interface QueryVectors {
+  vectors: Record<Facet, Float32Array[]>;
+  ms: number;
+  /** Set when the vectors are the text encoder's (the results' items are embedded with it too). */
+  encoder?: LsaEmbedder;
+}
+
+async function embedPastedItems(g: LoadedGraph, retriever: Retriever, items: Record<Facet, string[]>): Promise<QueryVectors> {
+  const encoder = retriever.readsItemVectors === false ? textEncoder() : null;
+  if (!encoder) return embedQueryItems(g, items);
+  const t0 = performance.now();
+  const vectors = Object.fromEntries(FACETS.map((f) => [f, items[f].map((t) => encoder.embedOne(t))])) as Record<Facet, Float32Array[]>;
+  return { vectors, ms: performance.now() - t0, encoder };
+}
+
+const emptyVectors = (): Record<Facet, Float32Array[]> => Object.fromEntries(FACETS.map((f) => [f, []])) as unknown as Record<Facet, Float32Array[]>;
 
 /** A node's item vectors in the given facets (none in the others, as for its items). */
 function nodeVectors(g: LoadedGraph, node: number, facets: readonly Facet[]): Record<Facet, Float32Array[]> {
@@ -503,15 +530,16 @@ function describeResult(
   r: FusedResult,
   lists: Partial<Record<Facet, FacetCandidate[]>>,
   queryItems: Record<Facet, string[]>,
-  queryVectors: Record<Facet, Float32Array[]>,
+  emb: QueryVectors,
 ): RelatedPaper {
   const p = g.papers[r.paper];
+  const queryVectors = emb.vectors;
   const facets: CreditedFacet[] = r.provenance.map((prov) => {
     const f = prov.facet;
     // The first occurrence set the rank, so it is the one that produced the result.
     const first = lists[f]?.find((c) => c.paper === r.paper);
     const theirs = itemsOf(g, f, r.paper);
-    const theirVectors = vectorsOf(g, f, r.paper);
+    const theirVectors = emb.encoder ? theirs.map((t) => (emb.encoder as LsaEmbedder).embedOne(t)) : vectorsOf(g, f, r.paper);
     const qi = first?.queryItem;
     let evidence: Evidence | null;
     if (qi !== undefined && queryVectors[f][qi]) {

@@ -132,6 +132,11 @@ export interface Retriever {
   readonly preferredFusion?: "graph-rrf" | "rrf";
   retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists>;
   /**
+   * false: neither stage reads ctx.query.vectors (they arrive empty for a pasted paper), so
+   * relatedPapers need not run the build's embedder on the query's items (default true).
+   */
+  readonly readsItemVectors?: boolean;
+  /**
    * A second stage: re-orders the fused results (the facet lists and the whole-paper list after
    * fusion) with what the retriever knows of the query; provenance stays as fused.
    */
