@@ -3,6 +3,26 @@ import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 import { layersPlugin } from "./lint/layers.mjs";
 
+// testing.ts modules (fixtures, throwaway stores) are for tests only: production code never loads them.
+const TESTING_ONLY = { group: ["**/testing", "@/lib/**/testing"], message: "testing.ts modules are for tests only." };
+
+// The core throws coded errors (lib/errors.ts) and never speaks HTTP: statuses live in lib/http. The
+// request handlers that live beside their core code are the exceptions, listed here by file.
+const HTTP_HANDLERS = [
+  "lib/auth/sign-in.ts",
+  "lib/query/corpus-upload.ts",
+  "lib/query/library-file.ts",
+  "lib/query/lineage.ts",
+  "lib/query/request.ts",
+  "lib/query/types.ts", // the API's error body type, shared with the browser
+  "lib/security/screen.ts",
+];
+const NO_HTTP = {
+  group: ["@/lib/http", "@/lib/http/*", "../http", "../http/*"],
+  message:
+    "The core carries error codes, not HTTP (lib/errors.ts; statuses: lib/http/status.ts). A request handler in lib/ is listed in HTTP_HANDLERS (eslint.config.mjs).",
+};
+
 export default tseslint.config(
   { ignores: ["node_modules/", ".next/", ".next-*/", "lib/generated/", "next-env.d.ts", "test-results/", "playwright-report/", ".graft/"] },
   js.configs.recommended,
@@ -22,12 +42,16 @@ export default tseslint.config(
     rules: { "layers/import-direction": "error" },
   },
   {
-    // Test helpers (testing.ts: fixtures, throwaway stores) are for tests only: production code never loads them.
     files: ["{lib,app,components,workers}/**/*.{ts,tsx}"],
     ignores: ["**/*.test.{ts,tsx}", "**/*.smoke.test.ts", "**/testing.ts"],
-    rules: {
-      "no-restricted-imports": ["error", { patterns: [{ group: ["**/testing", "@/lib/**/testing"], message: "testing.ts modules are for tests only." }] }],
-    },
+    rules: { "no-restricted-imports": ["error", { patterns: [TESTING_ONLY] }] },
+  },
+  {
+    // Later than the entry above, so it repeats TESTING_ONLY: the rule's options replace, never merge.
+    // Tests may import lib/http: they check the answer a client sees.
+    files: ["lib/**/*.{ts,tsx}"],
+    ignores: ["lib/http/**", ...HTTP_HANDLERS, "**/*.test.{ts,tsx}", "**/*.smoke.test.ts", "**/testing.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [TESTING_ONLY, NO_HTTP] }] },
   },
   {
     files: ["**/*.{js,mjs,cjs}"],

@@ -69,3 +69,35 @@ describe("test helpers stay in tests", () => {
     assert.equal(test.filter((m) => m.rule === "no-restricted-imports").length, 0, JSON.stringify(test));
   });
 });
+
+describe("no HTTP in the core (eslint.config.mjs, NO_HTTP)", () => {
+  const RESTRICTED = "no-restricted-imports";
+  const http = 'import { STATUS_OF_CODE } from "@/lib/http/status";\nexport const s = STATUS_OF_CODE;\n';
+
+  it("rejects a core module importing lib/http, by alias or relative path", async () => {
+    for (const [file, code] of [
+      ["lib/query/http-probe.ts", http],
+      ["lib/annotation/http-probe.ts", 'import { json } from "@/lib/http/respond";\nexport const j = json;\n'],
+      ["lib/cli/http-probe.ts", 'import { json } from "../http/respond";\nexport const j = json;\n'],
+    ]) {
+      const messages = await lint(file, code);
+      assert.equal(messages.filter((m) => m.rule === RESTRICTED && /error codes, not HTTP/.test(m.message)).length, 1, `${file}: ${JSON.stringify(messages)}`);
+    }
+  });
+
+  it("still rejects testing.ts in the same files (the two patterns share one rule)", async () => {
+    const messages = await lint("lib/query/http-probe.ts", 'import { createTestDb } from "@/lib/db/testing";\nexport const c = createTestDb;\n');
+    assert.equal(messages.filter((m) => m.rule === RESTRICTED && /for tests only/.test(m.message)).length, 1, JSON.stringify(messages));
+  });
+
+  it("accepts lib/http itself, the listed request handlers, tests and app/", async () => {
+    for (const file of ["lib/http/probe.ts", "lib/query/request.ts", "lib/auth/sign-in.ts", "lib/query/probe.test.ts", "app/api/probe/route.ts"]) {
+      const messages = await lint(file, http);
+      assert.deepEqual(
+        messages.filter((m) => m.rule === RESTRICTED),
+        [],
+        file,
+      );
+    }
+  });
+});

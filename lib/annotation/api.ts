@@ -1,8 +1,5 @@
 import { z } from "zod";
-import { UserExistsError, UserNotFoundError } from "@/lib/auth/users";
-import { HttpError } from "@/lib/http/respond";
-import { StudyClosedError } from "./sheet";
-import { StudyPlanError } from "./study";
+import { CodedError } from "@/lib/errors";
 
 // Helpers shared by the admin and annotation route handlers (plain Request/Response + zod).
 
@@ -14,19 +11,7 @@ export async function readJson(request: Request): Promise<unknown> {
   try {
     return await request.json();
   } catch {
-    throw new HttpError(400, "invalid_request", "Send a JSON body (Content-Type: application/json).");
-  }
-}
-
-/** Domain errors of accounts and studies as the HTTP errors their callers should see. */
-export async function withDomainErrors<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof StudyPlanError) throw new HttpError(400, "invalid_request", err.message);
-    if (err instanceof UserExistsError || err instanceof StudyClosedError) throw new HttpError(409, "conflict", err.message);
-    if (err instanceof UserNotFoundError) throw new HttpError(404, "not_found", err.message);
-    throw err;
+    throw new CodedError("invalid_request", "Send a JSON body (Content-Type: application/json).");
   }
 }
 

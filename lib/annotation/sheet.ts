@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CodedError } from "@/lib/errors";
 import { parseAuthors } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
@@ -25,9 +26,9 @@ export const ratingInput = z.object({
 });
 export type RatingInput = z.input<typeof ratingInput>;
 
-export class StudyClosedError extends Error {
+export class StudyClosedError extends CodedError {
   constructor() {
-    super("this study is closed: ratings can no longer be changed");
+    super("conflict", "this study is closed: ratings can no longer be changed");
     this.name = "StudyClosedError";
   }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CodedError } from "@/lib/errors";
 import { corpusName, DEFAULT_CORPUS, NotFoundError } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
@@ -75,9 +76,9 @@ export interface StudyPlan {
   eligible: number;
 }
 
-export class StudyPlanError extends Error {
+export class StudyPlanError extends CodedError {
   constructor(message: string) {
-    super(message);
+    super("invalid_request", message);
     this.name = "StudyPlanError";
   }
 }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
-import { HttpError } from "@/lib/http/respond";
+import { CodedError } from "@/lib/errors";
+import { STATUS_OF_CODE } from "@/lib/http/status";
 import { isLocalPath, loginPath, requireApiUser } from "./guard";
 import { verifyPassword } from "./password";
 import {
@@ -110,8 +111,8 @@ describe("accounts and sessions", { concurrency: false }, () => {
         await p;
         return 200;
       } catch (err) {
-        assert.ok(err instanceof HttpError);
-        return err.status;
+        assert.ok(err instanceof CodedError);
+        return STATUS_OF_CODE[err.code];
       }
     };
     const a = await createSession(t.db, admin.id);

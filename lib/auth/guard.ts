@@ -2,7 +2,7 @@ import { cookies } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import { getDb } from "@/lib/db/client";
-import { HttpError } from "@/lib/http/respond";
+import { CodedError } from "@/lib/errors";
 import { localPath } from "./redirect";
 import { resolveSession, SESSION_COOKIE, sessionTokenOf } from "./session";
 import type { Role, SessionUser } from "./users";
@@ -42,10 +42,10 @@ export async function requireUser(role?: Role, options: { next?: string } = {}):
   return user;
 }
 
-/** For route handlers: the signed-in user, or an HttpError 401 (signed out) / 403 (wrong role). */
+/** For route handlers: the signed-in user, or a CodedError unauthorized (signed out) / forbidden (wrong role). */
 export async function requireApiUser(request: Request, role?: Role): Promise<CurrentUser> {
   const user = await resolveSession(getDb(), sessionTokenOf(request));
-  if (!user) throw new HttpError(401, "unauthorized", "Sign in to use this API.");
-  if (role && user.role !== role) throw new HttpError(403, "forbidden", `This needs the ${role} role.`);
+  if (!user) throw new CodedError("unauthorized", "Sign in to use this API.");
+  if (role && user.role !== role) throw new CodedError("forbidden", `This needs the ${role} role.`);
   return user;
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { config } from "@/lib/config";
 import { type Db, getDb } from "@/lib/db/client";
-import { HttpError, json, jsonError, parseWith } from "@/lib/http/respond";
+import { CodedError } from "@/lib/errors";
+import { codedResponse, json, parseWith } from "@/lib/http/respond";
 import { Limit, parseBucketSpec } from "@/lib/db/rate-limits";
 import { afterSignIn } from "./redirect";
 import { createSession, deleteSession, isSecureRequest, sessionCookie, sessionTokenOf } from "./session";
@@ -34,23 +35,21 @@ const holder = globalThis as unknown as { graftAccountLimit?: Limit };
 /** Signs in from a JSON body {email, password, next?}: {user, redirect} and a session cookie, 401, or 429 for a locked account. */
 export async function signIn(db: Db, req: Request, accounts: Limit = (holder.graftAccountLimit ??= accountLimitFromConfig(db))): Promise<Response> {
   const raw: unknown = await req.json().catch(() => {
-    throw new HttpError(400, "invalid_request", "Send a JSON body (Content-Type: application/json).");
+    throw new CodedError("invalid_request", "Send a JSON body (Content-Type: application/json).");
   });
   const input = parseWith(body, raw);
   const attempt = await accounts.take(accountKey(input.email));
   if (!attempt.allowed) {
     // The same answer whether or not the account exists, so the lockout reveals nothing either.
-    const res = jsonError(
-      429,
+    return codedResponse(
       "rate_limited",
       `Too many sign-in attempts for this account. It is locked for ${attempt.retryAfterSec} s, from every network address, and until then even the right password is refused; wait, then try again.`,
+      { headers: { "retry-after": String(attempt.retryAfterSec) } },
     );
-    res.headers.set("retry-after", String(attempt.retryAfterSec));
-    return res;
   }
   const user = await authenticate(db, input.email, input.password);
   // One message for every failure, so the form does not reveal which accounts exist.
-  if (!user) throw new HttpError(401, "unauthorized", "Wrong email or password, or the account is disabled.");
+  if (!user) throw new CodedError("unauthorized", "Wrong email or password, or the account is disabled.");
   await accounts.reset(accountKey(input.email));
   // A fresh token on every sign-in; an earlier session of this browser ends.
   await deleteSession(db, sessionTokenOf(req));

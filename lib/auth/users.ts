@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { CodedError } from "@/lib/errors";
 import type { Db } from "@/lib/db/client";
 import { hashPassword, passwordProblem, timingDummyHash, verifyPassword } from "./password";
 
@@ -49,16 +50,16 @@ export const userUpdateInput = z
   .refine((u) => Object.values(u).some((v) => v !== undefined), { error: "nothing to update" });
 export type UserUpdateInput = z.input<typeof userUpdateInput>;
 
-export class UserExistsError extends Error {
+export class UserExistsError extends CodedError {
   constructor(readonly email: string) {
-    super(`a user with the email ${email} already exists`);
+    super("conflict", `a user with the email ${email} already exists`);
     this.name = "UserExistsError";
   }
 }
 
-export class UserNotFoundError extends Error {
+export class UserNotFoundError extends CodedError {
   constructor(what: string) {
-    super(`no user ${what}`);
+    super("not_found", `no user ${what}`);
     this.name = "UserNotFoundError";
   }
 }

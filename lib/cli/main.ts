@@ -2,11 +2,9 @@
 // The `graft` command: parses flags, calls lib/, prints. Each command group lives in
 // commands/<group>.ts; later stages (extract, audit, build, train, query, eval) add theirs.
 import { Command, CommanderError } from "commander";
-import { config, ConfigError } from "@/lib/config";
+import { config } from "@/lib/config";
 import { CorpusFormatError } from "@/lib/corpus/read";
-import { NotFoundError } from "@/lib/corpus/browse";
 import { disconnectDb } from "@/lib/db/client";
-import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { registerBuild } from "./commands/build";
 import { registerBuilds } from "./commands/builds";
 import { registerCorpus } from "./commands/corpus";
@@ -20,7 +18,7 @@ import { registerJobs } from "./commands/jobs";
 import { registerPapers } from "./commands/papers";
 import { registerQuery } from "./commands/query";
 import { registerUser } from "./commands/user";
-import { UsageError } from "./output";
+import { exitCodeOf, isUsageError } from "./exit-codes";
 
 export function buildProgram(): Command {
   const program = new Command("graft")
@@ -52,18 +50,6 @@ function debug(): boolean {
   }
 }
 
-function exitCodeOf(err: unknown): number {
-  if (
-    err instanceof UsageError ||
-    err instanceof ConfigError ||
-    err instanceof CorpusFormatError ||
-    err instanceof NotFoundError ||
-    err instanceof NoGraphBuildError
-  )
-    return 2;
-  return 1;
-}
-
 export async function main(argv: string[]): Promise<number> {
   const json = argv.includes("--json");
   try {
@@ -78,7 +64,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify({ error: { message, ...(issues ? { issues } : {}) } }, null, 2)}\n`);
     } else {
       process.stderr.write(`graft: ${message}\n`);
-      if (err instanceof Error && !(err instanceof ConfigError) && debug()) process.stderr.write(`${err.stack}\n`);
+      // The caller's own mistakes (exit 2) are one line; a stack helps with the rest.
+      if (err instanceof Error && !isUsageError(err) && debug()) process.stderr.write(`${err.stack}\n`);
     }
     return exitCodeOf(err);
   } finally {

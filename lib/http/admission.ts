@@ -1,5 +1,5 @@
 import { config } from "@/lib/config";
-import { jsonError } from "./respond";
+import { codedResponse } from "./respond";
 
 // An admission gate for the expensive query routes: at most `limit` requests are worked on at
 // once in this process; one more is answered 503 with Retry-After at once, instead of queueing
@@ -39,9 +39,9 @@ export class AdmissionGate {
   }
 
   private refusal(): Response {
-    const res = jsonError(503, "busy", `The server is answering ${this.limit} queries at once, its limit; try again in ${this.retryAfterSec} s.`);
-    res.headers.set("retry-after", String(this.retryAfterSec));
-    return res;
+    return codedResponse("busy", `The server is answering ${this.limit} queries at once, its limit; try again in ${this.retryAfterSec} s.`, {
+      headers: { "retry-after": String(this.retryAfterSec) },
+    });
   }
 }
 

@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { NotFoundError, paperListQuery } from "@/lib/corpus/browse";
-import { HttpError, errorResponse, handleRoute, jsonError, parseSearchParams, searchParamsObject, type ApiErrorBody } from "./respond";
+import { CodedError } from "@/lib/errors";
+import { errorResponse, handleRoute, jsonError, parseSearchParams, searchParamsObject, type ApiErrorBody } from "./respond";
 
 async function body(res: Response): Promise<ApiErrorBody> {
   return (await res.json()) as ApiErrorBody;
@@ -64,13 +65,13 @@ test("handleRoute sends plain values as JSON and passes Responses through", asyn
   assert.equal(custom.status, 201);
 });
 
-test("NotFoundError and HttpError keep their status and message", async () => {
+test("NotFoundError and a route's own CodedError keep their status and message", async () => {
   const nf = await handleRoute(async () => {
     throw new NotFoundError('no corpus named "x"');
   })();
   assert.equal(nf.status, 404);
   assert.deepEqual(await body(nf), { error: { code: "not_found", message: 'no corpus named "x"' } });
-  const he = errorResponse(new HttpError(404, "not_found", "gone"));
+  const he = errorResponse(new CodedError("not_found", "gone"));
   assert.equal(he.status, 404);
   assert.equal((await body(he)).error.message, "gone");
 });

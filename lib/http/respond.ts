@@ -2,34 +2,14 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { storeFault } from "@/lib/db/faults";
 import { CodedError, type ErrorCode } from "@/lib/errors";
-import type { ApiErrorBody, ApiErrorCode, ApiIssue } from "./types";
+import { apiCodeOf, STATUS_OF_CODE } from "./status";
+import type { ApiErrorBody, ApiErrorCode, ApiIssue, EdgeErrorCode } from "./types";
 
 // Response helpers shared by every HTTP route. Plain web `Response` + zod only, so route
 // handlers stay thin and this file can be unit-tested without a running framework.
 
-export type { ApiErrorBody, ApiErrorCode, ApiIssue } from "./types";
-
-/** The one table from the core's error codes (lib/errors.ts) to HTTP statuses. */
-export const STATUS_OF_CODE = {
-  invalid_request: 400,
-  not_found: 404,
-  not_ready: 409,
-  conflict: 409,
-  too_large: 413,
-  store_unavailable: 503,
-} as const satisfies Record<ErrorCode, number>;
-
-/** A route handler's own error with a specific status and typed body (the core throws CodedErrors). */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ApiErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = "HttpError";
-  }
-}
+export type { ApiErrorBody, ApiErrorCode, ApiIssue, EdgeErrorCode } from "./types";
+export { apiCodeOf, STATUS_OF_CODE } from "./status";
 
 // Browse data changes whenever a corpus is (re)imported, so no shared cache may keep it.
 const NO_STORE = { "cache-control": "no-store" } as const;
@@ -40,9 +20,20 @@ export function json(data: unknown, init: ResponseInit = {}): Response {
   return Response.json(data, { ...init, headers });
 }
 
+/** A raw error response; routes answer with codedResponse or a thrown CodedError, whose status comes from STATUS_OF_CODE. */
 export function jsonError(status: number, code: ApiErrorCode, message: string, issues?: ApiIssue[]): Response {
   const body: ApiErrorBody = { error: { code, message, ...(issues ? { issues } : {}) } };
   return json(body, { status });
+}
+
+/** An error response whose status comes from STATUS_OF_CODE. */
+export function codedResponse(
+  code: ErrorCode | EdgeErrorCode,
+  message: string,
+  extra: { headers?: Record<string, string>; issues?: ApiIssue[] } = {},
+): Response {
+  const body: ApiErrorBody = { error: { code: apiCodeOf(code), message, ...(extra.issues ? { issues: extra.issues } : {}) } };
+  return json(body, { status: STATUS_OF_CODE[code], headers: extra.headers });
 }
 
 /** zod issues as `{ path: "a.b", message }`; an empty path (a whole-object check) reads "(root)". */
@@ -75,46 +66,57 @@ function isMissingTable(err: unknown): boolean {
   return typeof err === "object" && err !== null && "code" in err && (err as { code: unknown }).code === "P2021";
 }
 
-/** A known error's answer: its status, body and any headers (Retry-After for a store fault). */
-export interface KnownError {
+/** An error's answer: its status, body and any headers (Retry-After for a store fault). */
+export interface ErrorAnswer {
   status: number;
   body: ApiErrorBody;
   headers?: Record<string, string>;
 }
 
+/** The answer of a coded error: its status from STATUS_OF_CODE, its details as issues. */
+function codedAnswer(err: CodedError, headers?: Record<string, string>): ErrorAnswer {
+  const issues = err.details.length > 0 ? err.details.map((message) => ({ path: "(input)", message })) : undefined;
+  return { status: STATUS_OF_CODE[err.code], body: { error: { code: apiCodeOf(err.code), message: err.message, ...(issues ? { issues } : {}) } }, headers };
+}
+
 /**
- * Status and body of a known error (zod, a route's HttpError, any coded error of the core, a
- * store that is busy, full or gone), or null for an unexpected one. lib/query/errors.ts adds its
- * own errors in front of this.
+ * Status and body of a known error (zod, any coded error of the core, a store that is busy, full
+ * or gone), or null for an unexpected one.
  */
-export function knownErrorBody(err: unknown): KnownError | null {
+export function knownErrorBody(err: unknown): ErrorAnswer | null {
   if (err instanceof z.ZodError) {
     const issues = zodIssues(err);
     const summary = issues.map((i) => (i.path === "(root)" ? i.message : `${i.path}: ${i.message}`)).join("; ");
-    return { status: 400, body: { error: { code: "invalid_request", message: `Invalid request: ${summary}`, issues } } };
+    return { status: STATUS_OF_CODE.invalid_request, body: { error: { code: "invalid_request", message: `Invalid request: ${summary}`, issues } } };
   }
-  if (err instanceof HttpError) return { status: err.status, body: { error: { code: err.code, message: err.message } } };
   // Before the coded errors: a store fault may arrive wrapped in one (its cause).
   const fault = storeFault(err);
-  if (fault)
-    return {
-      status: STATUS_OF_CODE[fault.code],
-      body: { error: { code: fault.code, message: fault.message } },
-      headers: { "retry-after": String(fault.retryAfterSeconds) },
-    };
-  if (err instanceof CodedError) return { status: STATUS_OF_CODE[err.code], body: { error: { code: err.code, message: err.message } } };
+  if (fault) return codedAnswer(fault, { "retry-after": String(fault.retryAfterSeconds) });
+  if (err instanceof CodedError) return codedAnswer(err);
   return null;
+}
+
+/** The answer to anything thrown; an unexpected error is logged with a reference, never leaked. */
+export function errorAnswer(err: unknown, context = "request"): ErrorAnswer {
+  const known = knownErrorBody(err);
+  if (known) return known;
+  // An unmigrated database: a set-up step (not_ready), but one only an operator can take, so it is
+  // answered with the status of a store that cannot serve (503), not not_ready's 409.
+  if (isMissingTable(err))
+    return {
+      status: STATUS_OF_CODE.store_unavailable,
+      body: { error: { code: "not_ready", message: "The database has no tables yet. Create them with: npm run graft -- db migrate" } },
+    };
+  // A short reference lets an operator find the logged error from what the user reports.
+  const ref = randomUUID().slice(0, 8);
+  console.error(`[graft] ${context} failed (ref ${ref}):`, err);
+  return { status: STATUS_OF_CODE.internal, body: { error: { code: "internal", message: `Internal server error (ref ${ref})` } } };
 }
 
 /** Map any thrown value to a typed error response; unknown errors are logged, never leaked. */
 export function errorResponse(err: unknown, context = "request"): Response {
-  const known = knownErrorBody(err);
-  if (known) return json(known.body, { status: known.status, headers: known.headers });
-  if (isMissingTable(err)) return jsonError(503, "not_ready", "The database has no tables yet. Create them with: npm run graft -- db migrate");
-  // A short reference lets an operator find the logged error from what the user reports.
-  const ref = randomUUID().slice(0, 8);
-  console.error(`[graft] ${context} failed (ref ${ref}):`, err);
-  return jsonError(500, "internal", `Internal server error (ref ${ref})`);
+  const a = errorAnswer(err, context);
+  return json(a.body, { status: a.status, headers: a.headers });
 }
 
 /**

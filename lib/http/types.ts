@@ -1,20 +1,12 @@
 // The JSON error contract of Graft's HTTP API, shared by the server helpers and the browser client.
 
-export type ApiErrorCode =
-  | "invalid_request"
-  | "not_found"
-  | "not_ready"
-  | "internal"
-  | "unauthorized"
-  | "forbidden"
-  | "conflict"
-  | "rate_limited"
-  | "busy"
-  | "too_large"
-  | "length_required"
-  | "unsupported_media_type"
-  | "uri_too_long"
-  | "store_unavailable";
+import type { ErrorCode } from "@/lib/errors";
+
+/** Codes only this edge answers with: no core error carries them. */
+export type EdgeErrorCode = "internal" | "rate_limited" | "busy" | "length_required" | "uri_too_long";
+
+/** Every code a client may see: the core's (lib/errors.ts; extractor_unreachable is reported as extraction_failed) and the edge's own. */
+export type ApiErrorCode = Exclude<ErrorCode, "extractor_unreachable"> | EdgeErrorCode;
 
 export interface ApiIssue {
   /** Dotted path of the offending input field, "(root)" for whole-input checks. */

@@ -1,35 +1,30 @@
+import { CodedError, type ErrorCode } from "@/lib/errors";
+
 /**
- * The one error type every input path throws. Each code maps to a fixed HTTP status so a route
- * can answer without knowing which reader failed, and each message is a single sentence that
- * tells the user what to do next (it is shown verbatim in the UI).
+ * The one error type every input path throws. Its codes are lib/errors.ts's (lib/http maps each
+ * to a status, so a route answers without knowing which reader failed), and each message is a
+ * single sentence that tells the user what to do next (it is shown verbatim in the UI).
  */
-export const INPUT_ERROR_STATUS = {
-  empty: 400,
-  too_short: 422,
-  too_large: 413,
-  too_many_pages: 413,
-  not_pdf: 400,
-  encrypted: 422,
-  corrupt: 422,
-  no_text: 422,
-  invalid_json: 400,
-  invalid_record: 422,
-} as const satisfies Record<string, 400 | 413 | 422>;
+export const INPUT_ERROR_CODES = [
+  "empty",
+  "too_short",
+  "too_large",
+  "too_many_pages",
+  "not_pdf",
+  "encrypted",
+  "corrupt",
+  "no_text",
+  "invalid_json",
+  "invalid_record",
+] as const satisfies readonly ErrorCode[];
 
-export type InputErrorCode = keyof typeof INPUT_ERROR_STATUS;
-export type InputErrorStatus = (typeof INPUT_ERROR_STATUS)[InputErrorCode];
+export type InputErrorCode = (typeof INPUT_ERROR_CODES)[number];
 
-export class InputError extends Error {
-  readonly code: InputErrorCode;
-  readonly status: InputErrorStatus;
-  /** Individual problems behind the message (the schema's sentences for invalid_record). */
-  readonly details: string[];
+export class InputError extends CodedError {
+  declare readonly code: InputErrorCode;
 
   constructor(code: InputErrorCode, message: string, options: { details?: string[]; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options);
     this.name = "InputError";
-    this.code = code;
-    this.status = INPUT_ERROR_STATUS[code];
-    this.details = options.details ?? [];
   }
 }

@@ -10,7 +10,7 @@ import { hasPdfHeader, paperFromPdf } from "./pdf";
 import { paperFromText } from "./text";
 import type { InputPaper } from "./types";
 
-export { InputError, INPUT_ERROR_STATUS, type InputErrorCode, type InputErrorStatus } from "./errors";
+export { InputError, INPUT_ERROR_CODES, type InputErrorCode } from "./errors";
 export { resolveLimits, type InputLimits } from "./limits";
 export { paperFromJson } from "./json";
 export { paperFromPdf } from "./pdf";

@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import { parsePaperRecord } from "@/lib/corpus/paper-schema";
 import { InputError } from "./errors";
 import { paperFromJson } from "./json";
+import { STATUS_OF_CODE } from "@/lib/http/status";
 
 function inputError(fn: () => unknown): InputError {
   try {
@@ -65,7 +66,7 @@ describe("paperFromJson", () => {
     const record = { title: "", year: "2019", facets: { method: ["m"] } };
     const err = inputError(() => paperFromJson(JSON.stringify(record)));
     assert.equal(err.code, "invalid_record");
-    assert.equal(err.status, 422);
+    assert.equal(STATUS_OF_CODE[err.code], 422);
     const schema = parsePaperRecord({ ...record, id: "x" });
     assert.ok(!schema.ok);
     assert.deepEqual(err.details, schema.errors);
@@ -83,7 +84,7 @@ describe("paperFromJson", () => {
   test("malformed JSON -> invalid_json (400) with the parser's reason", () => {
     const err = inputError(() => paperFromJson('{"title": "T",}'));
     assert.equal(err.code, "invalid_json");
-    assert.equal(err.status, 400);
+    assert.equal(STATUS_OF_CODE[err.code], 400);
     assert.match(err.message, /^The input is not valid JSON \(.+\); give one paper/);
   });
 

@@ -4,6 +4,7 @@ import { InputError } from "./errors";
 import { paperFromPdf } from "./pdf";
 import { ONE_COLUMN, PNG_BYTES, TWO_COLUMN, encryptedPdf, noTextPdf, onePaperPdf, pagesPdf, twoColumnPdf } from "./test-pdfs";
 import type { InputPaper } from "./types";
+import { STATUS_OF_CODE } from "@/lib/http/status";
 
 /** Runs `fn` and returns the InputError it must throw. */
 async function inputError(fn: () => Promise<unknown>): Promise<InputError> {
@@ -89,7 +90,7 @@ describe("paperFromPdf: rejected PDFs", () => {
   test("password-protected -> encrypted", async () => {
     const err = await inputError(() => paperFromPdf(encryptedPdf()));
     assert.equal(err.code, "encrypted");
-    assert.equal(err.status, 422);
+    assert.equal(STATUS_OF_CODE[err.code], 422);
     assert.match(err.message, /password/);
   });
 
@@ -103,7 +104,7 @@ describe("paperFromPdf: rejected PDFs", () => {
     const bytes = await onePaperPdf();
     const err = await inputError(() => paperFromPdf(bytes.slice(0, Math.floor(bytes.length / 2))));
     assert.equal(err.code, "corrupt");
-    assert.equal(err.status, 422);
+    assert.equal(STATUS_OF_CODE[err.code], 422);
   });
 
   test("a PDF header followed by garbage -> corrupt", async () => {
@@ -114,13 +115,13 @@ describe("paperFromPdf: rejected PDFs", () => {
   test("a PNG's bytes -> not_pdf", async () => {
     const err = await inputError(() => paperFromPdf(PNG_BYTES));
     assert.equal(err.code, "not_pdf");
-    assert.equal(err.status, 400);
+    assert.equal(STATUS_OF_CODE[err.code], 400);
   });
 
   test("more pages than allowed -> too_many_pages", async () => {
     const err = await inputError(async () => paperFromPdf(await pagesPdf(3), { maxPages: 2 }));
     assert.equal(err.code, "too_many_pages");
-    assert.equal(err.status, 413);
+    assert.equal(STATUS_OF_CODE[err.code], 413);
     assert.match(err.message, /3 pages, more than the 2 allowed/);
   });
 
@@ -134,7 +135,7 @@ describe("paperFromPdf: rejected PDFs", () => {
   test("larger than the byte limit -> too_large, before parsing", async () => {
     const err = await inputError(() => paperFromPdf(PNG_BYTES, { maxBytes: 10 }));
     assert.equal(err.code, "too_large");
-    assert.equal(err.status, 413);
+    assert.equal(STATUS_OF_CODE[err.code], 413);
     assert.match(err.message, /33 bytes, more than the 10 bytes limit/);
   });
 });

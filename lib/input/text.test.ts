@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { InputError } from "./errors";
 import { paperFromText } from "./text";
+import { STATUS_OF_CODE } from "@/lib/http/status";
 
 function inputError(fn: () => unknown): InputError {
   try {
@@ -169,7 +170,7 @@ describe("paperFromText", () => {
     for (const text of ["", "  \n\t\n "]) {
       const err = inputError(() => paperFromText(text));
       assert.equal(err.code, "empty");
-      assert.equal(err.status, 400);
+      assert.equal(STATUS_OF_CODE[err.code], 400);
       assert.match(err.message, /empty; paste/);
     }
   });
@@ -177,7 +178,7 @@ describe("paperFromText", () => {
   test("shorter than minChars -> too_short (422), counting collapsed white space", () => {
     const err = inputError(() => paperFromText("A Title\n\nToo short to say anything."));
     assert.equal(err.code, "too_short");
-    assert.equal(err.status, 422);
+    assert.equal(STATUS_OF_CODE[err.code], 422);
     assert.match(err.message, /only 34 characters, fewer than the 100 needed/);
     assert.doesNotThrow(() => paperFromText("x".repeat(20), { minChars: 20 }));
   });
@@ -185,7 +186,7 @@ describe("paperFromText", () => {
   test("larger than maxBytes -> too_large (413), measured in UTF-8 bytes", () => {
     const err = inputError(() => paperFromText("é".repeat(60), { maxBytes: 100 }));
     assert.equal(err.code, "too_large");
-    assert.equal(err.status, 413);
+    assert.equal(STATUS_OF_CODE[err.code], 413);
     assert.match(err.message, /120 bytes, more than the 100 bytes limit/);
   });
 });

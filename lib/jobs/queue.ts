@@ -1,5 +1,6 @@
 import os from "node:os";
 import { configFrom, type Env } from "@/lib/config";
+import { CodedError } from "@/lib/errors";
 import type { Db } from "@/lib/db/client";
 import { dbProvider } from "@/lib/db/client";
 import type { Job } from "@/lib/generated/sqlite/client";
@@ -264,13 +265,13 @@ async function abandonBuild(db: Db, buildId: number | null, why: string): Promis
 
 // ── operator actions ───────────────────────────────────────────────────────────────────────
 
-export class JobStateError extends Error {
-  /** `missing`: no such job (HTTP 404); otherwise its state forbids the action (409). */
+export class JobStateError extends CodedError {
+  /** `missing`: no such job (not_found); otherwise its state forbids the action (conflict). */
   constructor(
     message: string,
     readonly missing = false,
   ) {
-    super(message);
+    super(missing ? "not_found" : "conflict", message);
     this.name = "JobStateError";
   }
 }

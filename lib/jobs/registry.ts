@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CodedError } from "@/lib/errors";
 import type { Db } from "@/lib/db/client";
 import type { JobRow } from "./queue";
 import type { LogLevel } from "./types";
@@ -64,9 +65,9 @@ export function registerStage<P = Record<string, unknown>>(name: string, handler
   });
 }
 
-export class UnknownStageError extends Error {
+export class UnknownStageError extends CodedError {
   constructor(name: string) {
-    super(`unknown stage "${name}"; registered stages: ${[...stages.keys()].sort().join(", ") || "(none)"}`);
+    super("invalid_request", `unknown stage "${name}"; registered stages: ${[...stages.keys()].sort().join(", ") || "(none)"}`);
     this.name = "UnknownStageError";
   }
 }

@@ -15,7 +15,7 @@ import { CorpusFormatError, formatIssue, readCorpus } from "@/lib/corpus/read";
 import type { InputIssue } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { CodedError } from "@/lib/errors";
-import { errorResponse, HttpError, json, jsonError, parseWith, STATUS_OF_CODE } from "@/lib/http/respond";
+import { codedResponse, errorResponse, json, parseWith } from "@/lib/http/respond";
 import { formatBytes, resolveLimits } from "@/lib/input/limits";
 import { makeTempDir } from "@/lib/temp-dir";
 import { gzipUnpackedSize } from "@/lib/unpack";
@@ -181,8 +181,7 @@ export async function handleCorpusUpload(req: Request, db: Db, options: CorpusUp
   try {
     const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (type !== "multipart/form-data")
-      return jsonError(
-        415,
+      return codedResponse(
         "unsupported_media_type",
         `Send multipart/form-data with a "file" field and a "corpus" name; got ${type ? `"${type}"` : "no content type"}.`,
       );
@@ -200,8 +199,7 @@ export async function handleCorpusUpload(req: Request, db: Db, options: CorpusUp
     const maxBytes = options.maxBytes ?? resolveLimits().maxBytes;
     const size = files.reduce((s, f) => s + f.size, 0);
     if (size > maxBytes)
-      throw new HttpError(
-        413,
+      throw new CodedError(
         "too_large",
         `The upload is ${formatBytes(size)}, more than the ${formatBytes(maxBytes)} it may be (GRAFT_MAX_UPLOAD_MB). ` +
           `Import a larger file from the command line: npm run graft -- import <file> --corpus ${form.corpus}`,
@@ -210,12 +208,9 @@ export async function handleCorpusUpload(req: Request, db: Db, options: CorpusUp
     return json(await importUploadedFiles(db, read, form));
   } catch (err) {
     if (err instanceof CorpusUploadError)
-      return jsonError(
-        STATUS_OF_CODE[err.code],
-        err.code,
-        err.message,
-        err.issues.length > 0 ? err.issues.map((i) => ({ path: i.line > 0 ? `${i.file}:${i.line}` : i.file, message: i.message })) : undefined,
-      );
+      return codedResponse(err.code, err.message, {
+        issues: err.issues.length > 0 ? err.issues.map((i) => ({ path: i.line > 0 ? `${i.file}:${i.line}` : i.file, message: i.message })) : undefined,
+      });
     return errorResponse(err, "POST /api/admin/corpora/import");
   }
 }

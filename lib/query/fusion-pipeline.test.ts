@@ -192,7 +192,7 @@ describe(`relatedPapers with hand-computed fusion (${testProvider})`, { concurre
     const input: RelatedInput = { corpus: HAND_CORPUS, paper: { title: "Results only", facets: { results: [handItem("results", 1)] } } };
     await assert.rejects(relatedPapers(t.db, input, opts({ facets: "problems,methods" })), (err: unknown) => {
       assert.ok(err instanceof QueryError);
-      assert.equal(err.status, 422);
+      assert.equal(STATUS_OF_CODE[err.code], 422);
       assert.equal(err.code, "no_facets");
       return true;
     });

@@ -12,7 +12,7 @@ import { CorpusCollector, type Location, type RawPaper } from "@/lib/corpus/form
 import { sniffLine } from "@/lib/corpus/formats/detect";
 import { readRis } from "@/lib/corpus/formats/ris";
 import { CodedError } from "@/lib/errors";
-import { errorResponse, json, jsonError } from "@/lib/http/respond";
+import { codedResponse, errorResponse, json } from "@/lib/http/respond";
 import { makeTempDir } from "@/lib/temp-dir";
 import { gzipUnpackedSize } from "@/lib/unpack";
 import type { Library, LibraryEntry } from "./library";
@@ -119,8 +119,7 @@ export async function handleLibraryUpload(req: Request): Promise<Response> {
   try {
     const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (type !== "multipart/form-data")
-      return jsonError(
-        415,
+      return codedResponse(
         "unsupported_media_type",
         `Send the library as multipart/form-data with a "file" field (.bib or .ris); got ${type ? `"${type}"` : "no content type"}.`,
       );
@@ -133,16 +132,13 @@ export async function handleLibraryUpload(req: Request): Promise<Response> {
     const file = form.get("file");
     if (file === null || typeof file === "string") throw new LibraryFileError('The form has no "file" field: attach a BibTeX (.bib) or RIS (.ris) file.');
     if (file.size > MAX_LIBRARY_BYTES)
-      return jsonError(413, "too_large", `${file.name} is larger than the ${MAX_LIBRARY_BYTES / 1024 / 1024} MB a library file may be.`);
+      return codedResponse("too_large", `${file.name} is larger than the ${MAX_LIBRARY_BYTES / 1024 / 1024} MB a library file may be.`);
     return json(await readLibraryFile(file.name || "library", new Uint8Array(await file.arrayBuffer())));
   } catch (err) {
     if (err instanceof LibraryFileError && err.issues.length > 0)
-      return jsonError(
-        400,
-        err.code,
-        err.message,
-        err.issues.map((i) => ({ path: i.line > 0 ? `${i.file}:${i.line}` : i.file, message: i.message })),
-      );
+      return codedResponse(err.code, err.message, {
+        issues: err.issues.map((i) => ({ path: i.line > 0 ? `${i.file}:${i.line}` : i.file, message: i.message })),
+      });
     return errorResponse(err, "POST /api/uploads/library");
   }
 }

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { corpusName, requireCorpus } from "@/lib/corpus/browse";
 import type { Db } from "@/lib/db/client";
 import { CodedError } from "@/lib/errors";
-import { errorResponse, HttpError, json, parseWith } from "@/lib/http/respond";
+import { errorResponse, json, parseWith } from "@/lib/http/respond";
 import type { ReferenceIndex } from "@/lib/retrieve/citation-expansion";
 import { loadGraph, NoGraphBuildError, type LoadedGraph } from "@/lib/retrieve/graph-store";
 import { paperText } from "@/lib/retrieve/paper-text";
@@ -147,7 +147,7 @@ export async function handleLineageRequest(db: Db, corpus: string, req: Request)
     try {
       body = await req.json();
     } catch {
-      throw new HttpError(400, "invalid_request", 'The request body is not valid JSON: send { "papers": [ids…], "exclude"?: [ids…], "limit"?: n }.');
+      throw new CodedError("invalid_request", 'The request body is not valid JSON: send { "papers": [ids…], "exclude"?: [ids…], "limit"?: n }.');
     }
     return json(await lineageOf(db, name, parseWith(lineageRequest, body)));
   } catch (err) {

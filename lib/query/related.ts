@@ -33,7 +33,6 @@ import {
   type Fusion,
   type FusedResult,
 } from "@/lib/fusion";
-import { HttpError } from "@/lib/http/respond";
 import { readPaperInput, type InputLimits, type InputPaper } from "@/lib/input";
 import { QueryError } from "./errors";
 import { itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "@/lib/retrieve/graph-store";
@@ -114,8 +113,7 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   // Fail before any parsing or extraction when the retriever cannot run.
   const retriever = getRetriever(options.retriever, corpus);
   if (options.fusion === "lm-score" && retriever.scoreKind === "score") {
-    throw new HttpError(
-      400,
+    throw new QueryError(
       "invalid_request",
       `fusion "lm-score" sums model probabilities, and retriever "${retriever.name}" has none; use fusion graph-rrf or rrf, or retriever graft`,
     );
@@ -127,7 +125,6 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   const usable = options.facets.filter((f) => q.facets[f].length > 0);
   if (usable.length === 0) {
     throw new QueryError(
-      422,
       "no_facets",
       `The query paper has no items in the requested facets (${options.facets.join(", ")}), so there is nothing to retrieve with.`,
     );
@@ -274,7 +271,6 @@ function candidateNodes(g: LoadedGraph, ids: readonly string[]): CandidateNodes 
       .map((id) => `"${id}"`)
       .join(", ");
     throw new QueryError(
-      400,
       "invalid_request",
       `${unknown.length} of the ${ids.length} candidates ${unknown.length === 1 ? "is not a paper" : "are not papers"} of corpus "${g.corpus}" (build ${g.build}): ${shown}${unknown.length > 10 ? ", …" : ""}. Candidates are corpus paper ids; import the papers and rebuild the graph, or leave them out.`,
     );
@@ -359,7 +355,7 @@ async function resolveQuery(db: Db, g: LoadedGraph, input: RelatedInput, hooks: 
   const extractMs = performance.now() - t1;
   if (!r.ok) {
     // "error": the provider could not be reached (a server-side problem); "invalid": no usable answer.
-    throw new QueryError(r.kind === "error" ? 502 : 422, "extraction_failed", `Facet extraction (${extractor.id}) failed: ${r.reason}`);
+    throw new QueryError(r.kind === "error" ? "extractor_unreachable" : "extraction_failed", `Facet extraction (${extractor.id}) failed: ${r.reason}`);
   }
   const facets = emptyFacets();
   for (const f of FACETS) facets[f] = r.facets[f] ?? [];

@@ -5,10 +5,10 @@
  */
 import { corpusName, DEFAULT_CORPUS, requireCorpus } from "@/lib/corpus/browse";
 import type { Db } from "@/lib/db/client";
-import { json } from "@/lib/http/respond";
+import { errorAnswer, errorResponse, json } from "@/lib/http/respond";
 import { resolveLimits, type InputLimits } from "@/lib/input";
 import { formatBytes } from "@/lib/input/limits";
-import { QueryError, queryErrorBody, queryErrorResponse } from "./errors";
+import { QueryError } from "./errors";
 import { relatedFormFields, relatedRequestBody, type RelatedOptions } from "./options";
 import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { relatedPapers, type RelatedHooks, type RelatedInput } from "./related";
@@ -59,7 +59,6 @@ export interface ParsedMultiSeedRequest {
 
 function tooLarge(limits: InputLimits): QueryError {
   return new QueryError(
-    413,
     "too_large",
     `The request is larger than the ${formatBytes(limits.maxBytes)} upload limit; upload a smaller file or paste only the paper's text.`,
   );
@@ -75,7 +74,7 @@ export async function readBodyCapped(req: Request, maxBytes: number, limits: Inp
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read().catch(() => {
-      throw new QueryError(400, "invalid_request", "The request body ended before it was complete (the upload was interrupted).");
+      throw new QueryError("invalid_request", "The request body ended before it was complete (the upload was interrupted).");
     });
     if (done) break;
     total += value.byteLength;
@@ -105,7 +104,6 @@ export function checkMediaType(req: Request): "json" | "multipart" {
   if (type === "application/json") return "json";
   if (type === "multipart/form-data") return "multipart";
   throw new QueryError(
-    415,
     "unsupported_media_type",
     `Send the paper as application/json ({ paperId | text | paper, …options }) or as multipart/form-data with a "file" field (PDF, .txt or .json); got ${type ? `"${type}"` : "no content type"}.`,
   );
@@ -121,7 +119,7 @@ export async function parseRelatedRequest(req: Request, limitOverrides: Partial<
     try {
       value = JSON.parse(new TextDecoder().decode(bytes));
     } catch (err) {
-      throw new QueryError(400, "invalid_json", `The request body is not valid JSON (${(err as Error).message}).`);
+      throw new QueryError("invalid_json", `The request body is not valid JSON (${(err as Error).message}).`);
     }
     if (typeof value === "object" && value !== null && !Array.isArray(value) && "seeds" in value) return { multi: multiSeedRequestBody.parse(value) };
     const body = relatedRequestBody.parse(value);
@@ -134,24 +132,24 @@ export async function parseRelatedRequest(req: Request, limitOverrides: Partial<
   try {
     form = await new Response(bytes, { headers: { "content-type": req.headers.get("content-type") ?? "" } }).formData();
   } catch {
-    throw new QueryError(400, "invalid_request", 'The multipart body could not be read; send the paper in a "file" field of a multipart/form-data request.');
+    throw new QueryError("invalid_request", 'The multipart body could not be read; send the paper in a "file" field of a multipart/form-data request.');
   }
   const file = form.get("file");
   const fields: Record<string, string> = {};
   for (const [key, value] of form) {
     if (key === "file") continue;
-    if (typeof value !== "string") throw new QueryError(400, "invalid_request", `Only "file" may hold a file; "${key}" does too.`);
+    if (typeof value !== "string") throw new QueryError("invalid_request", `Only "file" may hold a file; "${key}" does too.`);
     // Empty form fields mean "not set", as in query strings.
     if (value.trim() !== "" && !(key in fields)) fields[key] = value;
   }
   const { corpus, text, ...options } = relatedFormFields.parse(fields);
   if (file !== null && typeof file !== "string") {
-    if (text !== undefined) throw new QueryError(400, "invalid_request", 'Give either a "file" or a "text" field, not both.');
+    if (text !== undefined) throw new QueryError("invalid_request", 'Give either a "file" or a "text" field, not both.');
     const data = new Uint8Array(await file.arrayBuffer());
     return { input: { corpus, file: { name: file.name || "upload", bytes: data } }, options, fileBytes: data.byteLength };
   }
   if (text !== undefined) return { input: { corpus, text }, options };
-  throw new QueryError(400, "invalid_request", 'The form has no "file" field: attach the paper as a PDF, .txt or .json file (or send a "text" field).');
+  throw new QueryError("invalid_request", 'The form has no "file" field: attach the paper as a PDF, .txt or .json file (or send a "text" field).');
 }
 
 /** A whole POST /api/related request: JSON in, JSON out, or the NDJSON stream with `?stream=1`. */
@@ -164,7 +162,7 @@ export async function handleRelatedRequest(db: Db, req: Request, limitOverrides:
       if ("multi" in parsed) return json(await relatedToSeedsOf(db, parsed.multi, { limits: limitOverrides, signal: req.signal }));
       return json(await relatedPapersOf(db, parsed.input, parsed.options, { limits: limitOverrides, signal: req.signal }));
     } catch (err) {
-      return queryErrorResponse(err, context);
+      return errorResponse(err, context);
     }
   }
   // What can be refused without reading the body is refused with its status; after that the
@@ -175,12 +173,12 @@ export async function handleRelatedRequest(db: Db, req: Request, limitOverrides:
     const declared = Number(req.headers.get("content-length") ?? NaN);
     if (Number.isFinite(declared) && declared > limits.maxBytes + ENVELOPE_BYTES) throw tooLarge(limits);
   } catch (err) {
-    return queryErrorResponse(err, context);
+    return errorResponse(err, context);
   }
   return ndjsonResponse(async (send, signal) => {
     send({ step: "upload", message: "Receiving the paper" });
     const parsed = await parseRelatedRequest(req, limitOverrides);
-    if ("multi" in parsed) throw new QueryError(400, "invalid_request", "?stream=1 answers one paper at a time; send several seeds without it.");
+    if ("multi" in parsed) throw new QueryError("invalid_request", "?stream=1 answers one paper at a time; send several seeds without it.");
     const { input, options, fileBytes } = parsed;
     if (fileBytes !== undefined) send({ step: "upload", message: `Received ${formatBytes(fileBytes)}` });
     const hooks: RelatedHooks = { limits: limitOverrides, signal, onStep: (step, message) => send({ step, message }) };
@@ -206,7 +204,7 @@ export function ndjsonResponse(run: (send: (line: RelatedStreamLine) => void, si
       try {
         send({ result: await run(send, abort.signal) });
       } catch (err) {
-        if (!abort.signal.aborted) send(queryErrorBody(err, context).body);
+        if (!abort.signal.aborted) send(errorAnswer(err, context).body);
       } finally {
         open = false;
         if (!abort.signal.aborted) controller.close();

@@ -193,24 +193,8 @@ export interface RelatedResult {
 export const QUERY_STEPS = ["upload", "parse", "extract", "embed", "retrieve", "fuse"] as const;
 export type QueryStep = (typeof QUERY_STEPS)[number];
 
-/** Error codes of the query API: the shared ones of lib/http/types.ts and its own. */
-export type QueryErrorCode =
-  | ApiErrorCode
-  | "too_large"
-  | "unsupported_media_type"
-  | "extraction_failed"
-  /** The query paper has no items in the requested facets. */
-  | "no_facets"
-  // lib/input's codes, passed through so the UI can tell them apart.
-  | "empty"
-  | "too_short"
-  | "too_many_pages"
-  | "not_pdf"
-  | "encrypted"
-  | "corrupt"
-  | "no_text"
-  | "invalid_json"
-  | "invalid_record";
+/** Error codes of the query API: the API's one list (lib/http/types.ts, from lib/errors.ts). */
+export type QueryErrorCode = ApiErrorCode;
 
 export interface QueryErrorBody {
   error: { code: QueryErrorCode; message: string; issues?: { path: string; message: string }[] };

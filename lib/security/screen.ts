@@ -1,6 +1,8 @@
 import type { BlockList } from "node:net";
 import { configFrom, defaultOf, type Env, type SettingName } from "@/lib/config";
 import { type Db, getDb } from "@/lib/db/client";
+import type { ApiErrorCode } from "@/lib/http/types";
+import { STATUS_OF_CODE } from "@/lib/http/status";
 import { resolveLimits } from "@/lib/input/limits";
 import { clientAddress, normaliseAddress, trustedProxies } from "./client";
 import { allowedOriginsFromEnv, checkCsrf, STATE_CHANGING } from "./csrf";
@@ -117,16 +119,17 @@ export interface ScreenInput {
 }
 
 export type ScreenVerdict =
-  { ok: true; headers: Record<string, string> } | { ok: false; status: number; code: string; message: string; headers: Record<string, string> };
+  { ok: true; headers: Record<string, string> } | { ok: false; status: number; code: ApiErrorCode; message: string; headers: Record<string, string> };
 
 export interface Screen {
   settings: ScreenSettings;
   check(input: ScreenInput): Promise<ScreenVerdict>;
 }
 
-const reject = (status: number, code: string, message: string, headers: Record<string, string> = {}): ScreenVerdict => ({
+/** A refusal; its status comes from lib/http's one table. */
+const reject = (code: ApiErrorCode, message: string, headers: Record<string, string> = {}): ScreenVerdict => ({
   ok: false,
-  status,
+  status: STATUS_OF_CODE[code],
   code,
   message,
   headers,
@@ -143,14 +146,14 @@ export function createScreen(settings: ScreenSettings, limits: Record<RateClass,
     const m = method.toUpperCase();
     // ── URL limits ──
     if (url.pathname.length + url.search.length > settings.maxUrlLength)
-      return reject(414, "uri_too_long", `The URL is longer than ${settings.maxUrlLength} characters.`);
+      return reject("uri_too_long", `The URL is longer than ${settings.maxUrlLength} characters.`);
     let params = 0;
     for (const _ of url.searchParams)
-      if (++params > settings.maxQueryParams) return reject(400, "invalid_request", `Too many query parameters (more than ${settings.maxQueryParams}).`);
+      if (++params > settings.maxQueryParams) return reject("invalid_request", `Too many query parameters (more than ${settings.maxQueryParams}).`);
 
     // ── CSRF ──
     const csrf = checkCsrf({ method: m, headers, allowedOrigins: settings.allowedOrigins });
-    if (!csrf.ok) return reject(403, "forbidden", `${csrf.reason}: state-changing requests must come from this site's own pages.`);
+    if (!csrf.ok) return reject("forbidden", `${csrf.reason}: state-changing requests must come from this site's own pages.`);
 
     // ── body: type and size ──
     const contentType = headers.get("content-type") ?? "";
@@ -161,14 +164,14 @@ export function createScreen(settings: ScreenSettings, limits: Record<RateClass,
     if (m !== "GET" && m !== "HEAD") {
       if (lengthHeader === null && chunked)
         // The proxy can only bound a body it knows the size of; every browser sends the length.
-        return reject(411, "length_required", "Send the request body with a Content-Length header.");
-      if (!Number.isInteger(length) || length < 0) return reject(400, "invalid_request", "Content-Length is not a number.");
+        return reject("length_required", "Send the request body with a Content-Length header.");
+      if (!Number.isInteger(length) || length < 0) return reject("invalid_request", "Content-Length is not a number.");
       if (length > policy.maxBodyBytes)
-        return reject(413, "too_large", `The request body is ${formatSize(length)}, more than the ${formatSize(policy.maxBodyBytes)} this route accepts.`);
+        return reject("too_large", `The request body is ${formatSize(length)}, more than the ${formatSize(policy.maxBodyBytes)} this route accepts.`);
       if (length > 0 && url.pathname.startsWith("/api/")) {
         const type = contentType.split(";")[0].trim().toLowerCase();
         if (!API_BODY_TYPES.includes(type))
-          return reject(415, "unsupported_media_type", `Content-Type "${type || "(none)"}" is not accepted; send ${API_BODY_TYPES.slice(0, 3).join(", ")}.`);
+          return reject("unsupported_media_type", `Content-Type "${type || "(none)"}" is not accepted; send ${API_BODY_TYPES.slice(0, 3).join(", ")}.`);
       }
     }
 
@@ -189,7 +192,7 @@ export function createScreen(settings: ScreenSettings, limits: Record<RateClass,
         ? // Said plainly: the pause holds for the right password too, so a user does not think theirs stopped working.
           `Too many sign-in attempts from your network address (${address}). Signing in from it is paused for ${wait} s, and until then even the right password is refused; wait, then try again.`
         : `Too many ${policy.rate} requests from your network address (${address}); try again in ${wait} s.`;
-    return reject(429, "rate_limited", message, { ...info, "Retry-After": String(wait) });
+    return reject("rate_limited", message, { ...info, "Retry-After": String(wait) });
   }
 
   return { settings, check };

@@ -2,20 +2,18 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
-import { corpusName, DEFAULT_CORPUS, NotFoundError } from "@/lib/corpus/browse";
+import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { FACETS } from "@/lib/corpus/types";
 import { getDb } from "@/lib/db/client";
-import { HttpError } from "@/lib/http/respond";
-import { InputError, resolveLimits } from "@/lib/input";
+import { resolveLimits } from "@/lib/input";
 import { checkSize } from "@/lib/input/limits";
-import { QueryError } from "@/lib/query/errors";
+import { CodedError } from "@/lib/errors";
 import { FACET_LETTERS } from "@/lib/query/format";
 import { relatedOptions, type RelatedInput, type RelatedOptions } from "@/lib/query/related";
 import { MAX_SEEDS, type MultiSeedResult } from "@/lib/query/multi-seed";
 import { relatedPapersOf, relatedToSeedsOf } from "@/lib/query/request";
 import { DEFAULT_FUSION, DEFAULT_RETRIEVER, DIRECTION_FILTERS, FUSION_NAMES, RETRIEVER_NAMES, type RelatedResult } from "@/lib/query/types";
-import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
-import { RetrievalError } from "@/lib/retrieve/retriever";
+import { isUsageError } from "../exit-codes";
 import { emit, parseOptions, table, UsageError } from "../output";
 
 const source = z
@@ -95,15 +93,8 @@ export function registerQuery(program: Command): void {
       if (src.paperId !== undefined) input = { corpus: src.corpus, paperId: src.paperId };
       else if (src.text !== undefined) input = { corpus: src.corpus, text: src.text === "-" ? await readStdinText() : src.text };
       else input = { corpus: src.corpus, file: readInputFile(src.file as string) };
-      let result: RelatedResult;
-      try {
-        result = await relatedPapersOf(getDb(), input, options);
-      } catch (err) {
-        // Bad input is the user's to fix: exit code 2 with the reader's own sentence.
-        if (err instanceof InputError || err instanceof RetrievalError || ((err instanceof QueryError || err instanceof HttpError) && err.status < 500))
-          throw new UsageError(err.message);
-        throw err;
-      }
+      // Bad input is the user's to fix: main's exit table (lib/cli/exit-codes.ts) answers 2 with the reader's own sentence.
+      const result = await relatedPapersOf(getDb(), input, options);
       emit(raw, result, () => render(result));
     });
 }
@@ -125,16 +116,14 @@ async function readStdinText(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Errors a batch line reports and moves on from; anything else (no graph build, a broken store) ends the run. */
+/**
+ * Errors a batch line reports and moves on from: the caller's to fix (exit 2 in lib/cli/exit-codes.ts).
+ * A missing set-up step (no graph build, no trained model) fails every line alike, so it ends the
+ * run, as anything unexpected or temporary (a broken store) does.
+ */
 function isLineError(err: unknown): boolean {
-  if (err instanceof NoGraphBuildError) return false;
-  return (
-    err instanceof InputError ||
-    err instanceof RetrievalError ||
-    err instanceof NotFoundError ||
-    err instanceof z.ZodError ||
-    ((err instanceof QueryError || err instanceof HttpError) && err.status < 500)
-  );
+  if (err instanceof z.ZodError) return true;
+  return err instanceof CodedError && err.code !== "not_ready" && isUsageError(err);
 }
 
 /** One line of a batch file as relatedPapers' input, with the id to echo back. */

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { requireApiUser } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";
-import { HttpError, handleRoute, json, parseSearchParams, parseWith } from "@/lib/http/respond";
+import { CodedError } from "@/lib/errors";
+import { handleRoute, json, parseSearchParams, parseWith } from "@/lib/http/respond";
 import { listJobs, toJobView } from "@/lib/jobs/queue";
-import { listStages, STAGE_NAME, UnknownStageError } from "@/lib/jobs/registry";
+import { listStages, STAGE_NAME } from "@/lib/jobs/registry";
 import { enqueueStage } from "@/lib/jobs/runner";
 import "@/lib/jobs/stages";
 import { JOB_STATUSES, type JobView } from "@/lib/jobs/types";
@@ -52,15 +53,11 @@ export const POST = handleRoute(async (req: Request) => {
   try {
     raw = await req.json();
   } catch {
-    throw new HttpError(400, "invalid_request", 'Send a JSON body: {"stage": "graph", "params": {…}}.');
+    throw new CodedError("invalid_request", 'Send a JSON body: {"stage": "graph", "params": {…}}.');
   }
   const input = parseWith(startBody, raw);
-  try {
-    const { job, created } = await enqueueStage(getDb(), input.stage, input.params, { dedupe: true });
-    const row = await getDb().job.findUniqueOrThrow({ where: { id: job.id }, include: { corpus: { select: { name: true } } } });
-    return json({ job: toJobView(row), created }, { status: created ? 201 : 200 });
-  } catch (err) {
-    if (err instanceof UnknownStageError) throw new HttpError(400, "invalid_request", err.message);
-    throw err;
-  }
+  // An unknown stage is an UnknownStageError, coded invalid_request.
+  const { job, created } = await enqueueStage(getDb(), input.stage, input.params, { dedupe: true });
+  const row = await getDb().job.findUniqueOrThrow({ where: { id: job.id }, include: { corpus: { select: { name: true } } } });
+  return json({ job: toJobView(row), created }, { status: created ? 201 : 200 });
 });

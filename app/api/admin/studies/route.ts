@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { requireApiUser } from "@/lib/auth/guard";
-import { readJson, withDomainErrors } from "@/lib/annotation/api";
+import { readJson } from "@/lib/annotation/api";
 import { createStudy, listStudies, studyOptions } from "@/lib/annotation/study";
 import { getDb } from "@/lib/db/client";
 import { handleRoute, json, parseWith } from "@/lib/http/respond";
@@ -23,6 +23,6 @@ export const POST = handleRoute(async (req: Request) => {
   const raw = await readJson(req);
   const withSeed = typeof raw === "object" && raw !== null && (raw as { seed?: unknown }).seed == null ? { ...raw, seed: randomInt(0, 2 ** 31 - 1) } : raw;
   const options = parseWith(studyOptions, withSeed);
-  const study = await withDomainErrors(() => createStudy(getDb(), options, admin.id));
+  const study = await createStudy(getDb(), options, admin.id);
   return json(study, { status: 201 });
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requireApiUser } from "@/lib/auth/guard";
 import { createUser, generatePassword, listUsers, ROLES } from "@/lib/auth/users";
-import { readJson, withDomainErrors } from "@/lib/annotation/api";
+import { readJson } from "@/lib/annotation/api";
 import { getDb } from "@/lib/db/client";
 import { handleRoute, json, parseWith } from "@/lib/http/respond";
 
@@ -27,6 +27,6 @@ export const POST = handleRoute(async (req: Request) => {
   await requireApiUser(req, "admin");
   const input = parseWith(body, await readJson(req));
   const generated = input.password ? undefined : generatePassword();
-  const user = await withDomainErrors(() => createUser(getDb(), { ...input, password: input.password || generated! }));
+  const user = await createUser(getDb(), { ...input, password: input.password || generated! });
   return json({ user, ...(generated ? { password: generated } : {}) }, { status: 201 });
 });

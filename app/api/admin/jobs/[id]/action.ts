@@ -1,7 +1,7 @@
 import { requireApiUser } from "@/lib/auth/guard";
 import { getDb, type Db } from "@/lib/db/client";
-import { HttpError, handleRoute, parseWith } from "@/lib/http/respond";
-import { getJobDetail, JobStateError } from "@/lib/jobs/queue";
+import { handleRoute, parseWith } from "@/lib/http/respond";
+import { getJobDetail } from "@/lib/jobs/queue";
 import { jobIdParams } from "./route";
 
 /**
@@ -12,12 +12,8 @@ export function jobActionRoute(action: (db: Db, id: number) => Promise<unknown>)
   return handleRoute(async (req: Request, ctx: { params: Promise<{ id: string }> }) => {
     await requireApiUser(req, "admin");
     const { id } = parseWith(jobIdParams, await ctx.params);
-    try {
-      await action(getDb(), id);
-    } catch (err) {
-      if (err instanceof JobStateError) throw new HttpError(err.missing ? 404 : 409, err.missing ? "not_found" : "conflict", err.message);
-      throw err;
-    }
+    // A JobStateError is coded: not_found for an unknown job, conflict for a state that forbids the action.
+    await action(getDb(), id);
     return getJobDetail(getDb(), id);
   });
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { requireApiUser } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";
-import { HttpError, handleRoute, parseSearchParams, parseWith } from "@/lib/http/respond";
+import { CodedError } from "@/lib/errors";
+import { handleRoute, parseSearchParams, parseWith } from "@/lib/http/respond";
 import { getJobDetail } from "@/lib/jobs/queue";
 
 export const dynamic = "force-dynamic";
@@ -26,6 +27,6 @@ export const GET = handleRoute(async (req: Request, ctx: { params: Promise<{ id:
   const { id } = parseWith(jobIdParams, await ctx.params);
   const q = parseSearchParams(detailQuery, new URL(req.url).searchParams);
   const detail = await getJobDetail(getDb(), id, { logsAfter: q.logsAfter, logLimit: q.logs });
-  if (!detail) throw new HttpError(404, "not_found", `No job ${id}.`);
+  if (!detail) throw new CodedError("not_found", `No job ${id}.`);
   return detail;
 });

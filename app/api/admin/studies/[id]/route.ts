@@ -4,7 +4,7 @@ import { idSegment, readJson } from "@/lib/annotation/api";
 import { studyReport } from "@/lib/annotation/report";
 import { setStudyStatus, STUDY_STATUSES } from "@/lib/annotation/study";
 import { getDb } from "@/lib/db/client";
-import { handleRoute, jsonError, parseWith } from "@/lib/http/respond";
+import { codedResponse, handleRoute, parseWith } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -15,7 +15,7 @@ type Ctx = { params: Promise<{ id: string }> };
 export const GET = handleRoute(async (req: Request, ctx: Ctx) => {
   await requireApiUser(req, "admin");
   const id = parseWith(idSegment, (await ctx.params).id);
-  return (await studyReport(getDb(), id)) ?? jsonError(404, "not_found", `no study with id ${id}`);
+  return (await studyReport(getDb(), id)) ?? codedResponse("not_found", `no study with id ${id}`);
 });
 
 /** PATCH /api/admin/studies/:id {status: "open" | "closed"} → the study. */

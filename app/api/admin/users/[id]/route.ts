@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { requireApiUser } from "@/lib/auth/guard";
 import { generatePassword, updateUser, userUpdateInput } from "@/lib/auth/users";
-import { idSegment, readJson, withDomainErrors } from "@/lib/annotation/api";
+import { idSegment, readJson } from "@/lib/annotation/api";
 import { getDb } from "@/lib/db/client";
-import { HttpError, handleRoute, parseWith } from "@/lib/http/respond";
+import { CodedError } from "@/lib/errors";
+import { handleRoute, parseWith } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -22,9 +23,9 @@ export const PATCH = handleRoute(async (req: Request, ctx: { params: Promise<{ i
   const id = parseWith(idSegment, (await ctx.params).id);
   const { resetPassword, ...input } = parseWith(body, await readJson(req));
   // An admin locking themselves out would leave nobody to undo it.
-  if (id === admin.id && input.disabled) throw new HttpError(400, "invalid_request", "You cannot disable your own account.");
+  if (id === admin.id && input.disabled) throw new CodedError("invalid_request", "You cannot disable your own account.");
   const generated = resetPassword ? generatePassword() : undefined;
   const update = parseWith(userUpdateInput, { ...input, ...(generated ? { password: generated } : {}) });
-  const user = await withDomainErrors(() => updateUser(getDb(), id, update));
+  const user = await updateUser(getDb(), id, update);
   return { user, ...(generated ? { password: generated } : {}) };
 });

@@ -2,7 +2,7 @@ import { requireApiUser } from "@/lib/auth/guard";
 import { idSegment } from "@/lib/annotation/api";
 import { getSheet } from "@/lib/annotation/sheet";
 import { getDb } from "@/lib/db/client";
-import { handleRoute, jsonError, parseWith } from "@/lib/http/respond";
+import { codedResponse, handleRoute, parseWith } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -11,5 +11,5 @@ export const runtime = "nodejs";
 export const GET = handleRoute(async (req: Request, ctx: { params: Promise<{ id: string }> }) => {
   const user = await requireApiUser(req);
   const id = parseWith(idSegment, (await ctx.params).id);
-  return (await getSheet(getDb(), id, user.id)) ?? jsonError(404, "not_found", "You have no items in this study.");
+  return (await getSheet(getDb(), id, user.id)) ?? codedResponse("not_found", "You have no items in this study.");
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { corpusName, getPaperDetail } from "@/lib/corpus/browse";
 import { getDb } from "@/lib/db/client";
-import { handleRoute, jsonError, parseWith } from "@/lib/http/respond";
+import { codedResponse, handleRoute, parseWith } from "@/lib/http/respond";
 import { resolveSegment } from "@/lib/http/segments";
 
 export const dynamic = "force-dynamic";
@@ -17,5 +17,5 @@ export const GET = handleRoute(async (_req: Request, ctx: { params: Promise<{ co
   const { corpus, id } = parseWith(params, await ctx.params);
   // Same lookup as the paper page: the literal segment first, then its decoded form.
   const paper = await resolveSegment(id, (candidate) => getPaperDetail(getDb(), corpus, candidate));
-  return paper ?? jsonError(404, "not_found", `no paper "${id}" in corpus "${corpus}"`);
+  return paper ?? codedResponse("not_found", `no paper "${id}" in corpus "${corpus}"`);
 });

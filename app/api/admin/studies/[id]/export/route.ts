@@ -3,7 +3,7 @@ import { requireApiUser } from "@/lib/auth/guard";
 import { csvResponse, idSegment } from "@/lib/annotation/api";
 import { ratingsCsv, statisticsCsv, studyReport } from "@/lib/annotation/report";
 import { getDb } from "@/lib/db/client";
-import { handleRoute, jsonError, parseSearchParams, parseWith } from "@/lib/http/respond";
+import { codedResponse, handleRoute, parseSearchParams, parseWith } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -16,6 +16,6 @@ export const GET = handleRoute(async (req: Request, ctx: { params: Promise<{ id:
   const id = parseWith(idSegment, (await ctx.params).id);
   const { what } = parseSearchParams(query, new URL(req.url).searchParams);
   const report = await studyReport(getDb(), id);
-  if (!report) return jsonError(404, "not_found", `no study with id ${id}`);
+  if (!report) return codedResponse("not_found", `no study with id ${id}`);
   return csvResponse(what === "ratings" ? ratingsCsv(report) : statisticsCsv(report), `study-${id}-${what}.csv`);
 });

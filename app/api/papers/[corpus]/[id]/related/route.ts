@@ -2,9 +2,8 @@ import { z } from "zod";
 import { corpusName, NotFoundError } from "@/lib/corpus/browse";
 import { getDb } from "@/lib/db/client";
 import { queryGate } from "@/lib/http/admission";
-import { searchParamsObject } from "@/lib/http/respond";
+import { errorResponse, searchParamsObject } from "@/lib/http/respond";
 import { segmentCandidates } from "@/lib/http/segments";
-import { queryErrorResponse } from "@/lib/query/errors";
 import { relatedOptions } from "@/lib/query/options";
 import { relatedPapersOf } from "@/lib/query/request";
 import { json } from "@/lib/http/respond";
@@ -44,6 +43,6 @@ async function related(req: Request, ctx: { params: Promise<{ corpus: string; id
     }
     throw lastMiss;
   } catch (err) {
-    return queryErrorResponse(err, `GET ${new URL(req.url).pathname}`);
+    return errorResponse(err, `GET ${new URL(req.url).pathname}`);
   }
 }

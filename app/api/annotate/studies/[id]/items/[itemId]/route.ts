@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { requireApiUser } from "@/lib/auth/guard";
-import { idSegment, readJson, withDomainErrors } from "@/lib/annotation/api";
+import { idSegment, readJson } from "@/lib/annotation/api";
 import { getSheetItem, ratingInput, saveRating } from "@/lib/annotation/sheet";
 import { getDb } from "@/lib/db/client";
-import { handleRoute, jsonError, parseWith } from "@/lib/http/respond";
+import { codedResponse, handleRoute, parseWith } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -11,7 +11,7 @@ export const runtime = "nodejs";
 type Ctx = { params: Promise<{ id: string; itemId: string }> };
 const params = z.object({ id: idSegment, itemId: idSegment });
 // Items of other sheets answer exactly like items that do not exist.
-const notYours = () => jsonError(404, "not_found", "This item is not on your sheet.");
+const notYours = () => codedResponse("not_found", "This item is not on your sheet.");
 
 /** GET /api/annotate/studies/:id/items/:itemId → the item, its paper, evidence and your rating. */
 export const GET = handleRoute(async (req: Request, ctx: Ctx) => {
@@ -25,5 +25,5 @@ export const PUT = handleRoute(async (req: Request, ctx: Ctx) => {
   const user = await requireApiUser(req);
   const { id, itemId } = parseWith(params, await ctx.params);
   const input = parseWith(ratingInput, await readJson(req));
-  return (await withDomainErrors(() => saveRating(getDb(), id, user.id, itemId, input))) ?? notYours();
+  return (await saveRating(getDb(), id, user.id, itemId, input)) ?? notYours();
 });
