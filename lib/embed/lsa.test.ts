@@ -5,6 +5,7 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import { mulberry32 } from "@/lib/random";
 import { CodedError } from "@/lib/errors";
+import { repoRoot } from "@/lib/paths";
 import {
   createLsaEmbedder,
   dequantiseProjection,
@@ -288,5 +289,20 @@ describe("int8 model folder", () => {
     assert.deepEqual([...q.scales], [0, Math.fround(1 / 127)]);
     assert.deepEqual([...q.values], [0, 0, 0, 64, -127, 32]);
     assert.deepEqual([...dequantiseProjection(q, 3)].slice(0, 3), [0, 0, 0]);
+  });
+});
+
+describe("the shipped encoder (models/acl-contrastive)", () => {
+  test("loads: its int8 files match model.json, the fingerprint its README names, the training note kept", () => {
+    const dir = path.join(repoRoot, "models", "acl-contrastive");
+    const model = loadLsaModel(dir);
+    assert.equal(model.projectionFormat, "int8");
+    assert.equal(model.kind, "contrastive");
+    assert.equal(model.fingerprint, "905164e820ff");
+    assert.equal(lsaFingerprint(model), model.fingerprint);
+    assert.equal(model.dims, 256);
+    assert.equal(model.training?.bestEpoch, 10);
+    assert.match(String(model.training?.pairsFrom), /train-split/);
+    assert.match(readFileSync(path.join(dir, "README.md"), "utf8"), new RegExp(model.fingerprint));
   });
 });
