@@ -15,7 +15,7 @@ npx tsx lib/cli/main.ts import "$@"
 npx tsx lib/cli/main.ts build --stage graph --if-missing
 # The generative retriever trained for the demo corpus ships with the repo; `graft build --stage
 # genret` retrains it (see README).
-if [ -f lib/genret/pretrained/acl-citegraph/decoder.onnx ]; then
+if [ -f models/genret-acl-citegraph/decoder.onnx ]; then
   npx tsx lib/cli/main.ts build --stage genret --pretrained --if-missing
 fi
 # The web app's production build, skipped when no source file changed since the last one.

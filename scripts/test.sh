@@ -120,7 +120,7 @@ e2e_setup() { # in the background's subshell: its exports stay there
   npx tsx lib/cli/main.ts db migrate && npx tsx lib/cli/main.ts import >/dev/null &&
     npx tsx lib/cli/main.ts build --stage graph >/dev/null &&
     { [ -d .graft/vectors ] || { mkdir -p .graft && cp -r "$GRAFT_DATA_ROOT/vectors" .graft/; }; } &&
-    { [ ! -f lib/genret/pretrained/acl-citegraph/decoder.onnx ] || npx tsx lib/cli/main.ts build --stage genret --pretrained >/dev/null; } &&
+    { [ ! -f models/genret-acl-citegraph/decoder.onnx ] || npx tsx lib/cli/main.ts build --stage genret --pretrained >/dev/null; } &&
     bash scripts/next-build.sh >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" 2>/dev/null; return 1; }
 }
 background "e2e set-up" "e2e set-up" e2e_setup

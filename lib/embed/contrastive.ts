@@ -27,7 +27,7 @@ import type { CitationRecord, PaperRecord } from "@/lib/corpus/types";
 import { CodedError } from "@/lib/errors";
 import { runTrainer } from "@/lib/python-trainer";
 import { repoRoot } from "@/lib/paths";
-import { LsaEmbedder, loadLsaModel, lsaEmbedderId, saveLsaModel, type LsaModel } from "./lsa";
+import { LsaEmbedder, loadLsaModel, lsaEmbedderId, saveLsaModel, type LsaModel, type ProjectionFormat } from "./lsa";
 
 export const PACK_FORMAT = "graft-contrastive-pack";
 export const PAIR_KIND = { citation: 0, titleAbstract: 1 } as const;
@@ -216,12 +216,16 @@ export async function trainContrastiveEncoder(options: {
   data: ContrastivePairs;
   training?: Partial<ContrastiveTraining>;
   note?: Record<string, unknown>;
+  /** How the trained model's folder stores its projection (default f32). */
+  projectionFormat?: ProjectionFormat;
   python: string;
   onEvent?: (e: Record<string, unknown>) => void;
   onLog?: (line: string) => void;
 }): Promise<ContrastiveResult> {
   const t: ContrastiveTraining = { ...DEFAULT_CONTRASTIVE, ...options.training };
   const lsa = loadLsaModel(options.lsaFolder);
+  // The trainer starts from projection.f32 itself.
+  if (lsa.projectionFormat === "int8") throw new CodedError("invalid_request", `${options.lsaFolder} holds an int8 model: train from an f32 one`);
   const packDir = path.join(options.out, "pack");
   const pack = writeContrastivePack(packDir, lsa, options.data);
   if (pack.pairs < t.batch) throw new CodedError("invalid_request", `${pack.pairs} training pairs: fewer than one batch of ${t.batch}`);
@@ -251,7 +255,7 @@ export async function trainContrastiveEncoder(options: {
     history: done.history,
     ...options.note,
   };
-  const model: LsaModel = { ...lsa, projection, kind: "contrastive", training };
+  const model: LsaModel = { ...lsa, projection, kind: "contrastive", training, projectionFormat: options.projectionFormat ?? "f32" };
   const fingerprint = saveLsaModel(options.out, model);
   return { fingerprint, id: lsaEmbedderId(options.out, fingerprint), bestEpoch: done.bestEpoch, history: done.history, pack };
 }

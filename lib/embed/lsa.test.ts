@@ -1,10 +1,25 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { mulberry32 } from "@/lib/random";
-import { createLsaEmbedder, fitLsa, LsaEmbedder, lsaEmbedderId, lsaFingerprint, lsaTerms, orthonormaliseColumns, saveLsaModel, symmetricEigen } from "./lsa";
+import { CodedError } from "@/lib/errors";
+import { repoRoot } from "@/lib/paths";
+import {
+  createLsaEmbedder,
+  dequantiseProjection,
+  fitLsa,
+  loadLsaModel,
+  LsaEmbedder,
+  lsaEmbedderId,
+  lsaFingerprint,
+  lsaTerms,
+  orthonormaliseColumns,
+  quantiseProjection,
+  saveLsaModel,
+  symmetricEigen,
+} from "./lsa";
 import { dot } from "./types";
 
 const TOPICS = [
@@ -177,5 +192,117 @@ describe("model folder", () => {
     writeFileSync(path.join(dir, "projection.f32"), new Uint8Array(12));
     assert.throws(() => createLsaEmbedder(dir), /does not match/);
     assert.throws(() => createLsaEmbedder(path.join(tmp, "absent")), /fit-encoder/);
+  });
+});
+
+describe("int8 model folder", () => {
+  const corpus = syntheticCorpus(20);
+  const model = fitLsa(corpus, { dims: 8, seed: 3 });
+  const f32Dir = path.join(tmp, "f32");
+  const f32Fingerprint = saveLsaModel(f32Dir, model);
+
+  /** A fresh int8 copy of the model, saved the way the converter does it (from the loaded f32 folder). */
+  function saveInt8(name: string): { dir: string; fingerprint: string } {
+    const dir = path.join(tmp, name);
+    return { dir, fingerprint: saveLsaModel(dir, { ...loadLsaModel(f32Dir), projectionFormat: "int8" }) };
+  }
+
+  test("round trip f32 → int8 → load: every value within half its row's scale, the int8 files alone, its own fingerprint", () => {
+    const { dir, fingerprint } = saveInt8("i8-a");
+    assert.deepEqual(readdirSync(dir).sort(), ["model.json", "projection.i8", "scales.f32"]);
+    const json = JSON.parse(readFileSync(path.join(dir, "model.json"), "utf8"));
+    assert.equal(json.projectionFormat, "int8");
+    assert.equal(statSync(path.join(dir, "projection.i8")).size, model.vocabulary.length * 8);
+    const scales = new Float32Array(Uint8Array.from(readFileSync(path.join(dir, "scales.f32"))).buffer);
+    assert.equal(scales.length, model.vocabulary.length);
+
+    const loaded = loadLsaModel(dir);
+    assert.equal(loaded.projectionFormat, "int8");
+    assert.deepEqual(loaded.vocabulary, model.vocabulary);
+    for (let r = 0; r < model.vocabulary.length; r++) {
+      let max = 0;
+      for (let k = 0; k < 8; k++) max = Math.max(max, Math.abs(model.projection[r * 8 + k]));
+      assert.ok(Math.abs(scales[r] - max / 127) <= 1e-6 * scales[r], `row ${r}: scale = max |value| / 127`);
+      for (let k = 0; k < 8; k++) {
+        const err = Math.abs(loaded.projection[r * 8 + k] - model.projection[r * 8 + k]);
+        // Half a step, plus the float32 rounding of scale × q (about 1e-7 of 127 steps).
+        assert.ok(err <= scales[r] * (0.5 + 1e-5), `row ${r} dim ${k}: error ${err} > scale/2 ${scales[r] / 2}`);
+      }
+    }
+    assert.equal(loaded.fingerprint, fingerprint);
+    assert.equal(lsaFingerprint(loaded), fingerprint, "the fingerprint is the hash of the model as loaded");
+    assert.notEqual(fingerprint, f32Fingerprint);
+    assert.equal(createLsaEmbedder(dir).id, lsaEmbedderId(dir, fingerprint));
+    assert.throws(() => createLsaEmbedder(dir, f32Fingerprint), /refitted/, "a build recorded with the f32 model refuses the int8 one");
+  });
+
+  test("embeddings of 20 texts stay within cosine 0.999 of the f32 model's", async () => {
+    const { dir } = saveInt8("i8-b");
+    const texts = syntheticCorpus(5, 99).map((t) => t.split(" ").slice(0, 8).join(" "));
+    assert.equal(texts.length, 20);
+    const [f32, int8] = await Promise.all([createLsaEmbedder(f32Dir).embed(texts), createLsaEmbedder(dir).embed(texts)]);
+    for (let i = 0; i < texts.length; i++) {
+      assert.ok(Math.abs(dot(f32[i], f32[i]) - 1) < 1e-5, `text ${i} has known terms`);
+      assert.ok(dot(f32[i], int8[i]) >= 0.999, `text ${i}: cosine ${dot(f32[i], int8[i])}`);
+    }
+  });
+
+  test("a damaged, cut or missing projection.i8 or scales.f32 is refused with the conflict code", () => {
+    const damages: [string, (file: string) => void][] = [
+      [
+        "one byte changed",
+        (file) =>
+          writeFileSync(
+            file,
+            readFileSync(file).map((b, i) => (i === 5 ? b ^ 0x10 : b)),
+          ),
+      ],
+      ["cut short", (file) => writeFileSync(file, readFileSync(file).subarray(0, 8))],
+      ["missing", (file) => rmSync(file)],
+    ];
+    for (const name of ["projection.i8", "scales.f32"]) {
+      for (const [how, damage] of damages) {
+        const { dir } = saveInt8("i8-damaged");
+        damage(path.join(dir, name));
+        assert.throws(
+          () => createLsaEmbedder(dir),
+          (err: unknown) => err instanceof CodedError && err.code === "conflict" && /interrupted write/.test(err.message),
+          `${name} ${how}`,
+        );
+      }
+    }
+  });
+
+  test("saving a folder in the other format replaces the old format's files", () => {
+    const dir = path.join(tmp, "switch");
+    saveLsaModel(dir, model);
+    const fingerprint = saveLsaModel(dir, { ...model, projectionFormat: "int8" });
+    assert.deepEqual(readdirSync(dir).sort(), ["model.json", "projection.i8", "scales.f32"]);
+    assert.equal(createLsaEmbedder(dir).id, lsaEmbedderId(dir, fingerprint));
+    assert.equal(saveLsaModel(dir, model), f32Fingerprint);
+    assert.deepEqual(readdirSync(dir).sort(), ["model.json", "projection.f32"]);
+    assert.equal(JSON.parse(readFileSync(path.join(dir, "model.json"), "utf8")).projectionFormat, undefined, "absent means f32, as before");
+  });
+
+  test("an all-zero row quantises to zeros with scale 0", () => {
+    const q = quantiseProjection(Float32Array.from([0, 0, 0, 0.5, -1, 0.25]), 3);
+    assert.deepEqual([...q.scales], [0, Math.fround(1 / 127)]);
+    assert.deepEqual([...q.values], [0, 0, 0, 64, -127, 32]);
+    assert.deepEqual([...dequantiseProjection(q, 3)].slice(0, 3), [0, 0, 0]);
+  });
+});
+
+describe("the shipped encoder (models/acl-contrastive)", () => {
+  test("loads: its int8 files match model.json, the fingerprint its README names, the training note kept", () => {
+    const dir = path.join(repoRoot, "models", "acl-contrastive");
+    const model = loadLsaModel(dir);
+    assert.equal(model.projectionFormat, "int8");
+    assert.equal(model.kind, "contrastive");
+    assert.equal(model.fingerprint, "905164e820ff");
+    assert.equal(lsaFingerprint(model), model.fingerprint);
+    assert.equal(model.dims, 256);
+    assert.equal(model.training?.bestEpoch, 10);
+    assert.match(String(model.training?.pairsFrom), /train-split/);
+    assert.match(readFileSync(path.join(dir, "README.md"), "utf8"), new RegExp(model.fingerprint));
   });
 });

@@ -14,15 +14,21 @@
  * Model folder (written atomically, model.json last, as the commit record):
  *   projection.f32  vocabulary × dims float32, little-endian, row-major
  *   model.json      {format, version, scheme, dims, docs, seed, vocabulary, idf, projectionSha256, fingerprint}
- * The fingerprint (a hash of both) is part of the embedder id, so a refitted model gets its own
- * vector cache and a build records which model it used.
+ * or, with `"projectionFormat": "int8"` in model.json (a quarter of the size, for a model that
+ * ships in the repository), in place of projection.f32:
+ *   projection.i8   vocabulary × dims int8, row-major
+ *   scales.f32      one float32 per vocabulary row: its max |value| / 127 (symmetric)
+ * and projectionSha256 hashing projection.i8 then scales.f32. Loading dequantises (q × scale), so
+ * the embedder reads a Float32Array either way. The fingerprint (a hash of the model as loaded)
+ * is part of the embedder id, so a refitted or quantised model gets its own vector cache and a
+ * build records which model it used.
  *
  * Dense linear algebra (no npm package for it is installed here): Gram-matrix orthonormalisation
  * applied twice (CholeskyQR2-like, via a symmetric eigensolver) and a cyclic Jacobi eigensolver,
  * in float64.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "@/lib/atomic-write";
@@ -37,6 +43,12 @@ export const LSA_VERSION = 1;
 export const LSA_SCHEME = "lsa-tokens-1";
 const MODEL_FILE = "model.json";
 const PROJECTION_FILE = "projection.f32";
+const INT8_FILE = "projection.i8";
+const SCALES_FILE = "scales.f32";
+export const PROJECTION_FORMATS = ["f32", "int8"] as const;
+export type ProjectionFormat = (typeof PROJECTION_FORMATS)[number];
+/** The files holding the projection in each format (the other format's are removed on save). */
+const PROJECTION_FILES: Record<ProjectionFormat, string[]> = { f32: [PROJECTION_FILE], int8: [INT8_FILE, SCALES_FILE] };
 
 /**
  * Terms of a text: lowercased runs of letters and digits, stopwords and one-character tokens
@@ -72,6 +84,8 @@ export interface LsaModel {
   kind?: LsaKind;
   /** How a contrastive projection was trained (data, objective, chosen epoch), stored in model.json. */
   training?: Record<string, unknown>;
+  /** How the folder stores the projection (absent: "f32"); "int8" is saved quantised. */
+  projectionFormat?: ProjectionFormat;
 }
 
 export const LSA_KINDS = ["lsa", "contrastive"] as const;
@@ -392,25 +406,84 @@ const modelSchema = z.object({
   fingerprint: z.string(),
   kind: z.enum(LSA_KINDS).default("lsa"),
   training: z.record(z.string(), z.unknown()).optional(),
+  projectionFormat: z.enum(PROJECTION_FORMATS).default("f32"),
 });
 
 const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
-const projectionBytes = (p: Float32Array) => new Uint8Array(p.buffer, p.byteOffset, p.byteLength);
+const bytesOf = (a: Int8Array | Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 /** The model's identity: a hash of its vocabulary, idf and projection (12 hex digits). */
 export function lsaFingerprint(model: LsaModel): string {
   // A plain LSA fit hashes as it always has, so the fingerprints recorded in builds stay valid.
   const kind = model.kind && model.kind !== "lsa" ? { kind: model.kind } : {};
   const head = JSON.stringify({ scheme: LSA_SCHEME, dims: model.dims, vocabulary: model.vocabulary, idf: Array.from(model.idf), ...kind });
-  return sha256(`${sha256(head)}:${sha256(projectionBytes(model.projection))}`).slice(0, 12);
+  return sha256(`${sha256(head)}:${sha256(bytesOf(model.projection))}`).slice(0, 12);
 }
 
-/** Writes the model folder (created if needed); projection first, model.json last. Returns its fingerprint. */
+/** int8 rows with one symmetric scale each: q = round(v / scale), scale = max |v| / 127. */
+export interface QuantisedProjection {
+  values: Int8Array;
+  scales: Float32Array;
+}
+
+export function quantiseProjection(projection: Float32Array, dims: number): QuantisedProjection {
+  const rows = projection.length / dims;
+  const values = new Int8Array(projection.length);
+  const scales = new Float32Array(rows);
+  for (let r = 0; r < rows; r++) {
+    const o = r * dims;
+    let max = 0;
+    for (let k = 0; k < dims; k++) max = Math.max(max, Math.abs(projection[o + k]));
+    scales[r] = max / 127;
+    if (scales[r] === 0) continue; // an all-zero row stays zero
+    for (let k = 0; k < dims; k++) values[o + k] = Math.max(-127, Math.min(127, Math.round(projection[o + k] / scales[r])));
+  }
+  return { values, scales };
+}
+
+export function dequantiseProjection({ values, scales }: QuantisedProjection, dims: number): Float32Array {
+  const out = new Float32Array(values.length);
+  for (let r = 0; r < scales.length; r++) {
+    const o = r * dims;
+    for (let k = 0; k < dims; k++) out[o + k] = values[o + k] * scales[r];
+  }
+  return out;
+}
+
+/**
+ * The projection's files as saved, and the projection a load will give back (for int8 the
+ * dequantised values, so the fingerprint written is that of the model as loaded).
+ */
+function projectionFiles(model: LsaModel, format: ProjectionFormat): { files: [string, Uint8Array][]; loaded: Float32Array } {
+  if (format === "f32") return { files: [[PROJECTION_FILE, bytesOf(model.projection)]], loaded: model.projection };
+  const q = quantiseProjection(model.projection, model.dims);
+  return {
+    files: [
+      [INT8_FILE, bytesOf(q.values)],
+      [SCALES_FILE, bytesOf(q.scales)],
+    ],
+    loaded: dequantiseProjection(q, model.dims),
+  };
+}
+
+/** One hash over a format's files, in order (for f32: the hash of projection.f32, as always). */
+function filesSha256(parts: Uint8Array[]): string {
+  const hash = createHash("sha256");
+  for (const p of parts) hash.update(p);
+  return hash.digest("hex");
+}
+
+/**
+ * Writes the model folder (created if needed) in `model.projectionFormat` (default f32):
+ * projection files first, model.json last, then the other format's stale files are removed.
+ * Returns its fingerprint.
+ */
 export function saveLsaModel(folder: string, model: LsaModel): string {
   mkdirSync(folder, { recursive: true });
-  const bytes = projectionBytes(model.projection);
-  writeFileAtomic(path.join(folder, PROJECTION_FILE), bytes);
-  const fingerprint = lsaFingerprint(model);
+  const format = model.projectionFormat ?? "f32";
+  const { files, loaded } = projectionFiles(model, format);
+  for (const [name, bytes] of files) writeFileAtomic(path.join(folder, name), bytes);
+  const fingerprint = lsaFingerprint({ ...model, projection: loaded });
   const json = {
     format: LSA_FORMAT,
     version: LSA_VERSION,
@@ -418,7 +491,8 @@ export function saveLsaModel(folder: string, model: LsaModel): string {
     dims: model.dims,
     docs: model.docs,
     seed: model.seed,
-    projectionSha256: sha256(bytes),
+    ...(format === "f32" ? {} : { projectionFormat: format }),
+    projectionSha256: filesSha256(files.map(([, bytes]) => bytes)),
     fingerprint,
     kind: model.kind ?? "lsa",
     ...(model.training ? { training: model.training } : {}),
@@ -426,7 +500,33 @@ export function saveLsaModel(folder: string, model: LsaModel): string {
     idf: Array.from(model.idf),
   };
   writeFileAtomic(path.join(folder, MODEL_FILE), JSON.stringify(json));
+  for (const other of PROJECTION_FORMATS.filter((f) => f !== format)) {
+    for (const name of PROJECTION_FILES[other]) rmSync(path.join(folder, name), { force: true });
+  }
   return fingerprint;
+}
+
+/** Reads the projection in the folder's format; refuses files that are missing, torn or not those model.json hashed. */
+function readProjection(folder: string, format: ProjectionFormat, rows: number, dims: number, expectSha256: string): Float32Array {
+  const names = PROJECTION_FILES[format];
+  const sizes = format === "f32" ? [rows * dims * 4] : [rows * dims, rows * 4];
+  const torn = (what: string) => new CodedError("conflict", `${folder}/${what} (interrupted write?): refit the model`);
+  const bufs = names.map((name) => {
+    const file = path.join(folder, name);
+    if (!existsSync(file)) throw torn(`${name} is missing but ${MODEL_FILE} names it`);
+    return readFileSync(file);
+  });
+  if (bufs.some((b, i) => b.byteLength !== sizes[i]) || filesSha256(bufs) !== expectSha256) throw torn(`${names.join(" + ")} does not match ${MODEL_FILE}`);
+  if (format === "f32") {
+    const projection = new Float32Array(rows * dims);
+    bytesOf(projection).set(bufs[0]);
+    return projection;
+  }
+  const values = new Int8Array(rows * dims);
+  bytesOf(values).set(bufs[0]);
+  const scales = new Float32Array(rows);
+  bytesOf(scales).set(bufs[1]);
+  return dequantiseProjection({ values, scales }, dims);
 }
 
 /** Reads a model folder written by saveLsaModel; refuses a torn or foreign one. */
@@ -437,13 +537,8 @@ export function loadLsaModel(folder: string): LsaModel & { fingerprint: string }
   const parsed = modelSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
   if (!parsed.success) throw new CodedError("invalid_request", `${file} is not a ${LSA_FORMAT} v${LSA_VERSION} model: ${parsed.error.issues[0]?.message}`);
   const m = parsed.data;
-  const buf = readFileSync(path.join(folder, PROJECTION_FILE));
-  if (buf.byteLength !== m.vocabulary.length * m.dims * 4 || sha256(buf) !== m.projectionSha256) {
-    throw new CodedError("conflict", `${folder}/${PROJECTION_FILE} does not match ${MODEL_FILE} (interrupted write?): refit the model`);
-  }
+  const projection = readProjection(folder, m.projectionFormat, m.vocabulary.length, m.dims, m.projectionSha256);
   if (m.idf.length !== m.vocabulary.length) throw new CodedError("invalid_request", `${file}: idf and vocabulary differ in length`);
-  const projection = new Float32Array(m.vocabulary.length * m.dims);
-  projectionBytes(projection).set(buf);
   return {
     dims: m.dims,
     docs: m.docs,
@@ -453,6 +548,7 @@ export function loadLsaModel(folder: string): LsaModel & { fingerprint: string }
     projection,
     kind: m.kind,
     ...(m.training ? { training: m.training } : {}),
+    projectionFormat: m.projectionFormat,
     fingerprint: m.fingerprint,
   };
 }

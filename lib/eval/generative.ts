@@ -35,7 +35,7 @@ export const GENERATIVE_VARIANTS = {
   minder: { label: "MINDER", recipe: "title, substring and pseudo-query identifiers (untyped views), LM-score fusion" },
   shipped: {
     label: "Graft, shipped model",
-    recipe: "the demo corpus's pretrained model: uniform sampling, d = 256 × 4 layers, trained for hours (lib/genret/pretrained)",
+    recipe: "the demo corpus's pretrained model: uniform sampling, d = 256 × 4 layers, trained for hours (models/genret-acl-citegraph)",
   },
 } as const;
 export type GenerativeVariant = keyof typeof GENERATIVE_VARIANTS;

@@ -1,5 +1,5 @@
 /**
- * The generative retriever shipped for the demo corpus (lib/genret/pretrained/acl-citegraph):
+ * The generative retriever shipped for the demo corpus (models/genret-acl-citegraph):
  * a model trained by `graft build --stage genret` with the parameters in its genret.json, so
  * the app can answer with the "graft" retriever right after set-up instead of after hours of
  * CPU training. Installing it makes a regular versioned build from its files, after checking
@@ -20,7 +20,8 @@ import { readVocabFile } from "./vocab";
 
 const TRIE_FILES = new Set(FACETS.map((f) => `trie-${f}.bin`));
 
-export const PRETRAINED_DIR = path.join(repoRoot, "lib", "genret", "pretrained", "acl-citegraph");
+/** Weights live under models/ at the repository root, beside the other shipped models, not in the code tree. */
+export const PRETRAINED_DIR = path.join(repoRoot, "models", "genret-acl-citegraph");
 
 export interface InstallReport {
   build: number;
