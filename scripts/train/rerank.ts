@@ -37,6 +37,8 @@ const { values } = parseArgs({
      * to rank when the text is all there is (gold still the data set's train → train citations).
      */
     "without-citations": { type: "string" },
+    /** Fit on the training rows of --corpus only ("corpus"), or also on those of --without-citations' copy ("both", default). */
+    "train-on": { type: "string", default: "both" },
     dir: { type: "string", default: path.join(sharedDataDir(), "acl-citegraph") },
     write: { type: "boolean", default: false },
     /** Where the captured rows go (the trainer's input). */
@@ -95,6 +97,8 @@ const NOT_TRAIN = PAPERS.filter((p) => p.split !== "train").map((p) => p.id);
 
 interface Captured {
   id: string;
+  /** The corpus it was captured on (--corpus, or --without-citations' copy). */
+  corpus?: string;
   /** The query's year and its candidates' (the trainer leaves candidates newer than the query out of the fit). */
   year: number;
   years: number[];
@@ -129,7 +133,7 @@ async function capture(queries: UserPaperQuery[], source: FacetSource, hidden?: 
   return runs.map((r) => {
     const c = r.error ? { papers: [], rows: [] } : captures[next++];
     const years = c.papers.map((p) => YEAR.get(p) ?? 0);
-    return { ...c, id: r.id, year: YEAR.get(r.id) ?? 0, years, gold: new Set(r.gold), goldCount: r.gold.length };
+    return { ...c, id: r.id, corpus, year: YEAR.get(r.id) ?? 0, years, gold: new Set(r.gold), goldCount: r.gold.length };
   });
 }
 
@@ -206,7 +210,7 @@ async function captureAll(): Promise<Capture> {
 }
 const captured = await captureAll();
 const withoutDropped = (qs: Captured[]) => qs.map((q) => ({ ...q, rows: q.rows.map((r) => r.map((v, j) => (dropped.has(RERANK_FEATURES[j]) ? 0 : v))) }));
-const train = withoutDropped(captured.train);
+const train = withoutDropped(values["train-on"] === "corpus" ? captured.train.filter((q) => (q.corpus ?? values.corpus) === values.corpus) : captured.train);
 const tune = Object.fromEntries(Object.entries(captured.tune).map(([k, qs]) => [k, withoutDropped(qs)])) as Record<TuneKey, Captured[]>;
 if (!values.from) {
   const plain = (qs: Captured[]) => qs.map((q) => ({ ...q, gold: [...q.gold] }));
