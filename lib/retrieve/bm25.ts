@@ -38,4 +38,5 @@ async function retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
   return out;
 }
 
-export const bm25Retriever: Retriever = { name: "bm25", scoreKind: "score", retrieve };
+// It reads words only: a pasted paper's items need no embedding (the evidence pairs them with the text encoder).
+export const bm25Retriever: Retriever = { name: "bm25", scoreKind: "score", readsItemVectors: false, retrieve };

@@ -1,8 +1,11 @@
 /**
- * The default retriever's second stage (lib/retrieve/rerank.ts), written by `npm run train:rerank -- --train 800 --write`:
- * pairwise logistic regression fitted on 800 train-split papers of acl-citegraph queried as unseen papers with the
- * other splits hidden (LLM facets, their records' year and authors; gold: the train papers they cite and those citing them),
- * first-stage later-work weight 0.5; depth and L2 chosen on the tuning halves of sets 2 and 3 (both facet sources).
+ * The default retriever's second stage (lib/retrieve/rerank.ts), written by `npm run train:rerank -- --train 800 --write`
+ * (from captured rows: see reports/related-both-directions.md for the capture commands):
+ * pairwise logistic regression fitted on 1600 training queries: train-split papers of acl-citegraph (and of its copy without citations)
+ * queried as unseen papers with the other splits hidden (LLM facets, their records' year and authors; gold: the train papers
+ * they cite and those citing them), their text-encoder cosines cross-fitted (encoders trained with the query's fold held out);
+ * first-stage later-work weight 0.5; left out: dense; depth, L2 and the shift on "newer" (-1 logit)
+ * chosen on the tuning halves of sets 2 and 3 and on prior-tune (both facet sources).
  */
 import type { RerankModel } from "./rerank";
 
@@ -22,7 +25,6 @@ export const RERANK_MODEL: RerankModel | null = {
     "seedCiters",
     "citedBy",
     "coCited",
-    "dense",
     "sharedAuthors",
     "authorsCite",
     "titleMatch",
@@ -34,18 +36,21 @@ export const RERANK_MODEL: RerankModel | null = {
     "citedByYear",
     "laterVoteNewer",
     "seedVoteOlder",
+    "encoder",
+    "encoderRel",
+    "encoderNewer",
   ],
   mean: [
-    0.376638, 0.17409, 0.10369, 0.105985, 0.0971995, 0.103746, 0.746784, 0.12585, 0.403836, 0.0905867, 0.0745081, 0.268536, 1.0855, 0.290088, 0.552479,
-    0.0292875, 0.0680188, 0.216232, 0.076136, 0.101943, 0.251172, -0.0456688, 0.277869, 0.641201, 0.0411732, 0.0645,
+    0.380518, 0.17409, 0.100351, 0.102024, 0.0916436, 0.100696, 0.686663, 0.126801, 0.42042, 0.0952733, 0.0356433, 0.128666, 0.531309, 0.134087, 0.0284875,
+    0.0338437, 0.22461, 0.0387013, 0.0495612, 0.122962, 0.021, 0.288866, 0.31527, 0.0199204, 0.0308527, 0.472809, 0.680589, 0.138315,
   ],
   scale: [
-    0.174026, 0.0846775, 0.122052, 0.121004, 0.122794, 0.121672, 0.220716, 0.112103, 0.223152, 0.0514765, 0.157507, 0.458073, 1.16249, 0.550944, 0.0706806,
-    0.239515, 0.370125, 0.177692, 0.239977, 0.192758, 0.405911, 1.74216, 0.447948, 0.786959, 0.134719, 0.150277,
+    0.173305, 0.0846775, 0.123675, 0.123145, 0.124792, 0.123267, 0.234352, 0.111298, 0.206256, 0.04754, 0.116032, 0.34627, 0.975116, 0.394169, 0.236698,
+    0.263459, 0.176681, 0.174883, 0.143641, 0.311013, 1.68683, 0.453235, 0.639143, 0.0958901, 0.109711, 0.092657, 0.130114, 0.222624,
   ],
   weights: [
-    0.611311, -0.0569553, 0.108133, 0.079934, 0.0168696, 0.109097, 0.0668175, -0.142043, -0.0226944, 0.235355, -0.173529, -0.0137575, 0.0306252, 0.211426,
-    0.240983, 0.26028, 0.127618, 0.210745, 0.0482585, -0.00057802, 0.00756348, -0.263034, 0.447019, -0.102956, 0.162722, 0.300828,
+    0.443815, -0.0498932, 0.0803829, 0.0774529, 0.018532, 0.103375, -0.0348822, -0.0494563, -0.0753999, 0.0782102, -0.118684, -0.0285116, 0.0440611, 0.0896273,
+    0.265825, 0.0899855, 0.132219, 0.0339759, -0.0183309, -0.0064993, -0.38221, -0.110293, -0.00738214, 0.125232, 0.191333, 0.414942, 0.369888, 0.281865,
   ],
   bias: 0,
   depth: 200,

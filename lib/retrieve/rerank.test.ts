@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { FusedResult } from "@/lib/fusion/types";
 import { referenceIndex } from "./citation-expansion";
+import { HYBRID, hybridRetriever } from "./hybrid";
 import { RERANK_MODEL } from "./rerank-model";
 import {
   authorKey,
@@ -196,10 +197,24 @@ describe("fitRerankModel and learnedRerank", () => {
 });
 
 describe("the shipped model", () => {
-  it("was fitted on today's features, in their order", () => {
+  it("reads today's features, in their order (those left out of the fit absent)", () => {
     assert.ok(RERANK_MODEL, "a fitted model ships with the default retriever");
-    assert.deepEqual(RERANK_MODEL.features, [...RERANK_FEATURES]);
-    for (const xs of [RERANK_MODEL.mean, RERANK_MODEL.scale, RERANK_MODEL.weights]) assert.equal(xs.length, RERANK_FEATURES.length);
+    const known = RERANK_MODEL.features.map((f) => (RERANK_FEATURES as readonly string[]).indexOf(f));
+    assert.ok(
+      known.every((j) => j >= 0),
+      `unknown features: ${RERANK_MODEL.features.join(", ")}`,
+    );
+    assert.deepEqual(
+      known,
+      [...known].sort((a, b) => a - b),
+    );
+    for (const xs of [RERANK_MODEL.mean, RERANK_MODEL.scale, RERANK_MODEL.weights]) assert.equal(xs.length, RERANK_MODEL.features.length);
     assert.ok(RERANK_MODEL.scale.every((x) => x > 0));
+  });
+
+  it("reads no item vectors, so a pasted paper's items are never embedded with the build's embedder on the request path", () => {
+    assert.ok(!RERANK_MODEL?.features.includes("dense"));
+    assert.equal(hybridRetriever().readsItemVectors, false);
+    assert.equal(hybridRetriever({ ...HYBRID, generativeWeight: 1 }).readsItemVectors, true);
   });
 });
