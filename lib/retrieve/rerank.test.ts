@@ -12,6 +12,7 @@ import {
   learnedRerank,
   citedByPerYear,
   papersByAuthor,
+  NEWER_OF,
   RERANK_FEATURES,
   rerankFeatures,
   rerankScore,
@@ -66,6 +67,16 @@ describe("rerankFeatures", () => {
     assert.equal(three[col("encoderNewer")], 0.4);
     const none = rerankFeatures(fused([2]), { ...ev(null), encoder: null })[0];
     assert.deepEqual([none[col("encoder")], none[col("encoderRel")], none[col("encoderNewer")]], [0, 0, 0]);
+  });
+
+  it("repeats the evidence for newer candidates in their own columns (0 for the others)", () => {
+    // Reference year 2016 (the seeds' median): node 3 (2018) is newer, node 2 (2012) is not.
+    const [two, three] = rerankFeatures(fused([2, 3]), ev(null));
+    for (const [name, parent] of Object.entries(NEWER_OF)) {
+      assert.equal(two[col(name as (typeof RERANK_FEATURES)[number])], 0, name);
+      assert.equal(three[col(name as (typeof RERANK_FEATURES)[number])], three[col(parent)], name);
+    }
+    assert.ok(three[col("encoderRelNewer")] > 0);
   });
 
   it("counts the seeds that cite a candidate and their squared, normalised BM25 votes", () => {

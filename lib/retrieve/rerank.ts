@@ -27,7 +27,7 @@ import { referenceIndex, SEED_EXPANSION, seedsMedianYear, seedVotes, type Refere
 import type { Bm25Hit } from "./bm25-index";
 import type { TfidfHit } from "./tfidf-index";
 
-export const RERANK_FEATURES = [
+const BASE_FEATURES = [
   "fusedScore",
   "fusedRank",
   ...FACETS,
@@ -55,7 +55,34 @@ export const RERANK_FEATURES = [
   "encoderRel",
   "encoderNewer",
 ] as const;
+
+/**
+ * Features that are another feature for newer candidates only (0 for the others): a linear model
+ * then weighs the evidence for later work on its own (a paper citing the query's field is not
+ * ranked as one the query cites), as two models on one scale would.
+ */
+export const NEWER_OF = {
+  fusedScoreNewer: "fusedScore",
+  wholeRankNewer: "wholeRank",
+  bm25Newer: "bm25",
+  tfidfNewer: "tfidf",
+  seedVoteNewer: "seedVote",
+  citedByNewer: "citedBy",
+  coCitedNewer: "coCited",
+  coCitedSeedsNewer: "coCitedSeeds",
+  laterSeedsNewer: "laterSeeds",
+  titleMatchNewer: "titleMatch",
+  encoderRelNewer: "encoderRel",
+} as const satisfies Record<string, (typeof BASE_FEATURES)[number]>;
+
+export const RERANK_FEATURES = [...BASE_FEATURES, ...(Object.keys(NEWER_OF) as (keyof typeof NEWER_OF)[])] as const;
 export type RerankFeature = (typeof RERANK_FEATURES)[number];
+
+/** A row's NEWER_OF columns from their parents (a row by feature name; `newer` is 0 or 1). */
+export function withNewerInteractions(row: Record<string, number>): Record<string, number> {
+  for (const [name, parent] of Object.entries(NEWER_OF)) row[name] = row.newer * (row[parent] ?? 0);
+  return row;
+}
 
 /** A fitted model: standardisation, weights in RERANK_FEATURES order, and the head it re-orders. */
 export interface RerankModel {
@@ -284,7 +311,7 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
     // The query's own citations must not make its references look popular (set 2's gold).
     const own = ev.queryNode !== null && cites(ev.references, ev.queryNode, r.paper) ? 1 : 0;
     const cosine = ev.encoder ? ev.encoder.cosine(r.paper) : 0;
-    const row: Record<RerankFeature, number> = {
+    const row: Record<string, number> = {
       fusedScore: r.score / topFused,
       fusedRank: 1 / Math.log2(2 + i),
       problems: inv(rankOf("problems")),
@@ -317,6 +344,7 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
       // Text alike and newer: later work that need not cite the seeds.
       encoderNewer: year0 && meta.year && meta.year > year0 ? cosine : 0,
     };
+    withNewerInteractions(row);
     return RERANK_FEATURES.map((f) => row[f]);
   });
 }

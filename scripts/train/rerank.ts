@@ -21,7 +21,7 @@ import { sharedDataDir } from "@/lib/paths";
 import { createExtractor } from "@/lib/facets/provider";
 import { runUserPapers, userPaperQueries, userPaperQuery, type FacetSource, type PaperLine, type UserPaperQuery } from "@/lib/eval/user-papers";
 import { HYBRID, hybridRerankRows, hybridRetriever } from "@/lib/retrieve/hybrid";
-import { fitRerankModel, rerankScore, RERANK_FEATURES, type RerankModel } from "@/lib/retrieve/rerank";
+import { fitRerankModel, NEWER_OF, rerankScore, RERANK_FEATURES, withNewerInteractions, type RerankModel } from "@/lib/retrieve/rerank";
 import { registerRetriever } from "@/lib/retrieve/retriever";
 import { foldOf, parseFold } from "@/lib/embed/contrastive";
 
@@ -188,10 +188,20 @@ async function captureAll(): Promise<Capture> {
       return { features: a.features, train: [...a.train, ...b.train], tune };
     });
     // A dump's columns follow its own feature list: re-ordered to today's, so features removed since still read.
+    // Interaction columns (NEWER_OF) are products of captured ones: derived when a dump predates them.
     const column = RERANK_FEATURES.map((f) => c.features.indexOf(f));
-    const missing = RERANK_FEATURES.filter((_, j) => column[j] < 0);
+    const missing = RERANK_FEATURES.filter((f, j) => column[j] < 0 && !(f in NEWER_OF));
     if (missing.length > 0) throw new Error(`${values.from} has no column for ${missing.join(", ")}: capture again without --from`);
-    const revive = (qs: Captured[]) => qs.map((q) => ({ ...q, rows: q.rows.map((r) => column.map((k) => r[k])), gold: new Set(q.gold) }));
+    const byName = (r: number[]) => withNewerInteractions(Object.fromEntries(c.features.map((f, k) => [f, r[k]])));
+    const revive = (qs: Captured[]) =>
+      qs.map((q) => ({
+        ...q,
+        rows: q.rows.map((r) => {
+          const named = byName(r);
+          return RERANK_FEATURES.map((f) => named[f]);
+        }),
+        gold: new Set(q.gold),
+      }));
     return { train: revive(c.train), tune: Object.fromEntries(Object.entries(c.tune).map(([k, qs]) => [k, revive(qs)])) };
   }
   const bare = values["without-citations"];
