@@ -46,7 +46,7 @@ const { values } = parseArgs({
 const LABELS: Record<string, string> = {
   hybrid: "Graft default (hybrid, fusion auto = RRF)",
   "bm25:rrf": "BM25 over title + facet items (--retriever bm25 --fusion rrf)",
-  "dense-graph:rrf": "dense-graph teacher, USE-lite item graph (--retriever dense-graph --fusion rrf)",
+  "dense-graph:rrf": "dense-graph teacher (--retriever dense-graph --fusion rrf)",
 };
 
 interface Row {
@@ -113,7 +113,10 @@ async function served(corpus: string, spec: string, method: string, label: strin
   deltas.push(`| ${label} | ${d.delta >= 0 ? "+" : ""}${d.delta.toFixed(2)} | [${d.low.toFixed(2)}, ${d.high.toFixed(2)}] |`);
 }
 
-for (const spec of values.retrievers.split(",").filter(Boolean)) await served(values.corpus, spec, spec.replace(":", "-"), LABELS[spec] ?? spec);
+// The item graph's embedder (the dense-graph row reads it; the default reads no item vectors).
+const embedder = (await loadGraph(db, values.corpus)).embedder.replace(`${repoRoot}${path.sep}`, "");
+const labelOf = (spec: string) => (spec.startsWith("dense-graph") ? `${LABELS[spec] ?? spec}, item graph by ${embedder.split(";")[0]}` : (LABELS[spec] ?? spec));
+for (const spec of values.retrievers.split(",").filter(Boolean)) await served(values.corpus, spec, spec.replace(":", "-"), labelOf(spec));
 if (values["offline-corpus"]) {
   await served(values["offline-corpus"], "hybrid", "hybrid-offline-facets", "Graft default (hybrid), facets by the offline extractor (graft extract)");
 }
