@@ -8,6 +8,8 @@ import { miniPapers, useMiniCorpusStore } from "@/lib/graph/testing";
 import { loadGraph, NoGraphBuildError } from "@/lib/retrieve/graph-store";
 import { HYBRID, hybridRetriever } from "@/lib/retrieve/hybrid";
 import { registerRetriever } from "@/lib/retrieve/retriever";
+import { textEncoder } from "@/lib/retrieve/text-encoder";
+import { dot } from "@/lib/embed/types";
 import { embedQueryItems } from "./services";
 import { relatedOptions, relatedPapers, type RelatedOptions } from "./related";
 
@@ -165,16 +167,31 @@ describe(`relatedPapers (${testProvider})`, { concurrency: false }, () => {
     }
   });
 
+  test("a pasted paper under the default is not embedded with the build's embedder: its evidence pairs items by the text encoder", async () => {
+    const text =
+      "Back-translation for low-resource machine translation\n\nWe study low-resource machine translation. " +
+      "We use back-translation of monolingual data with an attention-based encoder-decoder for translation.";
+    const r = await relatedPapers(t.db, { corpus: "mini", text }, relatedOptions.parse({ k: 3 }));
+    const encoder = textEncoder();
+    assert.ok(encoder);
+    const evidence = r.results.flatMap((x) => x.facets.map((f) => f.evidence)).filter((e) => e !== null);
+    assert.ok(evidence.length > 0);
+    for (const e of evidence) assert.ok(Math.abs(e.similarity - dot(encoder.embedOne(e.queryItem), encoder.embedOne(e.paperItem))) < 1e-5, e.queryItem);
+  });
+
   test("hidden papers are treated as absent: never returned, and their references never vote", async () => {
     const text =
       "Back-translation for low-resource machine translation\n\nWe study low-resource machine translation. " +
       "We use back-translation of monolingual data with an attention-based encoder-decoder for translation.";
-    // P5 shares no word with the text; only P0 and P1, which cite it, lead there.
-    const one = await relatedPapers(t.db, { corpus: "mini", text }, relatedOptions.parse({ k: 6 }), { hidden: ["P0"] });
+    // P5 shares no word with the text; only P0 and P1, which cite it, lead there (the text
+    // encoder's list, which finds it by meaning, is left out so that citations are all that can).
+    registerRetriever(hybridRetriever({ ...HYBRID, encoder: undefined }, "hybrid-citations-only"));
+    const options = { ...relatedOptions.parse({ k: 6 }), retriever: "hybrid-citations-only" } as unknown as RelatedOptions;
+    const one = await relatedPapers(t.db, { corpus: "mini", text }, options, { hidden: ["P0"] });
     const ids = one.results.map((x) => x.externalId);
     assert.ok(!ids.includes("P0"));
     assert.ok(ids.includes("P5"), "P1 still cites it");
-    const both = await relatedPapers(t.db, { corpus: "mini", text }, relatedOptions.parse({ k: 6 }), { hidden: ["P0", "P1", "not-a-paper"] });
+    const both = await relatedPapers(t.db, { corpus: "mini", text }, options, { hidden: ["P0", "P1", "not-a-paper"] });
     const left = both.results.map((x) => x.externalId);
     assert.ok(!left.includes("P0") && !left.includes("P1"));
     assert.ok(!left.includes("P5"), `nothing leads to P5 any more: ${left.join(",")}`);
