@@ -69,14 +69,6 @@ describe("rerankFeatures", () => {
     assert.deepEqual([none[col("encoder")], none[col("encoderRel")], none[col("encoderNewer")]], [0, 0, 0]);
   });
 
-  it("weighs a candidate's citations of the head's first results by their rank (later work cites what the query cites)", () => {
-    // Head 2, 4, 3: node 3 cites 2 (rank 1) and 4 (rank 2); nodes 2 and 4 cite nothing in the head.
-    const [two, four, three] = rerankFeatures(fused([2, 4, 3]), ev(null));
-    assert.equal(three[col("headCoupling")], Math.log1p(1 + 1 / 2));
-    assert.equal(two[col("headCoupling")], 0);
-    assert.equal(four[col("headCoupling")], 0);
-  });
-
   it("repeats the evidence for newer candidates in their own columns (0 for the others)", () => {
     // Reference year 2016 (the seeds' median): node 3 (2018) is newer, node 2 (2012) is not.
     const [two, three] = rerankFeatures(fused([2, 3]), ev(null));

@@ -54,7 +54,6 @@ const BASE_FEATURES = [
   "encoder",
   "encoderRel",
   "encoderNewer",
-  "headCoupling",
 ] as const;
 
 /**
@@ -74,7 +73,6 @@ export const NEWER_OF = {
   laterSeedsNewer: "laterSeeds",
   titleMatchNewer: "titleMatch",
   encoderRelNewer: "encoderRel",
-  headCouplingNewer: "headCoupling",
 } as const satisfies Record<string, (typeof BASE_FEATURES)[number]>;
 
 export const RERANK_FEATURES = [...BASE_FEATURES, ...(Object.keys(NEWER_OF) as (keyof typeof NEWER_OF)[])] as const;
@@ -202,24 +200,6 @@ function coCitation(head: readonly FusedResult[], ev: RerankEvidence, top: numbe
   return out;
 }
 
-/**
- * How much a candidate cites the head's first results (each 1/rank): the head stands for the
- * query's own references, and work that builds on a paper cites what it cites.
- */
-function headCoupling(head: readonly FusedResult[], ev: RerankEvidence, top: number): Map<number, number> {
-  const rankOf = new Map(head.slice(0, top).map((c, i) => [c.paper, i]));
-  const out = new Map<number, number>();
-  for (const c of head) {
-    let s = 0;
-    for (let e = ev.references.offsets[c.paper]; e < ev.references.offsets[c.paper + 1]; e++) {
-      const i = rankOf.get(ev.references.refs[e]);
-      if (i !== undefined) s += 1 / (i + 1);
-    }
-    if (s > 0) out.set(c.paper, s);
-  }
-  return out;
-}
-
 /** Mean over the query's facets of the best cosine between its items and the candidate's items of that facet. */
 function denseFacetMatch(ev: RerankEvidence, node: number): number {
   let sum = 0;
@@ -320,7 +300,6 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
   const queryAuthors = new Set(ev.queryAuthors.map(authorKey).filter(Boolean));
   const authorsCite = citedByQueryAuthors(queryAuthors, ev);
   const coCitedSeeds = coCitedWithSeeds(ev, 10);
-  const coupling = headCoupling(head, ev, 20);
   // Later work: the seeds' votes for the papers citing them (the reversed graph), as for earlier work.
   const later = seedVotes(ev.bm25, ev.citers, { seeds: ev.seeds, power: SEED_EXPANSION.power });
   const maxLater = Math.max(1e-9, later.maxVote);
@@ -364,7 +343,6 @@ export function rerankFeatures(head: readonly FusedResult[], ev: RerankEvidence)
       encoderRel: ev.encoder && ev.encoder.best > 0 ? cosine / ev.encoder.best : 0,
       // Text alike and newer: later work that need not cite the seeds.
       encoderNewer: year0 && meta.year && meta.year > year0 ? cosine : 0,
-      headCoupling: Math.log1p(coupling.get(r.paper) ?? 0),
     };
     withNewerInteractions(row);
     return RERANK_FEATURES.map((f) => row[f]);
