@@ -115,7 +115,8 @@ async function served(corpus: string, spec: string, method: string, label: strin
 
 // The item graph's embedder (the dense-graph row reads it; the default reads no item vectors).
 const embedder = (await loadGraph(db, values.corpus)).embedder.replace(`${repoRoot}${path.sep}`, "");
-const labelOf = (spec: string) => (spec.startsWith("dense-graph") ? `${LABELS[spec] ?? spec}, item graph by ${embedder.split(";")[0]}` : (LABELS[spec] ?? spec));
+const labelOf = (spec: string) =>
+  spec.startsWith("dense-graph") ? `${LABELS[spec] ?? spec}, item graph by ${embedder.split(";")[0]}` : (LABELS[spec] ?? spec);
 for (const spec of values.retrievers.split(",").filter(Boolean)) await served(values.corpus, spec, spec.replace(":", "-"), labelOf(spec));
 if (values["offline-corpus"]) {
   await served(values["offline-corpus"], "hybrid", "hybrid-offline-facets", "Graft default (hybrid), facets by the offline extractor (graft extract)");
