@@ -79,6 +79,8 @@ export interface EvalOptions {
   db?: Db;
   /** Raw user-paper runs are read from and added to this file (resumes an interrupted run). */
   userPapersRunsCache?: string;
+  /** Every user-paper row's runs as TREC run files, and each set's qrels, are written into this folder. */
+  userPapersTrecDir?: string;
   /** A store corpus of the same papers without citations: the user-paper sets again there. */
   userPapersWithoutCitations?: string;
   /** Only these user-paper rows (methods). */
@@ -131,6 +133,7 @@ export async function runEvaluation(options: EvalOptions): Promise<EvalReport> {
         boot,
         seed,
         runsCache: options.userPapersRunsCache,
+        ...(options.userPapersTrecDir ? { trecDir: options.userPapersTrecDir } : {}),
         ...(options.userPapersWithoutCitations ? { withoutCitations: options.userPapersWithoutCitations } : {}),
         ...(options.userPaperSets ? { sets: options.userPaperSets } : {}),
         ...(options.userPaperRows ? { rows: USER_PAPER_ROWS.filter((r) => options.userPaperRows?.includes(r.method)) } : {}),

@@ -5,7 +5,7 @@
  * default equals its ablation.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -64,6 +64,7 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
       resamples: 20,
       kind: "smoke",
       limits: { userPapers: 3 },
+      userPapersTrecDir: path.join(dir, "trec"),
       command: "user-papers-suite.test.ts",
     });
   });
@@ -169,6 +170,21 @@ describe(`graft eval --suite user-papers (${testProvider})`, { concurrency: fals
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
+  });
+
+  test("--trec: a run file per set, source and row that ran, a qrels file per set, matching the runs' gold", () => {
+    const files = readdirSync(path.join(dir, "trec"));
+    const runFiles = files.filter((f) => f.endsWith(".run"));
+    assert.ok(runFiles.includes("mini.ooc.llm.hybrid.run") && runFiles.includes("mini.ooc.offline.bm25.run"), runFiles.join(", "));
+    assert.ok(!runFiles.some((f) => f.includes(".graft.")), "Graft alone did not run: no file");
+    assert.ok(files.includes("mini.ooc.qrels"));
+    const qrels = readFileSync(path.join(dir, "trec", "mini.ooc.qrels"), "utf8");
+    assert.equal(qrels, "Q1 0 P1 1\nQ1 0 P5 1\nQ2 0 P2 1\n");
+    const lines = readFileSync(path.join(dir, "trec", "mini.ooc.llm.hybrid.run"), "utf8")
+      .trim()
+      .split("\n");
+    assert.ok(lines.length > 0);
+    for (const l of lines) assert.match(l, /^Q[12] Q0 P\d \d+ \d+ hybrid$/);
   });
 
   test("a query limit takes a seeded sample in file order", () => {

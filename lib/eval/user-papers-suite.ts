@@ -34,6 +34,7 @@ import { paperText } from "@/lib/retrieve/paper-text";
 import { registerRetriever, registeredRetrievers, unregisterRetriever, type Retriever } from "@/lib/retrieve/retriever";
 import { mulberry32 } from "@/lib/random";
 import type { BootstrapOptions } from "./metrics";
+import { writeTrecFiles } from "./trec";
 import type { UserPaperRow, UserPapersSection, UserPaperTable } from "./report";
 import {
   FACET_SOURCES,
@@ -179,6 +180,8 @@ export interface UserPapersSuiteOptions {
   sets?: readonly UserPaperSet[];
   /** A store corpus of the same papers imported without citations: sets 1–3 again there (the default and BM25 rows). */
   withoutCitations?: string;
+  /** Write every row's runs as TREC run files, and each set's qrels, into this folder (lib/eval/trec.ts). */
+  trecDir?: string;
   log?: (message: string) => void;
 }
 
@@ -301,6 +304,11 @@ export function userPaperRows(
   });
 }
 
+/** The TREC files of every row of one set and source that has runs (lib/eval/trec.ts). */
+function writeTrec(folder: string, at: { corpus: string; set: UserPaperSet; source: FacetSource }, outcomes: ReadonlyMap<string, Outcome>): void {
+  for (const [method, o] of outcomes) if ("runs" in o && o.runs.length > 0) writeTrecFiles(folder, { ...at, method }, o.runs);
+}
+
 const SET_TITLES = {
   ooc: (n: number) => `Papers users bring — set 1 (${n} out-of-corpus papers)`,
   unseen: (n: number) => `Papers users bring — set 2 (${n} citing test papers queried as unseen, report half)`,
@@ -385,6 +393,7 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
             log(`${corpus} ${set} ${source} ${spec.method}: not run: ${reason}`);
           }
         }
+        if (options.trecDir) writeTrec(options.trecDir, { corpus, set, source }, outcomes);
         rows[set][source] = userPaperRows(rowSpecs, outcomes, boot, mostCited);
       }
     }

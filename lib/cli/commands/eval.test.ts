@@ -17,6 +17,8 @@ test("eval options: defaults, suites, --only parts, bad values as usage errors",
   assert.deepEqual(suitesOf("ooc"), ["ooc"]);
   assert.deepEqual(parseOptions(evalOptions, { only: "kMin, alpha" }).only, ["kMin", "alpha"]);
   assert.equal(parseOptions(evalOptions, { limitTest: "40" }).limitTest, 40);
+  assert.equal(parseOptions(evalOptions, { trec: "runs/trec" }).trec, "runs/trec");
+  assert.throws(() => parseOptions(evalOptions, { trec: "" }), /--trec/);
   assert.throws(
     () => parseOptions(evalOptions, { suite: "everything" }),
     (e: unknown) => e instanceof UsageError && /--suite: suite must be one of: main, ooc, ablations, user-papers, all/.test(e.message),
@@ -38,6 +40,7 @@ test("the command registers with its flags", () => {
     "--limit-test",
     "--limit-user-papers",
     "--runs-cache",
+    "--trec",
     "--render",
     "--no-distill-coverage",
     "--json",

@@ -45,6 +45,7 @@ export const evalOptions = z.object({
   limitUserPapers: count.optional(),
   render: z.boolean().default(false),
   runsCache: z.string().min(1).optional(),
+  trec: z.string().min(1).optional(),
   withoutCitations: z.string().min(1).optional(),
   userPaperSets: commaList.pipe(z.array(z.enum(["ooc", "unseen-report", "unseen-tune", "later-report", "later-tune"]))).optional(),
   userPaperRows: commaList.optional(),
@@ -138,6 +139,7 @@ export function registerEval(program: Command): void {
       "--runs-cache <file>",
       "user-paper runs: read rows already in this file (same build and queries) and add each finished row, so an interrupted run resumes",
     )
+    .option("--trec <folder>", "user-paper runs: also write each row's runs as TREC run files and each set's qrels into this folder (for trec_eval)")
     .option(
       "--without-citations <corpus>",
       "user-paper sets 1-3 again on this store corpus, the same papers imported without citations (the default and BM25 rows)",
@@ -181,6 +183,7 @@ export function registerEval(program: Command): void {
           ? {
               db: getDb(),
               userPapersRunsCache: opts.runsCache ? path.resolve(opts.runsCache) : undefined,
+              userPapersTrecDir: opts.trec ? path.resolve(opts.trec) : undefined,
               userPapersWithoutCitations: opts.withoutCitations,
               userPaperRows: opts.userPaperRows,
               userPaperSets: opts.userPaperSets,
@@ -195,6 +198,7 @@ export function registerEval(program: Command): void {
       log(
         `wrote ${path.relative(process.cwd(), written.markdown)}, ${path.basename(written.json)}${written.latest ? ", eval-latest.json" : ""} and ${written.svgs.length} plot(s) in ${report.manifest.wallSeconds.toFixed(0)} s`,
       );
+      if (opts.trec && report.userPapers) log(`wrote the user-paper runs as TREC files in ${path.relative(process.cwd(), path.resolve(opts.trec)) || "."}`);
       emit(opts, report, () => summarise(report));
     });
 }
