@@ -268,6 +268,11 @@ export const SETTINGS = {
     default: 8,
     doc: "queries one server process works on at once; one more gets 503 with `Retry-After` at once (`0`: no limit)",
   }),
+  GRAFT_MAX_QUEUE_MS: s({
+    schema: wholeNumber(0),
+    default: 100,
+    doc: "the production server (`scripts/server.mjs`) answers a query 503 `busy` with `Retry-After`, before any work, once it has been busy without a pause for longer than this: queries that waited in line are shed, the rest answered promptly (`0`: never)",
+  }),
   GRAFT_RATE_LIMITS: s({ schema: oneOf(["on", "off"]), default: "on" as "on" | "off", doc: "`off` lifts every rate limit (benchmarks)" }),
   GRAFT_TRUSTED_PROXIES: s({
     schema: addressList(),
