@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MAX_SEEDS } from "@/lib/query/multi-seed";
 import { exploreHref, MAX_EXPLORER_SEEDS, readParams, readSeeds, writeParams } from "./explore-state";
-import { hashString, inputKey, requestInit, seedsRequestInit, splitLines } from "./related-client";
+import { busyRetryDelay, fetchRelated, hashString, inputKey, RelatedError, requestInit, retryWhenBusy, seedsRequestInit, splitLines } from "./related-client";
 
 describe("explorer URL state", () => {
   test("defaults for a bare URL, and a bare URL back", () => {
@@ -141,5 +141,29 @@ describe("seeds in the URL", () => {
     const ids = Array.from({ length: 25 }, (_, i) => `P${i}`);
     assert.deepEqual(readSeeds(ids.join(",")), ids.slice(0, MAX_EXPLORER_SEEDS));
     assert.equal(MAX_EXPLORER_SEEDS, MAX_SEEDS);
+  });
+});
+
+describe("a busy server", () => {
+  test("a 503 busy carries its Retry-After, and the query is asked again after it, twice at most; other errors are not retried", async () => {
+    const real = globalThis.fetch;
+    globalThis.fetch = (async () =>
+      new Response(JSON.stringify({ error: { code: "busy", message: "busy" } }), {
+        status: 503,
+        headers: { "content-type": "application/json", "retry-after": "2" },
+      })) as typeof fetch;
+    try {
+      const err = await fetchRelated({ kind: "paper", corpus: "c", paperId: "P1" } as never, {} as never, () => {}).catch((e: unknown) => e);
+      assert.ok(err instanceof RelatedError);
+      assert.equal(err.code, "busy");
+      assert.equal(err.retryAfterSec, 2);
+      assert.equal(retryWhenBusy(0, err), true);
+      assert.equal(retryWhenBusy(2, err), false);
+      assert.equal(busyRetryDelay(0, err), 2000);
+    } finally {
+      globalThis.fetch = real;
+    }
+    assert.equal(retryWhenBusy(0, new RelatedError(422, "no_facets", "no facets")), false);
+    assert.equal(busyRetryDelay(0, new RelatedError(503, "busy", "busy")), 1000, "no Retry-After: a second");
   });
 });

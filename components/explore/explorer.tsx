@@ -28,7 +28,17 @@ import { LineageView } from "./lineage-view";
 import { PerFacetView } from "./per-facet-view";
 import { QueryProgress } from "./query-progress";
 import { exportContext, toResultRecord } from "./records";
-import { fetchRelated, inputKey, isGraftNotTrained, RelatedError, type Progress, type QueryInput, type QueryOptions } from "./related-client";
+import {
+  busyRetryDelay,
+  fetchRelated,
+  inputKey,
+  isGraftNotTrained,
+  RelatedError,
+  retryWhenBusy,
+  type Progress,
+  type QueryInput,
+  type QueryOptions,
+} from "./related-client";
 import { ResultList, type RankedPaper, type SeedActions } from "./result-list";
 import { SeedResults } from "./seed-results";
 import { SeedTray } from "./seed-tray";
@@ -75,7 +85,9 @@ export function Explorer() {
     // While options change, the previous results of the same query stay on screen (dimmed).
     placeholderData: (prev, prevQuery) => (prevQuery?.queryKey[1] === iKey ? prev : undefined),
     staleTime: Infinity,
-    retry: false,
+    // A busy server (503 + Retry-After) is asked again after the wait it names; other errors are shown.
+    retry: retryWhenBusy,
+    retryDelay: busyRetryDelay,
   });
 
   const err = related.error;

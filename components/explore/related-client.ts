@@ -16,11 +16,17 @@ export class RelatedError extends Error {
     readonly status: number,
     readonly code: QueryErrorCode | "network",
     message: string,
+    /** The server's Retry-After (seconds) on a 503 busy. */
+    readonly retryAfterSec?: number,
   ) {
     super(message);
     this.name = "RelatedError";
   }
 }
+
+/** A query the server shed as busy (503 + Retry-After) is asked again, twice at most, after the wait it names. */
+export const retryWhenBusy = (failures: number, err: Error): boolean => err instanceof RelatedError && err.code === "busy" && failures < 2;
+export const busyRetryDelay = (_failures: number, err: Error): number => (err instanceof RelatedError ? (err.retryAfterSec ?? 1) : 1) * 1000;
 
 export interface Progress {
   step: QueryStep;
@@ -88,7 +94,8 @@ export async function fetchRelated(input: QueryInput, options: QueryOptions, onP
   }
   if (!res.ok || !res.body) {
     const body: unknown = await res.json().catch(() => null);
-    if (isErrorLine(body)) throw new RelatedError(res.status, body.error.code, body.error.message);
+    const retryAfter = Number(res.headers.get("retry-after") ?? NaN);
+    if (isErrorLine(body)) throw new RelatedError(res.status, body.error.code, body.error.message, Number.isFinite(retryAfter) ? retryAfter : undefined);
     throw new RelatedError(res.status, "internal", `The server answered ${res.status} ${res.statusText}`.trim());
   }
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -151,7 +158,8 @@ export async function fetchMultiSeed(corpus: string, seeds: string[], options: Q
   }
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) {
-    if (isErrorLine(body)) throw new RelatedError(res.status, body.error.code, body.error.message);
+    const retryAfter = Number(res.headers.get("retry-after") ?? NaN);
+    if (isErrorLine(body)) throw new RelatedError(res.status, body.error.code, body.error.message, Number.isFinite(retryAfter) ? retryAfter : undefined);
     throw new RelatedError(res.status, "internal", `The server answered ${res.status} ${res.statusText}`.trim());
   }
   return body as MultiSeedResult;
