@@ -53,34 +53,43 @@ export async function paperEncoder(db: Db, g: LoadedGraph): Promise<PaperEncoder
   });
 }
 
-/** One query's cosine with any paper, and its best over the papers `usable` allows (the second stage's evidence). */
-export function encoderEvidence(pe: PaperEncoder, query: string, usable: (node: number) => boolean): { cosine(node: number): number; best: number } {
-  const q = pe.encoder.embedOne(query);
-  const dim = q.length;
-  const cosine = (node: number) => {
-    let s = 0;
-    for (let j = 0; j < dim; j++) s += q[j] * pe.vectors[node * dim + j];
-    return s;
-  };
-  let best = 0;
-  for (let n = 0; n < pe.vectors.length / dim; n++) if (usable(n)) best = Math.max(best, cosine(n));
-  return { cosine, best };
-}
+/** Recent queries' cosines per build's encoder: retrieval and the second stage of one request read the same text. */
+const RECENT_QUERIES = 8;
+const recentCosines = new WeakMap<PaperEncoder, Map<string, Float32Array>>();
 
-/** The `pool` papers most similar to `query` (cosine), best first, without `never`. */
-export function encoderSearch(pe: PaperEncoder, query: string, pool: number, never: ReadonlySet<number> = new Set()): EncoderHit[] {
+/** A query text's cosine with every paper (one embedding and one pass over the corpus per text). */
+export function queryCosines(pe: PaperEncoder, query: string): Float32Array {
+  let recent = recentCosines.get(pe);
+  if (!recent) recentCosines.set(pe, (recent = new Map()));
+  const hit = recent.get(query);
+  if (hit) return hit;
   const q = pe.encoder.embedOne(query);
   const dim = q.length;
-  const n = pe.vectors.length / dim;
-  const scores = new Float32Array(n);
-  for (let d = 0; d < n; d++) {
+  const scores = new Float32Array(pe.vectors.length / dim);
+  for (let d = 0; d < scores.length; d++) {
     let s = 0;
     const o = d * dim;
     for (let j = 0; j < dim; j++) s += q[j] * pe.vectors[o + j];
     scores[d] = s;
   }
+  recent.set(query, scores);
+  if (recent.size > RECENT_QUERIES) recent.delete(recent.keys().next().value as string);
+  return scores;
+}
+
+/** One query's cosine with any paper, and its best over the papers `usable` allows (the second stage's evidence). */
+export function encoderEvidence(pe: PaperEncoder, query: string, usable: (node: number) => boolean): { cosine(node: number): number; best: number } {
+  const scores = queryCosines(pe, query);
+  let best = 0;
+  for (let n = 0; n < scores.length; n++) if (usable(n)) best = Math.max(best, scores[n]);
+  return { cosine: (node) => scores[node], best };
+}
+
+/** The `pool` papers most similar to `query` (cosine), best first, without `never`. */
+export function encoderSearch(pe: PaperEncoder, query: string, pool: number, never: ReadonlySet<number> = new Set()): EncoderHit[] {
+  const scores = queryCosines(pe, query);
   const order: number[] = [];
-  for (let d = 0; d < n; d++) if (scores[d] > 0 && !never.has(d)) order.push(d);
+  for (let d = 0; d < scores.length; d++) if (scores[d] > 0 && !never.has(d)) order.push(d);
   order.sort((a, b) => scores[b] - scores[a] || a - b);
   return order.slice(0, pool).map((d) => ({ doc: d, score: scores[d] }));
 }
