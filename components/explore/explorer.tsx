@@ -39,6 +39,7 @@ import {
   type QueryInput,
   type QueryOptions,
 } from "./related-client";
+import { INPUT_ERROR_CODES } from "@/lib/input/errors";
 import { ResultList, type RankedPaper, type SeedActions } from "./result-list";
 import { SeedResults } from "./seed-results";
 import { SeedTray } from "./seed-tray";
@@ -589,20 +590,8 @@ function ResultsSkeleton() {
   );
 }
 
-const INPUT_PROBLEMS = new Set<string>([
-  "no_facets",
-  "empty",
-  "too_short",
-  "too_many_pages",
-  "not_pdf",
-  "encrypted",
-  "corrupt",
-  "no_text",
-  "invalid_json",
-  "invalid_record",
-  "too_large",
-  "unsupported_media_type",
-]);
+/** Answers about the paper the reader gave (shown beside the input), not about the server. */
+const INPUT_PROBLEMS = new Set<string>([...INPUT_ERROR_CODES, "no_facets", "unsupported_media_type"]);
 
 function QueryErrorPanel({
   error,
