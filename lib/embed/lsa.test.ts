@@ -14,13 +14,13 @@ import {
   LsaEmbedder,
   lsaEmbedderId,
   lsaFingerprint,
-  lsaTerms,
   orthonormaliseColumns,
   quantiseProjection,
   saveLsaModel,
   symmetricEigen,
 } from "./lsa";
 import { dot } from "./types";
+import { lsaTerms } from "@/lib/text/analyzer";
 
 const TOPICS = [
   "translation bilingual alignment decoder source target parallel phrase reordering bleu",

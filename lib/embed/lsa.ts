@@ -35,11 +35,11 @@ import { writeFileAtomic } from "@/lib/atomic-write";
 import { CodedError } from "@/lib/errors";
 import { mulberry32 } from "@/lib/random";
 import type { Embedder } from "./types";
-import { STOPWORDS, WORD } from "@/lib/text/words";
+import { lsaTerms, smoothIdf, sublinearTf } from "@/lib/text/analyzer";
 
 export const LSA_FORMAT = "graft-lsa";
 export const LSA_VERSION = 1;
-/** Tokenisation and weighting; stored with the model so it is read the way it was made. */
+/** Tokenisation (lsaTerms of lib/text/analyzer) and weighting; stored with the model so it is read the way it was made. */
 export const LSA_SCHEME = "lsa-tokens-1";
 const MODEL_FILE = "model.json";
 const PROJECTION_FILE = "projection.f32";
@@ -49,27 +49,6 @@ export const PROJECTION_FORMATS = ["f32", "int8"] as const;
 export type ProjectionFormat = (typeof PROJECTION_FORMATS)[number];
 /** The files holding the projection in each format (the other format's are removed on save). */
 const PROJECTION_FILES: Record<ProjectionFormat, string[]> = { f32: [PROJECTION_FILE], int8: [INT8_FILE, SCALES_FILE] };
-
-/**
- * Terms of a text: lowercased runs of letters and digits, stopwords and one-character tokens
- * dropped, plurals folded ("models" → "model", "studies" → "study"). No full stemmer: LSA joins
- * the other variants through their co-occurrence, and lib/graph's Porter stemmer sits above this
- * layer.
- */
-export function lsaTerms(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(WORD)) {
-    let t = m[0];
-    if (t.length < 2 || STOPWORDS.has(t)) continue;
-    if (t.length > 4 && t.endsWith("ies")) t = `${t.slice(0, -3)}y`;
-    else if (t.length > 3 && t.endsWith("s") && !/(ss|us|is)$/.test(t)) t = t.slice(0, -1);
-    out.push(t);
-  }
-  return out;
-}
-
-/** Smooth idf, as lib/graph/lexical.ts: ln((1 + N)/(1 + df)) + 1. */
-const smoothIdf = (docs: number, df: number) => Math.log((1 + docs) / (1 + df)) + 1;
 
 export interface LsaModel {
   dims: number;
@@ -223,7 +202,7 @@ function tfidfMatrix(docTerms: Int32Array[], remap: Int32Array, idf: Float32Arra
     let ss = 0;
     const start = valuesOut.length;
     for (const t of ids) {
-      const v = (1 + Math.log(counts.get(t) as number)) * idf[t];
+      const v = sublinearTf(counts.get(t) as number) * idf[t];
       colsOut.push(t);
       valuesOut.push(v);
       ss += v * v;
@@ -582,7 +561,7 @@ export class LsaEmbedder implements Embedder {
       const id = this.termIds.get(t);
       if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
     }
-    for (const [id, tf] of counts) counts.set(id, (1 + Math.log(tf)) * this.model.idf[id]);
+    for (const [id, tf] of counts) counts.set(id, sublinearTf(tf) * this.model.idf[id]);
     return counts;
   }
 

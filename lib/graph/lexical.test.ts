@@ -5,7 +5,6 @@ import {
   fitLexicalModel,
   LexicalIndex,
   lexicalFacetIndex,
-  lexicalTerms,
   lexicalVector,
   packLexicalItems,
   parseLexicalModel,
@@ -13,7 +12,8 @@ import {
   type LexicalModel,
   type SparseVector,
 } from "./lexical";
-import { porterStem } from "./porter";
+import { lexicalTerms } from "@/lib/text/analyzer";
+import { porterStem } from "@/lib/text/porter";
 
 const close = (a: number, b: number, eps = 1e-6): void => assert.ok(Math.abs(a - b) < eps, `${a} ≉ ${b}`);
 

@@ -26,38 +26,14 @@
 import { config } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { ProgressLines, progressIntervalMs } from "@/lib/progress";
-import { porterStem } from "./porter";
 import type { RankedNeighbours } from "./topk-accumulator";
-import { STOPWORDS, WORD } from "@/lib/text/words";
-
-/** Version of tokenisation and weighting; stored with the model so a build is read the way it was made. */
-export const LEXICAL_SCHEME = "tfidf-porter-1";
+import { lexicalTerms, smoothIdf, sublinearTf, termCounts } from "@/lib/text/analyzer";
 
 /**
- * Index terms of a text: lowercased runs of letters and digits, stopwords and one-character
- * tokens dropped, Porter-stemmed ("translation", "translating" → "translat").
+ * Version of tokenisation (lexicalTerms of lib/text/analyzer) and weighting; stored with the model
+ * so a build is read the way it was made.
  */
-export function lexicalTerms(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(WORD)) {
-    const t = m[0];
-    if (t.length < 2 || STOPWORDS.has(t)) continue;
-    out.push(stem(t));
-  }
-  return out;
-}
-
-// Stems of the words seen so far (a corpus repeats its words; bounded for a long-running server).
-const stems = new Map<string, string>();
-function stem(word: string): string {
-  let s = stems.get(word);
-  if (s === undefined) {
-    s = porterStem(word);
-    if (stems.size >= 500_000) stems.clear();
-    stems.set(word, s);
-  }
-  return s;
-}
+export const LEXICAL_SCHEME = "tfidf-porter-1";
 
 /** Vocabulary and document frequencies fitted on a corpus's items. */
 export interface LexicalModel {
@@ -71,8 +47,6 @@ export interface LexicalModel {
   readonly unseenIdf: number;
   readonly termIndex: ReadonlyMap<string, number>;
 }
-
-const smoothIdf = (n: number, df: number): number => Math.log((1 + n) / (1 + df)) + 1;
 
 function modelOf(numDocs: number, terms: readonly string[], df: Int32Array): LexicalModel {
   const idf = new Float32Array(terms.length);
@@ -123,13 +97,11 @@ export interface SparseVector {
 
 /** The unit TF-IDF vector of a text (unknown terms count in the norm only). */
 export function lexicalVector(model: LexicalModel, text: string): SparseVector {
-  const tf = new Map<string, number>();
-  for (const t of lexicalTerms(text)) tf.set(t, (tf.get(t) ?? 0) + 1);
   const known: [number, number][] = [];
   let ss = 0;
-  for (const [t, n] of tf) {
+  for (const [t, n] of termCounts(lexicalTerms(text))) {
     const id = model.termIndex.get(t);
-    const w = (1 + Math.log(n)) * (id === undefined ? model.unseenIdf : model.idf[id]);
+    const w = sublinearTf(n) * (id === undefined ? model.unseenIdf : model.idf[id]);
     ss += w * w;
     if (id !== undefined) known.push([id, w]);
   }

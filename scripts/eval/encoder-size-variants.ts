@@ -9,6 +9,7 @@
  */
 import path from "node:path";
 import { loadLsaModel, saveLsaModel, type LsaModel } from "@/lib/embed/lsa";
+import { smoothIdf } from "@/lib/text/analyzer";
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {
@@ -28,9 +29,7 @@ function toHalfPrecision(x: number): number {
   return Math.round(x / ulp) * ulp;
 }
 
-/** Smooth idf as lsa.ts computes it: the df a stored idf stands for is recovered by its threshold. */
-const smoothIdf = (docs: number, df: number) => Math.log((1 + docs) / (1 + df)) + 1;
-
+// The df a stored idf stands for is recovered by its threshold (smoothIdf, as lsa.ts weighs).
 function trimmed(model: LsaModel, df: number): LsaModel {
   // idf falls as df grows: df ≥ N ⇔ idf below the midpoint between idf(N) and idf(N − 1).
   const limit = (smoothIdf(model.docs, df) + smoothIdf(model.docs, df - 1)) / 2;

@@ -1,7 +1,7 @@
 /**
- * The Porter (1980) suffix-stripping stemmer, for the lexical item similarity: "translation",
- * "translations", "translating" → "translat". Lowercase ASCII words; anything else is returned
- * unchanged.
+ * The Porter (1980) suffix-stripping stemmer, the analyzer's "porter" stemmer (./analyzer.ts):
+ * "translation", "translations", "translating" → "translat". Lowercase ASCII words; anything else
+ * is returned unchanged.
  */
 
 const isConsonant = (w: string, i: number): boolean => {
