@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Bm25Index, tokenize } from "./bm25-index";
+import { tokenize } from "@/lib/text/analyzer";
+import { Bm25Index } from "./bm25-index";
 
 const close = (a: number, b: number): void => assert.ok(Math.abs(a - b) < 1e-12, `${a} ≉ ${b}`);
 

@@ -9,45 +9,10 @@
  *
  * The index is an inverted file in CSR form (postings of doc ids and term frequencies in typed
  * arrays), and per-document length norms are precomputed, so a query touches only its postings.
+ * Tokens and the idf formulas come from the text analyzer (lib/text/analyzer.ts).
  */
 
-/** A small English stopword list (function words only), for the optional filter. */
-export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set(
-  (
-    "a an and are as at be been being but by can could did do does for from had has have how if in into is it its " +
-    "itself may might more most no nor not of on or our should so such than that the their them then there these " +
-    "they this those through to too under up very was we were what when where which while who whom why will with " +
-    "would you your"
-  ).split(" "),
-);
-
-export interface TokenizeOptions {
-  /** true: ENGLISH_STOPWORDS; or a custom set; default none. */
-  stopwords?: boolean | ReadonlySet<string>;
-  /** Tokens shorter than this are dropped; default 1. */
-  minLength?: number;
-}
-
-const TOKEN = /[\p{L}\p{N}]+/gu;
-
-/** Lowercased runs of letters and digits (Unicode-aware), optionally without stopwords. */
-export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
-  const stop = options.stopwords === true ? ENGLISH_STOPWORDS : options.stopwords || undefined;
-  const minLength = options.minLength ?? 1;
-  const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(TOKEN)) {
-    const t = m[0];
-    if (t.length < minLength || stop?.has(t)) continue;
-    out.push(t);
-  }
-  return out;
-}
-
-/** Documents as token lists: an array, or anything that hands out document d's tokens on demand. */
-export interface TokenDocs {
-  readonly length: number;
-  at(d: number): readonly string[] | undefined;
-}
+import { bm25Idf, luceneIdf, tokenize, type TokenDocs, type TokenizeOptions } from "@/lib/text/analyzer";
 
 /**
  * (term id, value) pairs in growable typed arrays: per-document postings before the transpose.
@@ -124,7 +89,7 @@ export class Bm25Index {
   private epoch = 0;
 
   /**
-   * `docs` are token lists (see `tokenize`); use `Bm25Index.fromTexts` for raw text. Any
+   * `docs` are token lists (see lib/text/analyzer's `tokenize`); use `Bm25Index.fromTexts` for raw text. Any
    * `{ length, at(d) }` will do besides an array: the documents are then tokenised one at a time
    * and only their postings are kept (a 64k-paper corpus's token lists would take ≈ 0.5 GB).
    */
@@ -182,10 +147,10 @@ export class Bm25Index {
 
     this.idfs = new Float64Array(v);
     if ((options.idf ?? "rank-bm25") === "lucene") {
-      for (let t = 0; t < v; t++) this.idfs[t] = Math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5));
+      for (let t = 0; t < v; t++) this.idfs[t] = luceneIdf(n, df[t]);
     } else {
       let sum = 0;
-      for (let t = 0; t < v; t++) sum += this.idfs[t] = Math.log(n - df[t] + 0.5) - Math.log(df[t] + 0.5);
+      for (let t = 0; t < v; t++) sum += this.idfs[t] = bm25Idf(n, df[t]);
       const floor = v === 0 ? 0 : (epsilon * sum) / v;
       for (let t = 0; t < v; t++) if (this.idfs[t] < 0) this.idfs[t] = floor;
     }

@@ -4,7 +4,8 @@
  * references between nodes. Loaded from the store once per build and process (LoadedGraph.memo).
  */
 import type { Db } from "@/lib/db/client";
-import { Bm25Index, tokenize } from "./bm25-index";
+import { tokenize } from "@/lib/text/analyzer";
+import { Bm25Index } from "./bm25-index";
 import { idfFrom, TfidfIndex, tfidfTokens } from "./tfidf-index";
 import { referenceIndex, type ReferenceIndex } from "./citation-expansion";
 import { itemsOf, type LoadedGraph } from "./graph-store";

@@ -10,7 +10,8 @@
  * each facet's items) weigh a word alike.
  */
 
-import { PairBuffer, topHits, type TokenDocs } from "./bm25-index";
+import type { TokenDocs } from "@/lib/text/analyzer";
+import { PairBuffer, topHits } from "./bm25-index";
 
 const TOKEN = /[\p{L}\p{N}_]{2,}/gu;
 

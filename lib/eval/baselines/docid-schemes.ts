@@ -15,7 +15,7 @@
  * distillation, pack and model files go through prepare.ts unchanged.
  */
 import { FACETS, type Facet, type FacetLists } from "@/lib/corpus/types";
-import { ENGLISH_STOPWORDS, tokenize } from "@/lib/retrieve/bm25-index";
+import { ENGLISH_STOPWORDS, tokenize } from "@/lib/text/analyzer";
 import { STOPWORDS as PAPER_STOPWORDS } from "@/lib/facets/offline/text";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { mulberry32 } from "@/lib/random";
