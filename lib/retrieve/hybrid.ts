@@ -30,7 +30,7 @@ import { RERANK_MODEL } from "./rerank-model";
 import { generativeFacetCandidates, graftRetriever } from "./graft";
 import { paperText, paperTfidf, type PaperText } from "./paper-text";
 import { vectorsOf } from "./graph-store";
-import { tfidfTokens } from "./tfidf-index";
+import { tfidfTokens } from "@/lib/text/analyzer";
 import type { FacetCandidate, FacetCandidateLists, RetrieveContext, Retriever } from "./retriever";
 import type { Bm25Hit } from "./bm25-index";
 import { encoderEvidence, encoderSearch, paperEncoder, type PaperEncoder } from "./text-encoder";

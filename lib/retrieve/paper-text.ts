@@ -4,9 +4,9 @@
  * references between nodes. Loaded from the store once per build and process (LoadedGraph.memo).
  */
 import type { Db } from "@/lib/db/client";
-import { tokenize } from "@/lib/text/analyzer";
+import { idfFrom, tfidfTokens, tokenize } from "@/lib/text/analyzer";
 import { Bm25Index } from "./bm25-index";
-import { idfFrom, TfidfIndex, tfidfTokens } from "./tfidf-index";
+import { TfidfIndex } from "./tfidf-index";
 import { referenceIndex, type ReferenceIndex } from "./citation-expansion";
 import { itemsOf, type LoadedGraph } from "./graph-store";
 import { PackedTextsBuilder, type PackedTexts } from "./packed-texts";

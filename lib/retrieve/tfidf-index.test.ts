@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { idfFrom, TfidfIndex, tfidfTokens, tfidfVector } from "./tfidf-index";
+import { idfFrom, tfidfTokens, tfidfVector } from "@/lib/text/analyzer";
+import { TfidfIndex } from "./tfidf-index";
 
 test("TF-IDF: scikit-learn's sublinear tf, smoothed idf, cosine of unit vectors", () => {
   assert.deepEqual(tfidfTokens("A BiLSTM-CRF tagger, x2 and a_b!"), ["bilstm", "crf", "tagger", "x2", "and", "a_b"]);

@@ -7,65 +7,12 @@
  * abstract reaches 39.1 MAP against BM25's 37.2 with the same text.
  *
  * The idf comes from a reference collection (`idfFrom`), so several indexes (the whole paper,
- * each facet's items) weigh a word alike.
+ * each facet's items) weigh a word alike. Tokens (`tfidfTokens`), idf and vectors come from the
+ * text analyzer (lib/text/analyzer.ts).
  */
 
-import type { TokenDocs } from "@/lib/text/analyzer";
+import { tfidfVector, type Idf, type TokenDocs } from "@/lib/text/analyzer";
 import { PairBuffer, topHits } from "./bm25-index";
-
-const TOKEN = /[\p{L}\p{N}_]{2,}/gu;
-
-export function tfidfTokens(text: string): string[] {
-  return Array.from(text.toLowerCase().matchAll(TOKEN), (m) => m[0]);
-}
-
-export interface Idf {
-  /** Smoothed idf of a term; a term of no reference document gets the largest, ln(1 + N) + 1. */
-  of(term: string): number;
-  /**
-   * The reference documents' terms, term → id: indexes built with this idf share it as their
-   * vocabulary (at 64k papers a vocabulary Map per index was ≈ 5 MiB of heap each).
-   */
-  readonly terms?: ReadonlyMap<string, number>;
-}
-
-/** ln((1 + N) / (1 + df)) + 1 over the reference documents (token lists, or tokenised on demand). */
-export function idfFrom(docs: TokenDocs): Idf {
-  const terms = new Map<string, number>();
-  const df: number[] = [];
-  for (let d = 0; d < docs.length; d++)
-    for (const t of new Set(docs.at(d))) {
-      const id = terms.get(t);
-      if (id === undefined) terms.set(t, df.push(1) - 1);
-      else df[id]++;
-    }
-  const n = docs.length;
-  const idf = Float64Array.from(df, (c) => Math.log((1 + n) / (1 + c)) + 1);
-  const unseen = Math.log(1 + n) + 1;
-  return {
-    of: (t) => {
-      const id = terms.get(t);
-      return id === undefined ? unseen : idf[id];
-    },
-    terms,
-  };
-}
-
-/** The L2-normalised sublinear tf·idf vector of a token list, as term → weight. */
-export function tfidfVector(tokens: readonly string[], idf: Idf): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
-  const v = new Map<string, number>();
-  let norm = 0;
-  for (const [t, c] of counts) {
-    const w = (1 + Math.log(c)) * idf.of(t);
-    v.set(t, w);
-    norm += w * w;
-  }
-  norm = Math.sqrt(norm);
-  if (norm > 0) for (const [t, w] of v) v.set(t, w / norm);
-  return v;
-}
 
 export interface TfidfHit {
   doc: number;
