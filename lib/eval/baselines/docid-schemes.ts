@@ -15,8 +15,7 @@
  * distillation, pack and model files go through prepare.ts unchanged.
  */
 import { FACETS, type Facet, type FacetLists } from "@/lib/corpus/types";
-import { ENGLISH_STOPWORDS, tokenize } from "@/lib/text/analyzer";
-import { STOPWORDS as PAPER_STOPWORDS } from "@/lib/facets/offline/text";
+import { ENGLISH_STOPWORDS, OVERLAP_STOPWORDS, tokenize } from "@/lib/text/analyzer";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { mulberry32 } from "@/lib/random";
 import { DOCID_MAX_TOKENS, postingCounts, type DocIdIndex, type FacetDocIds } from "@/lib/genret/docid";
@@ -323,10 +322,10 @@ export function numericDocIdIndex(corpus: Pick<SchemeCorpus, "ids" | "items">, t
 
 // ── C2T keywords ──
 
-/** Both stopword lists: bm25's function words and the offline extractor's, which adds paper boilerplate ("paper", "using", "based"). */
-const KEYWORD_STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH_STOPWORDS, ...PAPER_STOPWORDS]);
+/** Both stopword lists of lib/text/analyzer: the function words and the offline extractor's, which adds paper boilerplate ("paper", "using", "based"). */
+const KEYWORD_STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH_STOPWORDS, ...OVERLAP_STOPWORDS]);
 
-/** Content words of a text: bm25.ts tokenize (lowercased letter/digit runs) without stopwords, words shorter than 3 or pure numbers. */
+/** Content words of a text: the analyzer's BM25 tokenize (lowercased letter/digit runs) without stopwords, words shorter than 3 or pure numbers. */
 export function keywordTerms(text: string): string[] {
   return tokenize(text, { stopwords: KEYWORD_STOPWORDS, minLength: 3 }).filter((w) => !/^\p{N}+$/u.test(w));
 }

@@ -11,10 +11,10 @@
  *   tt:0-3         how much of the title the unit restates (none, ≤ 1/4, ≤ 1/2, more)
  */
 import type { Unit } from "./units";
-import { tokenize } from "./text";
+import { extractorTokens } from "@/lib/text/analyzer";
 
 export function unitFeatures(u: Unit): string[] {
-  const toks = tokenize(u.text);
+  const toks = extractorTokens(u.text);
   const f = new Set<string>();
   f.add("bias");
   for (const t of toks) f.add(`w:${/^\d/.test(t) ? "<num>" : t}`);

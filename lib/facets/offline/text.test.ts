@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { isMetaDescription } from "../audit/patterns";
-import { finishItem, sentenceSpans, splitList, splitSentences, stripOpener, tokenize } from "./text";
+import { extractorTokens } from "@/lib/text/analyzer";
+import { finishItem, sentenceSpans, splitList, splitSentences, stripOpener } from "./text";
 
 test("splitSentences keeps abbreviations, initials and decimals inside sentences", () => {
   const text =
@@ -63,10 +64,10 @@ test("splitList splits long parallel clauses but keeps short lists together", ()
   ]);
 });
 
-test("finishItem, tokenize and meta-description detection", () => {
+test("finishItem, extractorTokens and meta-description detection", () => {
   assert.equal(finishItem("  a parser for Hindi;"), "A parser for Hindi.");
   assert.equal(finishItem("Done?"), "Done?");
-  assert.deepEqual(tokenize("BERT-based models' F1 = 93.5"), ["bert-based", "models", "f1", "93", "5"]);
+  assert.deepEqual(extractorTokens("BERT-based models' F1 = 93.5"), ["bert-based", "models", "f1", "93", "5"]);
   assert.equal(isMetaDescription("The authors propose a parser."), true);
   assert.equal(isMetaDescription("A parser for Hindi."), false);
 });

@@ -1,6 +1,7 @@
 /**
- * Text utilities of the offline facet extractor: sentence splitting, tokenising, and the
- * rewriting of a chosen sentence into a concise facet item (opener stripping, list splitting).
+ * Text utilities of the offline facet extractor: sentence splitting and the rewriting of a chosen
+ * sentence into a concise facet item (opener stripping, list splitting). Its words
+ * (extractorTokens, contentTokens) come from the text analyzer (lib/text/analyzer.ts).
  * Pure string code, no model: everything here runs in microseconds per abstract.
  */
 
@@ -123,26 +124,6 @@ export function sentenceSpans(text: string): TextSpan[] {
 /** Splits text into sentences (see sentenceSpans), each with its whitespace collapsed. */
 export function splitSentences(text: string): string[] {
   return sentenceSpans(text).map((s) => text.slice(s.start, s.end).replace(/\s+/g, " "));
-}
-
-/** Lower-cased word tokens (letters, digits, inner hyphens/apostrophes). */
-export function tokenize(text: string): string[] {
-  return text.toLowerCase().match(/[a-z0-9]+(?:[-'][a-z0-9]+)*/g) ?? [];
-}
-
-/** Function words ignored when measuring content overlap between an item and a sentence. */
-export const STOPWORDS = new Set(
-  (
-    "a an the of to in on for and or but with by from as at is are was were be been being this that these those it its " +
-    "we our us they their them which who whom whose what when where how than then there here such can could may might " +
-    "will would should do does did has have had not no also both each more most other some into over under between " +
-    "through about via using use used based while all any only very well so thus however further paper work study"
-  ).split(" "),
-);
-
-/** Content tokens: tokenize() minus stopwords and one-letter tokens. */
-export function contentTokens(text: string): string[] {
-  return tokenize(text).filter((t) => t.length > 1 && !STOPWORDS.has(t));
 }
 
 // ---------------------------------------------------------------------------------------------

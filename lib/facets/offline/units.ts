@@ -6,7 +6,8 @@
  * short: the model learnt from abstracts alone (the LLM facets were made from abstracts), so it
  * has no evidence on how body sentences rank against abstract ones; capped for speed.
  */
-import { contentTokens, splitList, splitSentences } from "./text";
+import { contentTokens } from "@/lib/text/analyzer";
+import { splitList, splitSentences } from "./text";
 
 export interface Unit {
   /** The text of the unit as it appears in the paper (before rewriting). */
