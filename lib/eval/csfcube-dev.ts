@@ -21,6 +21,7 @@ import { CSFCUBE_FACET } from "@/lib/corpus/csfcube";
 import type { Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { relatedOptions, relatedPapers, type RelatedOptions } from "@/lib/query/related";
+import { idfFrom, tfidfTokens, tfidfVector } from "@/lib/text/analyzer";
 import { bootstrapCi } from "./metrics";
 
 export const CSFCUBE_DEV_FACETS = ["background", "method", "result"] as const;
@@ -231,32 +232,16 @@ export async function runCsfcube(
  * The TF-IDF reference (evaluation only, not served): cosine of L2-normalised tf·idf vectors of
  * title + abstract over the whole corpus, scikit-learn's TfidfVectorizer with sublinear_tf
  * (tf = 1 + ln count; idf = ln((1 + N) / (1 + df)) + 1; tokens of two or more word characters,
- * no stopword list). CSFCube does not say its settings; these come closest to its 38.27 / 54.66
+ * no stopword list): the TF-IDF index's analysis (lib/text/analyzer.ts). CSFCube does not say its settings; these come closest to its 38.27 / 54.66
  * (raw counts: 31.8 / 46.2).
  */
 export function tfidfRankings(papers: ReadonlyMap<string, CsfcubePaper>, queries: readonly CsfcubeQuery[]): Map<CsfcubeQuery, string[]> {
-  const docs = new Map<string, Map<string, number>>();
-  const df = new Map<string, number>();
-  for (const p of papers.values()) {
-    const tf = new Map<string, number>();
-    for (const m of `${p.title} ${p.sentences.join(" ")}`.toLowerCase().matchAll(/[\p{L}\p{N}_]{2,}/gu)) tf.set(m[0], (tf.get(m[0]) ?? 0) + 1);
-    docs.set(p.id, tf);
-    for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-  }
-  const n = papers.size;
-  const vec = (id: string): Map<string, number> => {
-    const tf = docs.get(id) ?? new Map<string, number>();
-    const v = new Map<string, number>();
-    let norm = 0;
-    for (const [t, c] of tf) {
-      const w = (1 + Math.log(c)) * (Math.log((1 + n) / (1 + (df.get(t) ?? 0))) + 1);
-      v.set(t, w);
-      norm += w * w;
-    }
-    norm = Math.sqrt(norm) || 1;
-    for (const [t, w] of v) v.set(t, w / norm);
-    return v;
-  };
+  const corpus = [...papers.values()];
+  const docs = corpus.map((p) => tfidfTokens(`${p.title} ${p.sentences.join(" ")}`));
+  const idf = idfFrom(docs);
+  const tokens = new Map(corpus.map((p, i) => [p.id, docs[i]]));
+  // A paper outside the corpus has no terms: an empty vector, cosine 0 with everything.
+  const vec = (id: string): Map<string, number> => tfidfVector(tokens.get(id) ?? [], idf);
   const out = new Map<CsfcubeQuery, string[]>();
   for (const q of queries) {
     const qv = vec(q.pid);
