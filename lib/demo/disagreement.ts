@@ -1,4 +1,5 @@
 import { FACETS, type Facet } from "@/lib/corpus/types";
+import { analyzer } from "@/lib/text/analyzer";
 
 // How much a query's facets disagree about what is related: the measure used to pick the demo's
 // example queries (papers where, as in the paper's CEval example, different facets surface
@@ -55,41 +56,41 @@ export function disagreement(r: AttributedResult, topN = 10): Disagreement {
   };
 }
 
+/** Function words and the words most titles share ("model", "learning", "approach"). */
+const TITLE_STOPWORDS: ReadonlySet<string> = new Set([
+  "a",
+  "an",
+  "the",
+  "of",
+  "for",
+  "in",
+  "on",
+  "and",
+  "to",
+  "with",
+  "from",
+  "by",
+  "using",
+  "via",
+  "is",
+  "are",
+  "its",
+  "towards",
+  "toward",
+  "based",
+  "approach",
+  "study",
+  "learning",
+  "model",
+  "models",
+]);
+
+// Runs of letters and digits longer than two characters (the analyzer's "words" pattern).
+const titleTerms = analyzer({ stopwords: TITLE_STOPWORDS, minLength: 3 });
+
 /** Content words of a title, for checking that a sole find is not just a title match. */
 export function titleWords(title: string): Set<string> {
-  const stop = new Set([
-    "a",
-    "an",
-    "the",
-    "of",
-    "for",
-    "in",
-    "on",
-    "and",
-    "to",
-    "with",
-    "from",
-    "by",
-    "using",
-    "via",
-    "is",
-    "are",
-    "its",
-    "towards",
-    "toward",
-    "based",
-    "approach",
-    "study",
-    "learning",
-    "model",
-    "models",
-  ]);
-  return new Set(
-    title
-      .toLowerCase()
-      .split(/[^\p{L}\p{N}]+/u)
-      .filter((w) => w.length > 2 && !stop.has(w)),
-  );
+  return new Set(titleTerms(title));
 }
 
 export interface Candidate {
