@@ -15,14 +15,13 @@
  * MiniLM (onnxruntime) already uses every core within one process: give it workers: 1 or embed
  * in-process; several onnxruntime workers only oversubscribe the cores.
  */
-import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import { describeExit, startWorker, type WorkerHandle, type WorkerMode } from "@/lib/worker-pool";
 import { embedderSpecFromEnv } from "./registry";
 import type { Embedder } from "./types";
 import type { FromWorker, ToWorker } from "./worker-protocol";
 
-export type WorkerMode = "process" | "thread";
+export type { WorkerMode };
 
 export interface ParallelEmbedderOptions {
   /** Number of workers (default 2: both cores of the reference machine, ~0.5 GB each for USE-lite). */
@@ -43,27 +42,6 @@ export const DEFAULT_CHUNK = 256;
 const WORKER_FILE = fileURLToPath(new URL("./worker.ts", import.meta.url));
 const REGISTRY_FILE = fileURLToPath(new URL("./registry.ts", import.meta.url));
 
-/**
- * Node flags for a worker: the parent's, minus test-runner/debugger flags, plus the tsx loader
- * when the parent was not started through it (workers run this TypeScript source directly).
- */
-function workerExecArgv(): string[] {
-  const args: string[] = [];
-  for (const a of process.execArgv) {
-    if (/^--(test|inspect|watch)/.test(a)) continue;
-    args.push(a);
-  }
-  if (!args.some((a) => a.includes("tsx"))) args.push("--import", import.meta.resolve("tsx"));
-  return args;
-}
-
-/** One worker, process or thread, behind a common interface. */
-interface WorkerHandle {
-  readonly label: string;
-  send(msg: ToWorker): void;
-  kill(): void;
-}
-
 interface Job {
   index: number;
   texts: string[];
@@ -81,7 +59,7 @@ export class ParallelEmbedder implements Embedder {
   private constructor(
     readonly id: string,
     readonly dim: number,
-    private readonly workers: WorkerHandle[],
+    private readonly workers: WorkerHandle<ToWorker>[],
     private readonly options: Required<Pick<ParallelEmbedderOptions, "chunkSize">> & ParallelEmbedderOptions,
   ) {}
 
@@ -110,26 +88,32 @@ export class ParallelEmbedder implements Embedder {
         settleInit?.(new Error(`Embedding worker ${w + 1} could not load "${spec}": ${msg.message}`));
       }
     };
-    const onExit = (w: number, label: string, code: number | null, signal: string | null) => {
-      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    const onExit = (w: number, label: string, how: string) => {
       const err = new Error(`Embedding worker ${w + 1} (${label}) ${how}`);
       if (pool) pool.handleExit(err);
       else settleInit?.(new Error(`${err.message} while loading "${spec}"`));
     };
 
-    const workers: WorkerHandle[] = [];
-    for (let w = 0; w < n; w++) workers.push(mode === "thread" ? startThread(w, onMessage, onExit) : startProcess(w, onMessage, onExit));
+    const workers: WorkerHandle<ToWorker>[] = [];
+    for (let w = 0; w < n; w++) {
+      const handle: WorkerHandle<ToWorker> = startWorker<ToWorker, FromWorker>(WORKER_FILE, mode, {
+        message: (msg) => onMessage(w, msg),
+        // A thread's last error reads as part of its name: "(thread 3: boom) exited with code 1".
+        exit: (code, signal, error) => onExit(w, error ? `${handle.label}: ${error.message}` : handle.label, describeExit(code, signal, null)),
+      });
+      workers.push(handle);
+    }
     for (const h of workers) h.send({ type: "init", spec, factoryModule });
     try {
       await initDone;
     } catch (err) {
-      for (const h of workers) h.kill();
+      for (const h of workers) void h.stop();
       throw err;
     }
     const first = ready[0]!;
     const odd = ready.find((r) => r!.id !== first.id || r!.dim !== first.dim);
     if (odd) {
-      for (const h of workers) h.kill();
+      for (const h of workers) void h.stop();
       throw new Error(`Embedding workers disagree on the model: ${first.id} (${first.dim}) vs ${odd.id} (${odd.dim})`);
     }
     pool = new ParallelEmbedder(first.id, first.dim, workers, { ...options, chunkSize });
@@ -144,7 +128,7 @@ export class ParallelEmbedder implements Embedder {
   private handleExit(err: Error): void {
     if (this.closing) return;
     this.failure ??= err;
-    for (const h of this.workers) h.kill();
+    for (const h of this.workers) void h.stop();
     this.onFailure?.(this.failure);
   }
 
@@ -222,71 +206,8 @@ export class ParallelEmbedder implements Embedder {
       }
     }
     // A worker that does not exit promptly (e.g. a busy native pool) is not worth waiting for.
-    setTimeout(() => this.workers.forEach((h) => h.kill()), 2000).unref();
+    setTimeout(() => this.workers.forEach((h) => void h.stop()), 2000).unref();
   }
-}
-
-function startProcess(
-  w: number,
-  onMessage: (w: number, msg: FromWorker) => void,
-  onExit: (w: number, label: string, code: number | null, signal: string | null) => void,
-): WorkerHandle {
-  // "advanced" serialisation carries the Float32Array results as typed arrays, not JSON.
-  const child: ChildProcess = fork(WORKER_FILE, [], {
-    execArgv: workerExecArgv(),
-    serialization: "advanced",
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const label = `pid ${child.pid}`;
-  let exited = false;
-  child.on("message", (m) => onMessage(w, m as FromWorker));
-  child.on("exit", (code, signal) => {
-    exited = true;
-    onExit(w, label, code, signal);
-  });
-  child.on("error", () => {
-    // 'exit' follows when the process is gone; a failed send is reported there.
-  });
-  return {
-    label,
-    send: (msg) => {
-      if (!exited && child.connected) child.send(msg);
-    },
-    kill: () => {
-      if (!exited) child.kill("SIGKILL");
-    },
-  };
-}
-
-function startThread(
-  w: number,
-  onMessage: (w: number, msg: FromWorker) => void,
-  onExit: (w: number, label: string, code: number | null, signal: string | null) => void,
-): WorkerHandle {
-  // Node 20 does not apply the tsx loader from execArgv to a thread's own entry file, so the
-  // thread starts from a small script that registers tsx and then imports the TypeScript entry.
-  const boot = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(WORKER_FILE).href)}); })`;
-  const worker = new Worker(boot, { eval: true, execArgv: workerExecArgv() });
-  const label = `thread ${worker.threadId}`;
-  let exited = false;
-  let lastError: Error | null = null;
-  worker.on("message", (m) => onMessage(w, m as FromWorker));
-  worker.on("error", (err) => {
-    lastError = err;
-  });
-  worker.on("exit", (code) => {
-    exited = true;
-    onExit(w, lastError ? `${label}: ${lastError.message}` : label, code, null);
-  });
-  return {
-    label,
-    send: (msg) => {
-      if (!exited) worker.postMessage(msg);
-    },
-    kill: () => {
-      if (!exited) void worker.terminate();
-    },
-  };
 }
 
 /** Embeds `texts` with a temporary pool of workers for `spec`, then stops them. */
