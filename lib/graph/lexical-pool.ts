@@ -8,12 +8,12 @@
  * SharedArrayBuffers, so each thread rebuilds the index without copying or re-sorting them.
  * Ranges of `chunkRows` rows go to whichever thread is free (two in flight per thread).
  *
- * Threads start from a small script that registers tsx and imports lexical-worker.ts, as
- * lib/facets/offline/pool.ts does: Node 20 does not apply the tsx loader to a thread's entry file.
+ * Threads are started by lib/worker-pool.ts (its Node flag policy and tsx boot script), as the
+ * offline extractor's and the embedding pool's are.
  */
 import { availableParallelism } from "node:os";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
+import { describeExit, startWorker, type WorkerHandle } from "@/lib/worker-pool";
 import {
   concatRowLists,
   lexicalBound,
@@ -39,11 +39,6 @@ export type ToLexicalWorker =
 export type FromLexicalWorker = { type: "rows"; job: number; lists: LexicalRowLists } | { type: "error"; message: string };
 
 const WORKER_FILE = fileURLToPath(new URL("./lexical-worker.ts", import.meta.url));
-
-/** Node flags for a thread: the parent's, without the test runner's, debugger's or watcher's. */
-function threadExecArgv(): string[] {
-  return process.execArgv.filter((a) => !/^--(test|inspect|watch|cpu-prof)/.test(a));
-}
 
 function sharedInt32(a: Int32Array): Int32Array {
   const out = new Int32Array(new SharedArrayBuffer(a.byteLength));
@@ -93,19 +88,20 @@ export class LexicalPool {
   private onFailure: ((err: Error) => void) | null = null;
   private failure: Error | null = null;
 
+  private readonly threads: WorkerHandle<ToLexicalWorker>[];
+
   private constructor(
-    private readonly threads: Worker[],
+    threads: number,
     private readonly chunkRows: number,
   ) {
-    threads.forEach((t, i) => {
-      let lastError: Error | null = null;
-      t.on("error", (err) => (lastError = err));
-      t.on("message", (msg: FromLexicalWorker) => this.onMessage?.(i, msg));
-      t.on("exit", (code) => {
-        if (this.closed) return;
-        this.fail(new Error(`lexical thread ${i + 1} exited with code ${code}${lastError ? `: ${lastError.message}` : ""}`));
-      });
-    });
+    this.threads = Array.from({ length: threads }, (_, i) =>
+      startWorker<ToLexicalWorker, FromLexicalWorker>(WORKER_FILE, "thread", {
+        message: (msg) => this.onMessage?.(i, msg),
+        exit: (code, signal, error) => {
+          if (!this.closed) this.fail(new Error(`lexical thread ${i + 1} ${describeExit(code, signal, error)}`));
+        },
+      }),
+    );
   }
 
   static create(options: LexicalPoolOptions = {}): LexicalPool {
@@ -113,11 +109,7 @@ export class LexicalPool {
     if (!Number.isInteger(n) || n < 1) throw new Error(`threads must be a positive integer, got ${n}`);
     const chunkRows = options.chunkRows ?? DEFAULT_CHUNK_ROWS;
     if (!Number.isInteger(chunkRows) || chunkRows < 1) throw new Error(`chunkRows must be a positive integer, got ${chunkRows}`);
-    const boot = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(WORKER_FILE).href)}); })`;
-    return new LexicalPool(
-      Array.from({ length: n }, () => new Worker(boot, { eval: true, execArgv: threadExecArgv() })),
-      chunkRows,
-    );
+    return new LexicalPool(n, chunkRows);
   }
 
   private fail(err: Error): void {
@@ -148,7 +140,7 @@ export class LexicalPool {
         const dispatch = (thread: number): void => {
           if (next >= jobs.length) return;
           const job = next++;
-          this.threads[thread].postMessage({ type: "rows", id, job, ...jobs[job] } satisfies ToLexicalWorker);
+          this.threads[thread].send({ type: "rows", id, job, ...jobs[job] } satisfies ToLexicalWorker);
         };
         this.onFailure = reject;
         this.onMessage = (thread, msg) => {
@@ -164,7 +156,7 @@ export class LexicalPool {
           else dispatch(thread);
         };
         for (const t of this.threads) {
-          t.postMessage({ type: "index", id, arrays, k, maxPostings: cap, candidates } satisfies ToLexicalWorker);
+          t.send({ type: "index", id, arrays, k, maxPostings: cap, candidates } satisfies ToLexicalWorker);
         }
         for (let round = 0; round < 2; round++) this.threads.forEach((_, i) => dispatch(i));
         if (jobs.length === 0) resolve(parts);
@@ -181,7 +173,7 @@ export class LexicalPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all(this.threads.map((t) => t.terminate()));
+    await Promise.all(this.threads.map((t) => t.stop()));
   }
 }
 

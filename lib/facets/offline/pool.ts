@@ -9,11 +9,11 @@
  * chunk. Results are handed back in the order the papers were given, so a caller that writes
  * them as they come (extractAll → the store) writes in the same order as the in-process path.
  *
- * Threads start from a small script that registers tsx and imports worker.ts, as
- * lib/embed/parallel.ts does: Node 20 does not apply the tsx loader to a thread's entry file.
+ * Threads are started by lib/worker-pool.ts (its Node flag policy and tsx boot script), as the
+ * embedding pool's and the lexical pass's are.
  */
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
+import { describeExit, startWorker, type WorkerHandle } from "@/lib/worker-pool";
 import type { ExtractionResult, FacetExtractor, PaperInput } from "@/lib/facets/extractor";
 import type { OfflineModel } from "./model";
 import type { FromWorker, Outcome, ToWorker } from "./worker-protocol";
@@ -44,11 +44,6 @@ interface Chunk {
   outcomes: Outcome[] | null;
 }
 
-/** Node flags for a thread: the parent's, without the test runner's, debugger's or watcher's. */
-function threadExecArgv(): string[] {
-  return process.execArgv.filter((a) => !/^--(test|inspect|watch)/.test(a));
-}
-
 function settle(task: Task, outcome: Outcome): void {
   if (task.settled) return;
   task.settled = true;
@@ -71,7 +66,7 @@ export class OfflineExtractorPool implements FacetExtractor {
   private closing = false;
 
   private constructor(
-    private readonly threads: Worker[],
+    private readonly threads: WorkerHandle<ToWorker>[],
     private readonly chunkSize: number,
   ) {
     this.load = threads.map(() => 0);
@@ -83,31 +78,31 @@ export class OfflineExtractorPool implements FacetExtractor {
     if (!Number.isInteger(n) || n < 1) throw new Error(`threads must be a positive integer, got ${n}`);
     const chunkSize = options.chunkSize ?? DEFAULT_CHUNK;
     if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new Error(`chunkSize must be a positive integer, got ${chunkSize}`);
-    const boot = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(WORKER_FILE).href)}); })`;
-    const threads = Array.from({ length: n }, () => new Worker(boot, { eval: true, execArgv: threadExecArgv() }));
     let pool: OfflineExtractorPool | null = null;
+    const threads: WorkerHandle<ToWorker>[] = [];
+    const ready = Array.from(
+      { length: n },
+      (_, i) =>
+        new Promise<void>((resolve, reject) => {
+          const thread = startWorker<ToWorker, FromWorker>(WORKER_FILE, "thread", {
+            message: (msg) => {
+              if (msg.type === "ready") resolve();
+              else pool?.done(i, msg.job, msg.outcomes);
+            },
+            exit: (code, signal, error) => {
+              const err = new Error(`offline extraction thread ${i + 1} ${describeExit(code, signal, error)}`);
+              if (pool) pool.fail(err);
+              else reject(err);
+            },
+          });
+          thread.send({ type: "init", model });
+          threads.push(thread);
+        }),
+    );
     try {
-      await Promise.all(
-        threads.map(
-          (t, i) =>
-            new Promise<void>((resolve, reject) => {
-              let lastError: Error | null = null;
-              t.on("error", (err) => (lastError = err));
-              t.on("exit", (code) => {
-                const err = new Error(`offline extraction thread ${i + 1} exited with code ${code}${lastError ? `: ${lastError.message}` : ""}`);
-                if (pool) pool.fail(err);
-                else reject(err);
-              });
-              t.on("message", (msg: FromWorker) => {
-                if (msg.type === "ready") resolve();
-                else pool?.done(i, msg.job, msg.outcomes);
-              });
-              t.postMessage({ type: "init", model } satisfies ToWorker);
-            }),
-        ),
-      );
+      await Promise.all(ready);
     } catch (err) {
-      for (const t of threads) void t.terminate();
+      for (const t of threads) void t.stop();
       throw err;
     }
     pool = new OfflineExtractorPool(threads, chunkSize);
@@ -150,7 +145,7 @@ export class OfflineExtractorPool implements FacetExtractor {
       const job = this.nextJob++;
       this.chunks.set(job, { tasks, thread, outcomes: null });
       this.load[thread] += tasks.length;
-      this.threads[thread].postMessage({ type: "extract", job, papers: tasks.map((t) => t.paper) } satisfies ToWorker);
+      this.threads[thread].send({ type: "extract", job, papers: tasks.map((t) => t.paper) } satisfies ToWorker);
     }
   }
 
@@ -189,13 +184,13 @@ export class OfflineExtractorPool implements FacetExtractor {
     }
     this.pending = [];
     this.chunks.clear();
-    for (const t of this.threads) void t.terminate();
+    for (const t of this.threads) void t.stop();
   }
 
   /** Stops the threads; papers still in flight are not answered. */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    await Promise.all(this.threads.map((t) => t.terminate()));
+    await Promise.all(this.threads.map((t) => t.stop()));
   }
 }
