@@ -12,6 +12,7 @@
  * (plain code-unit order, not locale order, so results do not depend on the machine).
  */
 import type { CitationRecord, PaperRecord } from "./types";
+import { Heap } from "@/lib/heap";
 
 type PaperYear = Pick<PaperRecord, "externalId" | "year">;
 
@@ -216,56 +217,10 @@ export interface SampleResult {
   unfilled: Record<string, number>;
 }
 
-/** Max-heap entry for fringe completion: more edges into the selection first, then smaller id. */
+/** Heap entry for fringe completion. */
 interface FringeCandidate {
   node: number;
   score: number;
-}
-
-class FringeHeap {
-  private readonly items: FringeCandidate[] = [];
-  constructor(private readonly ids: readonly string[]) {}
-
-  get size(): number {
-    return this.items.length;
-  }
-
-  private before(a: FringeCandidate, b: FringeCandidate): boolean {
-    return a.score !== b.score ? a.score > b.score : this.ids[a.node] < this.ids[b.node];
-  }
-
-  push(item: FringeCandidate): void {
-    const items = this.items;
-    items.push(item);
-    let i = items.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.before(items[i], items[parent])) break;
-      [items[i], items[parent]] = [items[parent], items[i]];
-      i = parent;
-    }
-  }
-
-  pop(): FringeCandidate | undefined {
-    const items = this.items;
-    const top = items[0];
-    const last = items.pop();
-    if (items.length > 0 && last !== undefined) {
-      items[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let best = i;
-        if (l < items.length && this.before(items[l], items[best])) best = l;
-        if (r < items.length && this.before(items[r], items[best])) best = r;
-        if (best === i) break;
-        [items[i], items[best]] = [items[best], items[i]];
-        i = best;
-      }
-    }
-    return top;
-  }
 }
 
 function validateOptions(options: SampleOptions): void {
@@ -383,7 +338,8 @@ export function citationPreservingSample(papers: readonly PaperYear[], citations
       }
       for (const year of shortYears) {
         let need = quotas.get(year)! - (coreByYear.get(year)?.length ?? 0);
-        const heap = new FringeHeap(poolIds);
+        // More edges into the selection first, then the smaller id.
+        const heap = new Heap<FringeCandidate>((a, b) => (a.score !== b.score ? a.score > b.score : poolIds[a.node] < poolIds[b.node]));
         for (let i = 0; i < n; i++) {
           if (stratum[i] === year && !selectedMask[i] && score[i] > 0) heap.push({ node: i, score: score[i] });
         }

@@ -17,6 +17,7 @@ import type { Candidate, FacetLists } from "@/lib/fusion";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 import { Bm25Index } from "@/lib/retrieve/bm25-index";
 import type { PaperText } from "@/lib/graph/corpus-data";
+import { Heap } from "@/lib/heap";
 
 /** Title and every facet item, the text BM25 indexes and queries with. */
 export function titleAndFacets(p: PaperText): string {
@@ -37,37 +38,15 @@ export function bm25Retriever(corpus: readonly PaperText[]): LexicalRetriever {
 
 /** Indices of the `k` largest scores, best first (ties: lower index), skipping `exclude`. */
 export function topKIndices(scores: ArrayLike<number>, k: number, exclude: (i: number) => boolean = () => false): Int32Array {
-  // A bounded min-heap keeps this O(n log k) for the large n of a corpus.
-  const heap: number[] = [];
+  // A bounded heap, worst on top, keeps this O(n log k) for the large n of a corpus.
   const worse = (a: number, b: number): boolean => scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
-  const siftDown = (i: number): void => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && worse(heap[l], heap[m])) m = l;
-      if (r < heap.length && worse(heap[r], heap[m])) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m], heap[i]];
-      i = m;
-    }
-  };
+  const heap = new Heap<number>(worse);
   for (let i = 0; i < scores.length; i++) {
     if (k <= 0 || Number.isNaN(scores[i]) || exclude(i)) continue;
-    if (heap.length < k) {
-      heap.push(i);
-      for (let c = heap.length - 1; c > 0;) {
-        const p = (c - 1) >> 1;
-        if (!worse(heap[c], heap[p])) break;
-        [heap[c], heap[p]] = [heap[p], heap[c]];
-        c = p;
-      }
-    } else if (worse(heap[0], i)) {
-      heap[0] = i;
-      siftDown(0);
-    }
+    if (heap.size < k) heap.push(i);
+    else if (worse(heap.peek() as number, i)) heap.replaceTop(i);
   }
-  return Int32Array.from(heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0)));
+  return Int32Array.from(heap.toArray().sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0)));
 }
 
 function dotAt(data: Float32Array, row: number, v: Float32Array): number {
