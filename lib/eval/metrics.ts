@@ -16,6 +16,7 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { mulberry32 } from "@/lib/random";
+import { quantileLinear } from "@/lib/quantile";
 
 /** The paper's cutoffs (the out-of-corpus table reports all four). */
 export const RECALL_KS = [5, 10, 20, 50] as const;
@@ -102,14 +103,6 @@ export interface ConfidenceInterval {
   resamples: number;
 }
 
-/** Linear-interpolation quantile of sorted values (numpy's default method). */
-function quantileSorted(sorted: Float64Array, q: number): number {
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
-
 /**
  * Percentile bootstrap over queries: resample queries with replacement and recompute the
  * statistic (here the micro or macro recall of the resample), so the interval reflects
@@ -131,7 +124,7 @@ export function bootstrapCi<T>(items: readonly T[], statistic: (sample: readonly
   }
   stats.sort();
   const alpha = (1 - level) / 2;
-  return { estimate, lower: quantileSorted(stats, alpha), upper: quantileSorted(stats, 1 - alpha), level, resamples };
+  return { estimate, lower: quantileLinear(stats, alpha), upper: quantileLinear(stats, 1 - alpha), level, resamples };
 }
 
 /** R@k with its bootstrap CI over queries. */

@@ -3,6 +3,7 @@
  * the layout rules are testable without pdfjs. Coordinates are PDF-style: y grows upwards.
  */
 import { cleanLine, isListItem, letterCount, type DocLine } from "./lines";
+import { ascending, quantileAtIndex } from "@/lib/quantile";
 
 export interface PdfTextItem {
   str: string;
@@ -301,10 +302,9 @@ export function findTitle(lines: readonly LayoutLine[], firstPageHeight: number,
   };
 }
 
+/** The upper middle value; 0 for none. */
 function median(xs: number[]): number {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  return xs.length === 0 ? 0 : quantileAtIndex(ascending(xs), 0.5);
 }
 
 /**

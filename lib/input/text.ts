@@ -1,6 +1,7 @@
 /**
  * Pasted text: anything from a title and abstract to a whole paper copied out of a PDF viewer.
  */
+import { ascending, quantileAtIndex } from "@/lib/quantile";
 import { InputError } from "./errors";
 import { checkSize, resolveLimits, type InputLimits } from "./limits";
 import { cleanLine, isListItem, letterCount, wordCount, type DocLine } from "./lines";
@@ -14,12 +15,6 @@ import type { InputPaper } from "./types";
  */
 const HARD_WRAP_MAX = 130;
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-}
-
 /**
  * Non-blank lines with paragraph breaks marked. In soft-wrapped text every line is a paragraph;
  * in hard-wrapped text a paragraph ends at a blank line or at a short line that ends a sentence.
@@ -31,8 +26,8 @@ export function textLines(text: string): { lines: DocLine[]; wrapWidth: number }
     .replace(/\f/g, "\n")
     .split("\n");
   const long = raw.map((l) => cleanLine(l).length).filter((len) => len >= 40);
-  const hardWrapped = long.length >= 3 && percentile(long, 0.9) <= HARD_WRAP_MAX;
-  const wrapWidth = hardWrapped ? percentile(long, 0.9) : Infinity;
+  const hardWrapped = long.length >= 3 && quantileAtIndex(ascending(long), 0.9) <= HARD_WRAP_MAX;
+  const wrapWidth = hardWrapped ? quantileAtIndex(ascending(long), 0.9) : Infinity;
   const lines: DocLine[] = [];
   let blank = false;
   for (const r of raw) {

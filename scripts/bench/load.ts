@@ -27,6 +27,7 @@ import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import { config } from "@/lib/config";
 import { repoRoot } from "@/lib/paths";
+import { quantileNearestRank } from "@/lib/quantile";
 
 // autocannon ships no types; this is the part of its API used here.
 interface AutocannonClient {
@@ -191,14 +192,10 @@ function pidOfPort(port: number): number | null {
 
 // ── statistics ───────────────────────────────────────────────────────────────────────────────
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
+// Latency percentiles by nearest rank, as load-testing tools report them.
 function summary(ms: number[]) {
   const s = [...ms].sort((a, b) => a - b);
-  return { n: s.length, p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99), max: s[s.length - 1] ?? NaN };
+  return { n: s.length, p50: quantileNearestRank(s, 0.5), p95: quantileNearestRank(s, 0.95), p99: quantileNearestRank(s, 0.99), max: s[s.length - 1] ?? NaN };
 }
 
 const r0 = (x: number) => (Number.isFinite(x) ? Math.round(x) : NaN);

@@ -19,6 +19,7 @@
 import path from "node:path";
 import { isDeepStrictEqual, parseArgs } from "node:util";
 import { latestBuildWith } from "@/lib/builds/build-dir";
+import { ascending, quantileAtIndex } from "@/lib/quantile";
 import { disconnectDb, getDb } from "@/lib/db/client";
 import { readPaperGraph } from "@/lib/graph/csr";
 import { csrNeighbours, edgeRowNeighbours, paperNeighbours, type PaperNeighboursOptions } from "@/lib/graph/neighbours";
@@ -42,7 +43,7 @@ const perFacet = Number(values["per-facet"]);
 const corpus = values.corpus as string;
 const db = getDb();
 
-const percentile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+const percentile = (xs: number[], q: number) => quantileAtIndex(ascending(xs), q);
 const summary = (xs: number[]) => ({
   p50: +percentile(xs, 0.5).toFixed(3),
   p95: +percentile(xs, 0.95).toFixed(3),

@@ -26,6 +26,7 @@ import { calibrateThreshold } from "@/lib/facets/offline/calibrate";
 import { loadModel } from "@/lib/facets/offline/model";
 import { rng } from "@/lib/facets/offline/train";
 import { splitSentences } from "@/lib/facets/offline/text";
+import { ascending, quantileAtIndex } from "@/lib/quantile";
 
 const { values } = parseArgs({
   options: { corpus: { type: "string" }, limit: { type: "string" }, threshold: { type: "string" }, compare: { type: "string" } },
@@ -97,8 +98,8 @@ interface Quantiles {
 }
 
 function quantiles(xs: number[]): Quantiles {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  const s = ascending(xs);
+  const q = (p: number) => quantileAtIndex(s, p);
   return { p05: q(0.05), p10: q(0.1), p25: q(0.25), p50: q(0.5), p75: q(0.75), p90: q(0.9), p95: q(0.95), mean: s.reduce((a, b) => a + b, 0) / s.length };
 }
 

@@ -3,7 +3,8 @@ import { test } from "node:test";
 import { type Facet } from "@/lib/corpus/types";
 import { paperPassages } from "./checks";
 import { auditPaper, DEFAULT_THRESHOLDS } from "./paper";
-import { AuditStats, distribution, quantile } from "./summary";
+import { quantileLinear as quantile } from "@/lib/quantile";
+import { AuditStats, distribution } from "./summary";
 
 const v = (...xs: number[]) => {
   const a = Float32Array.from(xs);

@@ -20,7 +20,8 @@ import { dot, type Embedder } from "@/lib/embed/types";
 import { mulberry32 } from "@/lib/random";
 import { type Passage, paperPassages } from "./checks";
 import { auditPaper, type AuditThresholds, DEFAULT_THRESHOLDS, type PaperAuditResult } from "./paper";
-import { AuditStats, type AuditSummary, quantile } from "./summary";
+import { quantileLinear } from "@/lib/quantile";
+import { AuditStats, type AuditSummary } from "./summary";
 
 export type AuditPhase = "embed" | "check" | "store";
 
@@ -136,7 +137,7 @@ export async function auditCorpus(db: Db, options: AuditCorpusOptions): Promise<
   const nulls = work.map(nullOf);
   const q = options.ungroundedQuantile === undefined ? 0.5 : options.ungroundedQuantile;
   const allNull = nulls.flat().sort((a, b) => a - b);
-  const threshold = q === null || allNull.length === 0 ? null : Math.round(quantile(allNull, q) * 10_000) / 10_000;
+  const threshold = q === null || allNull.length === 0 ? null : Math.round(quantileLinear(allNull, q) * 10_000) / 10_000;
   const thresholds: AuditThresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds, ungroundedBelow: threshold };
 
   const stats = new AuditStats();

@@ -5,6 +5,7 @@
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { type ItemFlag, ITEM_FLAGS } from "./checks";
 import type { AuditThresholds, PaperAuditResult } from "./paper";
+import { quantileLinear } from "@/lib/quantile";
 
 export interface Distribution {
   n: number;
@@ -65,15 +66,6 @@ export interface AuditSummary {
   flags: Record<ItemFlag, number>;
 }
 
-/** Linear-interpolation quantile of sorted values. */
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
-
 export function distribution(values: readonly number[]): Distribution {
   const sorted = [...values].sort((a, b) => a - b);
   const mean = sorted.reduce((s, x) => s + x, 0) / Math.max(1, sorted.length);
@@ -81,9 +73,9 @@ export function distribution(values: readonly number[]): Distribution {
   return {
     n: sorted.length,
     mean: sorted.length ? r(mean) : Number.NaN,
-    p10: r(quantile(sorted, 0.1)),
-    median: r(quantile(sorted, 0.5)),
-    p90: r(quantile(sorted, 0.9)),
+    p10: r(quantileLinear(sorted, 0.1)),
+    median: r(quantileLinear(sorted, 0.5)),
+    p90: r(quantileLinear(sorted, 0.9)),
   };
 }
 
