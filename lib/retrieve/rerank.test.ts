@@ -219,7 +219,10 @@ describe("the shipped model", () => {
       known,
       [...known].sort((a, b) => a - b),
     );
-    for (const xs of [RERANK_MODEL.mean, RERANK_MODEL.scale, RERANK_MODEL.weights]) assert.equal(xs.length, RERANK_MODEL.features.length);
+    for (const xs of [RERANK_MODEL.mean, RERANK_MODEL.scale, RERANK_MODEL.weights, ...(RERANK_MODEL.hidden?.weights ?? [])])
+      assert.equal(xs.length, RERANK_MODEL.features.length);
+    const units = RERANK_MODEL.hidden;
+    if (units) assert.ok(units.bias.length === units.weights.length && units.out.length === units.weights.length);
     assert.ok(RERANK_MODEL.scale.every((x) => x > 0));
   });
 

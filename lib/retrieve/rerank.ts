@@ -93,6 +93,15 @@ export interface RerankModel {
   bias: number;
   /** How many of the fused pool's first results are re-ordered (the rest follow unchanged). */
   depth: number;
+  /** A hidden tanh layer beside the linear terms (a small MLP; lib/retrieve/rerank-mlp.ts fits it). */
+  hidden?: RerankHidden;
+}
+
+/** Hidden units over the same standardised features: unit k adds out[k]·tanh(bias[k] + weights[k]·x). */
+export interface RerankHidden {
+  weights: number[][];
+  bias: number[];
+  out: number[];
 }
 
 /** What the features read of one query: its whole-paper matches and the corpus's citations. */
@@ -356,6 +365,25 @@ const columnsOf = (model: RerankModel): number[] => model.features.map((f) => (R
 export function rerankScore(model: RerankModel, row: readonly number[], columns: readonly number[] = columnsOf(model)): number {
   let z = model.bias;
   for (let j = 0; j < columns.length; j++) z += (model.weights[j] * ((row[columns[j]] ?? 0) - model.mean[j])) / model.scale[j];
+  if (!model.hidden) return z;
+  return (
+    z +
+    hiddenScore(
+      model.hidden,
+      columns.map((c, j) => ((row[c] ?? 0) - model.mean[j]) / model.scale[j]),
+    )
+  );
+}
+
+/** The hidden layer's share of the logit for standardised features `x`. */
+export function hiddenScore(h: RerankHidden, x: readonly number[]): number {
+  let z = 0;
+  for (let k = 0; k < h.out.length; k++) {
+    let a = h.bias[k];
+    const w = h.weights[k];
+    for (let j = 0; j < x.length; j++) a += w[j] * x[j];
+    z += h.out[k] * Math.tanh(a);
+  }
   return z;
 }
 
@@ -387,24 +415,9 @@ export function fitRerankModel(
   options: { depth: number; l2?: number; steps?: number; rate?: number; negatives?: number; seed?: number },
 ): RerankModel {
   const m = RERANK_FEATURES.length;
-  const all = queries.flatMap((q) => q.rows);
-  const n = Math.max(1, all.length);
-  const mean = Array.from({ length: m }, (_, j) => all.reduce((s, r) => s + r[j], 0) / n);
-  const scale = mean.map((mu, j) => Math.sqrt(all.reduce((s, r) => s + (r[j] - mu) ** 2, 0) / n) || 1);
+  const { mean, scale } = standardisation(queries);
   const { l2 = 1e-3, steps = 300, rate = 0.5, negatives = 30, seed = 1 } = options;
-  let state = seed >>> 0 || 1;
-  const draw = (k: number) => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) % k;
-  const diffs: number[][] = [];
-  for (const q of queries) {
-    const pos = q.labels.flatMap((l, i) => (l > 0 ? [i] : []));
-    const neg = q.labels.flatMap((l, i) => (l > 0 ? [] : [i]));
-    if (neg.length === 0) continue;
-    for (const p of pos)
-      for (let t = 0; t < Math.min(negatives, neg.length); t++) {
-        const o = neg[draw(neg.length)];
-        diffs.push(q.rows[p].map((v, j) => (v - q.rows[o][j]) / scale[j]));
-      }
-  }
+  const diffs = rankingPairs(queries, negatives, seed).map(([p, o]) => p.map((v, j) => (v - o[j]) / scale[j]));
   const w = new Array<number>(m).fill(0);
   for (let step = 0; step < steps && diffs.length > 0; step++) {
     const g = new Array<number>(m).fill(0);
@@ -417,4 +430,28 @@ export function fitRerankModel(
     for (let j = 0; j < m; j++) w[j] -= rate * (g[j] / diffs.length + l2 * w[j]);
   }
   return { features: [...RERANK_FEATURES], mean, scale, weights: w, bias: 0, depth: options.depth };
+}
+
+/** Each feature's mean and standard deviation over the training rows (the model's standardisation). */
+export function standardisation(queries: readonly RerankTrainingQuery[]): { mean: number[]; scale: number[] } {
+  const m = RERANK_FEATURES.length;
+  const all = queries.flatMap((q) => q.rows);
+  const n = Math.max(1, all.length);
+  const mean = Array.from({ length: m }, (_, j) => all.reduce((s, r) => s + r[j], 0) / n);
+  const scale = mean.map((mu, j) => Math.sqrt(all.reduce((s, r) => s + (r[j] - mu) ** 2, 0) / n) || 1);
+  return { mean, scale };
+}
+
+/** Within each query, every gold row against `negatives` non-gold rows drawn with a fixed seed. */
+export function rankingPairs(queries: readonly RerankTrainingQuery[], negatives: number, seed: number): [readonly number[], readonly number[]][] {
+  let state = seed >>> 0 || 1;
+  const draw = (k: number) => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) % k;
+  const pairs: [readonly number[], readonly number[]][] = [];
+  for (const q of queries) {
+    const pos = q.labels.flatMap((l, i) => (l > 0 ? [i] : []));
+    const neg = q.labels.flatMap((l, i) => (l > 0 ? [] : [i]));
+    if (neg.length === 0) continue;
+    for (const p of pos) for (let t = 0; t < Math.min(negatives, neg.length); t++) pairs.push([q.rows[p], q.rows[neg[draw(neg.length)]]]);
+  }
+  return pairs;
 }

@@ -6,9 +6,10 @@
  * dev splits hidden, gold = the train-split papers they cite and the train-split papers citing them
  * (related work in both directions; train → train citations only); the tuning halves of sets 2
  * (earlier work) and 3 (later work) are queried with both facet sources. Their fused heads' feature rows go to a file (--dump, default in the temp folder;
- * --from re-reads one instead of querying). The pairwise logistic model is fitted on the training
- * rows for each depth and L2 penalty, chosen by R@20 on the tuning rows (never the report half or
- * set 1); --write stores it in lib/retrieve/rerank-model.ts.
+ * --from re-reads one instead of querying). The pairwise neural ranker (--hidden units, 0: the pairwise
+ * logistic model for each depth and L2 penalty) is fitted on the training rows, its shift on "newer"
+ * chosen by R@20 on the tuning rows (never the report half or set 1); --write stores it in
+ * lib/retrieve/rerank-model.ts.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { format, resolveConfig } from "prettier";
@@ -23,6 +24,7 @@ import { runUserPapers, userPaperQueries, userPaperQuery, type FacetSource, type
 import { HYBRID, hybridRerankRows, hybridRetriever } from "@/lib/retrieve/hybrid";
 import { fitRerankModel, NEWER_OF, rerankScore, RERANK_FEATURES, withNewerInteractions, type RerankModel } from "@/lib/retrieve/rerank";
 import { registerRetriever } from "@/lib/retrieve/retriever";
+import { fitRerankMlp } from "@/lib/retrieve/rerank-mlp";
 import { foldOf, parseFold } from "@/lib/embed/contrastive";
 
 const { values } = parseArgs({
@@ -59,6 +61,11 @@ const { values } = parseArgs({
     fold: { type: "string" },
     /** Capture only these tuning sets (comma-separated). */
     "only-tune": { type: "string" },
+    /** Hidden tanh units per member of the neural second stage (lib/retrieve/rerank-mlp.ts); 0 fits the linear model. */
+    hidden: { type: "string", default: "16" },
+    /** The members' seeds (their logits averaged) and their epochs. */
+    seeds: { type: "string", default: "7,11,23" },
+    epochs: { type: "string", default: "8" },
   },
 });
 const MAX_DEPTH = Number(values.depth);
@@ -255,15 +262,23 @@ function trainingSet(qs: readonly Captured[], depth: number) {
   });
 }
 
+const HIDDEN = Number(values.hidden);
 let best: { model: RerankModel; score: number } | null = null;
-for (const depth of [50, 100, 200].filter((d) => d <= MAX_DEPTH)) {
-  for (const l2 of [1e-3, 1e-2]) {
-    const model = fitRerankModel(trainingSet(train, depth), { depth, l2 });
-    report(`depth ${depth} l2 ${l2}:`, model);
-    const score = tuneScore(model);
-    if (!best || score > best.score) best = { model, score };
+if (HIDDEN > 0) {
+  // The neural stage at the deepest head only: each member takes a minute on 2 cores.
+  const seeds = (values.seeds as string).split(",").map(Number);
+  const model = fitRerankMlp(trainingSet(train, MAX_DEPTH), { depth: MAX_DEPTH, hidden: HIDDEN, seeds, epochs: Number(values.epochs) });
+  report(`depth ${MAX_DEPTH}, ${seeds.length} × ${HIDDEN} hidden units:`, model);
+  best = { model, score: tuneScore(model) };
+} else
+  for (const depth of [50, 100, 200].filter((d) => d <= MAX_DEPTH)) {
+    for (const l2 of [1e-3, 1e-2]) {
+      const model = fitRerankModel(trainingSet(train, depth), { depth, l2 });
+      report(`depth ${depth} l2 ${l2}:`, model);
+      const score = tuneScore(model);
+      if (!best || score > best.score) best = { model, score };
+    }
   }
-}
 /**
  * The balance of earlier and later work, one logit on "newer" chosen on the tuning sets: the fit's
  * training queries see later work only among train papers, and the tuning sets say what a place
@@ -284,7 +299,7 @@ const bestMean = Math.max(...shifts.map((s) => tuneScore(s.model)));
 const picked = shifts.filter((s) => tuneScore(s.model) >= bestMean - NOISE).sort((a, b) => Math.abs(a.shift) - Math.abs(b.shift))[0];
 const chosen = picked.model;
 console.log(`newer shift chosen: ${picked.shift} (mean ${tuneScore(chosen).toFixed(4)}; best ${bestMean.toFixed(4)})`);
-console.log(`chosen depth ${chosen.depth}; standardised weights:`, RERANK_FEATURES.map((f, j) => `${f} ${chosen.weights[j].toFixed(3)}`).join(", "));
+console.log(`chosen depth ${chosen.depth}; standardised linear weights:`, RERANK_FEATURES.map((f, j) => `${f} ${chosen.weights[j].toFixed(3)}`).join(", "));
 if (values.write) {
   const round = (xs: number[]) => xs.map((x) => Number(x.toPrecision(6)));
   // A dropped feature is left out of the written model (its weight is 0): the served second stage never computes it.
@@ -297,6 +312,7 @@ if (values.write) {
     scale: pick(chosen.scale),
     weights: pick(chosen.weights),
     bias: Number(chosen.bias.toPrecision(6)),
+    ...(chosen.hidden ? { hidden: { weights: chosen.hidden.weights.map(pick), bias: round(chosen.hidden.bias), out: round(chosen.hidden.out) } } : {}),
   };
   const file = path.join(process.cwd(), "lib/retrieve/rerank-model.ts");
   writeFileSync(
@@ -304,10 +320,10 @@ if (values.write) {
     `/**
  * The default retriever's second stage (lib/retrieve/rerank.ts), written by \`npm run train:rerank -- --train ${values.train} --write\`
  * (${values.from ? "from captured rows: see reports/related-both-directions.md for the capture commands" : "one capture"}):
- * pairwise logistic regression fitted on ${train.length} training queries: train-split papers of acl-citegraph${values["without-citations"] || values.from ? " (and of its copy without citations)" : ""}
+ * ${chosen.hidden ? `pairwise (RankNet) neural ranker, ${values.seeds.split(",").length} members of ${HIDDEN} tanh units beside linear terms (lib/retrieve/rerank-mlp.ts), ${values.epochs} epochs,` : "pairwise logistic regression"} fitted on ${train.length} training queries: train-split papers of acl-citegraph${values["without-citations"] || values.from ? " (and of its copy without citations)" : ""}
  * queried as unseen papers with the other splits hidden (LLM facets, their records' year and authors; gold: the train papers
  * they cite and those citing them)${values.fold || values.from ? ", their text-encoder cosines cross-fitted (encoders trained with the query's fold held out)" : ""};
- * first-stage later-work weight ${values.later}${dropped.size ? `; left out: ${[...dropped].join(", ")}` : ""}; depth, L2 and the shift on "newer" (${picked.shift} logit)
+ * first-stage later-work weight ${values.later}${dropped.size ? `; left out: ${[...dropped].join(", ")}` : ""}; ${chosen.hidden ? "" : "depth, L2 and "}the shift on "newer" (${picked.shift} logit)
  * chosen on the tuning halves of sets 2 and 3 and on prior-tune (both facet sources).
  */
 import type { RerankModel } from "./rerank";
