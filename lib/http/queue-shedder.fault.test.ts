@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { Agent, type IncomingMessage, type ServerResponse } from "node:http";
 import { after, describe, test } from "node:test";
-import { SERVER, send, startFront } from "@/lib/http/testing";
+import { SERVER, send, startFront, until } from "@/lib/http/testing";
 
 // Issue 28: 32 keep-alive clients queued ≈ 1 s each behind one another's synchronous queries.
 // scripts/server.mjs's front process sheds a query the backend would keep waiting longer than
@@ -11,7 +11,7 @@ import { SERVER, send, startFront } from "@/lib/http/testing";
 
 type Shed = (req: IncomingMessage, res: ServerResponse) => boolean;
 const { queryShedder } = (await import(SERVER)) as {
-  queryShedder(o: { maxMs: number; retryAfterSec?: number; now?: () => number }): Shed;
+  queryShedder(o: { maxMs: number; retryAfterSec?: number; repeatPauseMs?: number; now?: () => number }): Shed;
 };
 
 /** A response that records what the shedder wrote; `close()` is its answer complete. */
@@ -28,7 +28,7 @@ function response() {
   });
   return { res: res as unknown as ServerResponse, out, close: () => res.emit("close") };
 }
-const query = (url = "/api/related") => ({ url }) as unknown as IncomingMessage;
+const query = (url = "/api/related", socket: object = {}) => ({ url, socket }) as unknown as IncomingMessage;
 
 describe("the front's query shedder", () => {
   test("with nothing learnt a query is taken to cost the limit: one waits behind another, a third is answered 503 busy with Retry-After", () => {
@@ -81,6 +81,32 @@ describe("the front's query shedder", () => {
     assert.equal(shed(query(), response().res), true, "the oldest has been in flight 140 ms");
   });
 
+  test("a connection refused and asking again within Retry-After gets its refusal after a pause of 0.4 × the limit; others and later ones at once", async () => {
+    let t = 0;
+    const shed = queryShedder({ maxMs: 100, now: () => t });
+    shed(query(), response().res);
+    shed(query(), response().res);
+    const socket = {};
+    const first = response();
+    assert.equal(shed(query("/api/related", socket), first.res), true);
+    assert.equal(first.out.status, 503, "its first refusal: at once");
+    t = 5;
+    const again = response();
+    const asked = performance.now();
+    assert.equal(shed(query("/api/related", socket), again.res), true);
+    assert.equal(again.out.status, 0, "asked again at once: not answered yet");
+    const other = response();
+    shed(query("/api/related", {}), other.res);
+    assert.equal(other.out.status, 503, "another connection: at once");
+    await until(() => again.out.status === 503);
+    assert.ok(performance.now() - asked >= 39, "after the pause (40 ms)");
+    assert.equal(again.out.headers["retry-after"], "1");
+    t = 1500;
+    const later = response();
+    shed(query("/api/related", socket), later.res);
+    assert.equal(later.out.status, 503, "after Retry-After: at once again");
+  });
+
   test("pages and other routes always pass, and 0 turns it off", () => {
     const shed = queryShedder({ maxMs: 100, now: () => 0 });
     for (let i = 0; i < 5; i++) shed(query(), response().res);
@@ -98,8 +124,11 @@ describe("scripts/server.mjs under a burst, in front of a slow backend", () => {
   test("24 queries at once on a backend that holds its event loop 200 ms per query: the ones it has no room for get 503 + Retry-After within 100 ms", async () => {
     const front = await startFront(["--work-ms", "200"], { GRAFT_MAX_QUEUE_MS: "100" });
     fronts.push(front);
-    await send(front.port, "POST", "/echo", "warm"); // the first request's set-up costs are not the front's answer time
-    const answers = await Promise.all(Array.from({ length: 24 }, () => send(front.port, "POST", "/api/related", "{}")));
+    // 24 keep-alive clients, connected first (as bench:load's are): the time is the answer's, not the connection's set-up.
+    const clients = Array.from({ length: 24 }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
+    after(() => clients.forEach((c) => c.destroy()));
+    await Promise.all(clients.map((agent) => send(front.port, "GET", "/connect", "", {}, agent)));
+    const answers = await Promise.all(clients.map((agent) => send(front.port, "POST", "/api/related", "{}", {}, agent)));
     const served = answers.filter((a) => a.status === 200);
     const shed = answers.filter((a) => a.status === 503);
     assert.equal(served.length + shed.length, 24, `statuses: ${answers.map((a) => a.status).join(" ")}`);
@@ -112,5 +141,23 @@ describe("scripts/server.mjs under a burst, in front of a slow backend", () => {
     const slowest = Math.max(...shed.map((a) => a.ms));
     assert.ok(slowest < 100, `the slowest 503 took ${Math.round(slowest)} ms (the backend's work: 200 ms a query)`);
     assert.ok(Math.min(...served.map((a) => a.ms)) >= 200, "the served ones did wait for the backend's work");
+  });
+
+  test("a keep-alive client that ignores Retry-After and resends at once gets its next 503 after the pause, still within 100 ms", async () => {
+    const front = await startFront(["--work-ms", "300"], { GRAFT_MAX_QUEUE_MS: "100" });
+    fronts.push(front);
+    const busy = [send(front.port, "POST", "/api/related", "{}"), send(front.port, "POST", "/api/related", "{}")];
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      let first = await send(front.port, "POST", "/api/related", "{}", {}, agent);
+      while (first.status !== 503) first = await send(front.port, "POST", "/api/related", "{}", {}, agent);
+      const again = await send(front.port, "POST", "/api/related", "{}", {}, agent);
+      assert.equal(again.status, 503);
+      assert.equal(again.headers["retry-after"], "1");
+      assert.ok(again.ms >= 39 && again.ms < 100, `the repeated refusal took ${Math.round(again.ms)} ms (pause 40 ms)`);
+    } finally {
+      agent.destroy();
+      await Promise.all(busy);
+    }
   });
 });

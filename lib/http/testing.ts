@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { request } from "node:http";
+import { type Agent, request } from "node:http";
 import path from "node:path";
 import { repoRoot } from "@/lib/paths";
 
@@ -51,11 +51,18 @@ export interface Answer {
   ms: number;
 }
 
-/** One request on a connection of its own. */
-export function send(port: number, method: string, urlPath: string, body = "", headers: Record<string, string> = {}): Promise<Answer> {
+/** One request, on a connection of its own unless `agent` is given. */
+export function send(
+  port: number,
+  method: string,
+  urlPath: string,
+  body = "",
+  headers: Record<string, string> = {},
+  agent: Agent | false = false,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const req = request({ host: "127.0.0.1", port, method, path: urlPath, headers, agent: false }, (res) => {
+    const req = request({ host: "127.0.0.1", port, method, path: urlPath, headers, agent }, (res) => {
       let text = "";
       res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
       res.once("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, ms: performance.now() - t }));
