@@ -271,7 +271,7 @@ export const SETTINGS = {
   GRAFT_MAX_QUEUE_MS: s({
     schema: wholeNumber(0),
     default: 100,
-    doc: "the production server (`scripts/server.mjs`) answers a query 503 `busy` with `Retry-After`, before any work, once it has been busy without a pause for longer than this: queries that waited in line are shed, the rest answered promptly (`0`: never)",
+    doc: "the production server's front process (`scripts/server.mjs`) answers a query 503 `busy` with `Retry-After` at once, without passing it to Next, when the queries already in hand would keep it waiting longer than this (their count × the recent median time per query) or the oldest has been in hand longer than this; a connection that asks again within `Retry-After` gets its refusal after 0.4 × this (`0`: never)",
   }),
   GRAFT_RATE_LIMITS: s({ schema: oneOf(["on", "off"]), default: "on" as "on" | "off", doc: "`off` lifts every rate limit (benchmarks)" }),
   GRAFT_TRUSTED_PROXIES: s({

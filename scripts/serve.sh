@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the production web server (scripts/server.mjs: Next behind a server that records the
-# connecting address) and restarts it if it dies (issue 28: a process that exits must not
-# stay down). `bash scripts/serve.sh [-H host]`, PORT (default 3000); or
+# Runs the production web server (scripts/server.mjs: a front process that records the connecting
+# address and sheds overload, with Next in a child process behind it; the front exits when Next's
+# process dies) and restarts it if it dies (issue 28: a process that exits must not stay down).
+# `bash scripts/serve.sh [-H host]`, PORT (default 3000); or
 # `bash scripts/serve.sh -- <command…>` to keep another server command running (the tests do).
 #   - SIGTERM / SIGINT (Ctrl-C) stop the server and this loop; the server's exit status is returned.
 #   - Any other exit of the server is logged and the server started again after a pause that doubles

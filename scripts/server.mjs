@@ -1,15 +1,26 @@
 #!/usr/bin/env node
-// The production web server (scripts/serve.sh runs it): Next's request handler behind a plain
-// node:http server that appends the address that really connected to X-Forwarded-For, as a
-// reverse proxy does ($proxy_add_x_forwarded_for), so its rightmost entry cannot be forged.
-// `next start` cannot be used for this: it fills the header only when the client sent none.
-// lib/security/client.ts reads the entries from the right, past GRAFT_TRUSTED_PROXIES.
+// The production web server (scripts/serve.sh runs it): two processes.
+//   - The front (this file's main process) accepts the connections, appends the address that really
+//     connected to X-Forwarded-For, as a reverse proxy does ($proxy_add_x_forwarded_for), so its
+//     rightmost entry cannot be forged (lib/security/client.ts reads the entries from the right,
+//     past GRAFT_TRUSTED_PROXIES), sheds queries the backend is too busy for (queryShedder), and
+//     forwards everything else, streamed both ways, to
+//   - the backend: Next's request handler in a child process, on a unix socket in a private folder.
+// The front never does query work, so it answers a shed query at once even while the backend is in
+// a ≈ 30 ms synchronous query (issue 28: shed in the same process, the 503s took p95 233 ms).
+// `next start` cannot be used: it fills X-Forwarded-For only when the client sent none.
 //
 //   node scripts/server.mjs [-p PORT] [-H HOST]      (port 3000 and all interfaces by default)
-import { createServer } from "node:http";
-import { setTimeout } from "node:timers";
-import { performance } from "node:perf_hooks";
+//   --backend FILE [-- ARGS…]   run FILE as the backend instead of Next (tests): it is started with
+//                    `--socket PATH -p PORT [-H HOST] ARGS…`, listens on PATH and sends "ready" over IPC.
+import { fork } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { Agent, createServer, request } from "node:http";
+import os from "node:os";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { setTimeout } from "node:timers";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -23,59 +34,188 @@ export function appendPeer(req) {
 
 const QUERY_ROUTE = /^\/api\/(related|papers\/[^/]+\/[^/]+\/related)(\?|$)/;
 
+/** How many recent queries the time per query is the median of: a page render or a cold start among them does not move it. */
+const RECENT = 15;
+
 /**
- * Sheds queries that waited in line (issue 28). A query is ≈ 30 ms of synchronous work, so a burst
- * is not seen as requests in flight (each is answered before the next is read): it waits in the
- * sockets while the event loop works through them. Once the loop has been busy without a pause for
- * longer than `maxMs` (its idle time, performance.eventLoopUtilization().idle, has not grown), the
- * queries read next have waited at least that long: each is answered 503 busy with Retry-After at
- * once, before Next, so the loop drains and answers the rest promptly; the wait counts from
- * the connection's previous answer when that is later. Returns true when it answered. `maxMs`
- * 0 turns it off; other routes always pass.
+ * Sheds the queries the backend is too busy for (issue 28), deciding in the front at once. The
+ * backend works through its queries one after another (each is ≈ 30 ms of synchronous work), so
+ * a query forwarded now waits about (queries in flight) × (time per query): once that is over
+ * `maxMs`, or the oldest query in flight has already taken longer than `maxMs` (the backend is
+ * stuck on a slow one), it is answered 503 busy with Retry-After instead of being forwarded. The
+ * time per query is the median over the last queries of the time each took once the backend got
+ * to it (since the query before it finished, or since it arrived when nothing was ahead); until
+ * one has finished it is taken to be `maxMs`. Returns true when it answered. A query counts as in
+ * flight until its answer is complete or its connection closes. `maxMs` 0 turns shedding off;
+ * other routes always pass.
+ *
+ * A connection refused less than Retry-After ago that asks again gets its refusal after
+ * `repeatPauseMs` (0.4 × maxMs: still well inside it) instead of at once: a client that ignores
+ * Retry-After and resends at once would otherwise make the front refuse thousands of queries a
+ * second, CPU that the queries in hand need (32 such clients on 2 cores: 4,000 refusals a second,
+ * served queries down from 17 to 7 a second). A client that waits, as the explorer does, never
+ * sees the pause.
  */
-export function queueShedder({ maxMs, retryAfterSec = 1, now = () => performance.now(), idle = () => performance.eventLoopUtilization().idle }) {
-  let lastIdle = idle();
-  let busySince = now();
-  // When each connection's last answer went out: a keep-alive client's next query cannot have
-  // waited longer than that (one client asking again at once has waited behind no one).
-  const answeredAt = new WeakMap();
+export function queryShedder({ maxMs, retryAfterSec = 1, repeatPauseMs = Math.round(maxMs * 0.4), now = () => performance.now() }) {
+  const inFlight = new Set();
+  /** When each connection was last refused. */
+  const refusedAt = new WeakMap();
+  const recent = [];
+  let lastDone = -Infinity;
+  const perQuery = () => (recent.length ? [...recent].sort((a, b) => a - b)[recent.length >> 1] : maxMs);
+  const oldestAge = (t) => Math.max(0, ...[...inFlight].map((q) => t - q.at));
+  const finished = (q) => {
+    if (!inFlight.delete(q)) return;
+    const t = now();
+    recent.push(t - Math.max(q.at, lastDone));
+    if (recent.length > RECENT) recent.shift();
+    lastDone = t;
+  };
   return (req, res) => {
-    if (!(maxMs > 0) || !QUERY_ROUTE.test(req.url ?? "")) return false;
-    const [t, i] = [now(), idle()];
-    if (i !== lastIdle) [lastIdle, busySince] = [i, t];
-    res.once("finish", () => answeredAt.set(req.socket, now()));
-    const waited = t - Math.max(busySince, answeredAt.get(req.socket) ?? -Infinity);
-    if (waited <= maxMs) return false;
-    const message = `The server has been busy for ${Math.round(waited)} ms with the queries before this one; try again in ${retryAfterSec} s.`;
-    res.writeHead(503, { "content-type": "application/json", "retry-after": String(retryAfterSec) });
-    res.end(JSON.stringify({ error: { code: "busy", message } }));
-    return true;
+    if (!QUERY_ROUTE.test(req.url ?? "")) return false;
+    const t = now();
+    const wait = Math.max(inFlight.size * perQuery(), oldestAge(t));
+    if (maxMs > 0 && inFlight.size > 0 && wait > maxMs) {
+      const message = `The server has ${inFlight.size} ${inFlight.size === 1 ? "query" : "queries"} in hand (about ${Math.round(wait)} ms of work); try again in ${retryAfterSec} s.`;
+      const refuse = () => {
+        res.writeHead(503, { "content-type": "application/json", "retry-after": String(retryAfterSec) });
+        res.end(JSON.stringify({ error: { code: "busy", message } }));
+      };
+      const before = refusedAt.get(req.socket);
+      refusedAt.set(req.socket, t);
+      if (repeatPauseMs > 0 && before !== undefined && t - before < retryAfterSec * 1000) setTimeout(refuse, repeatPauseMs);
+      else refuse();
+      return true;
+    }
+    const q = { at: t };
+    inFlight.add(q);
+    res.once("close", () => finished(q));
+    return false;
   };
 }
 
-async function main() {
-  const { values } = parseArgs({ options: { port: { type: "string", short: "p" }, hostname: { type: "string", short: "H" } } });
-  const port = Number(values.port ?? 3000);
-  const hostname = values.hostname;
-  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// Per-connection headers (RFC 9110 §7.6.1): each hop has its own connection, so they are not passed on.
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]);
+
+/** rawHeaders (name, value, name, value …) without the hop-by-hop ones, for writeHead or request. */
+function endToEnd(raw) {
+  const out = [];
+  for (let i = 0; i < raw.length; i += 2) if (!HOP_BY_HOP.has(raw[i].toLowerCase())) out.push(raw[i], raw[i + 1]);
+  return out;
+}
+
+/**
+ * Forwards a request to the backend on `socketPath` and its answer back, both bodies streamed
+ * (uploads are not held in memory; NDJSON progress lines arrive as they are written).
+ */
+function forward(req, res, { socketPath, agent }) {
+  // X-Forwarded-For as appendPeer left it: replace the client's raw header with it.
+  const raw = endToEnd(req.rawHeaders).filter((_, i, a) => a[i - (i % 2)].toLowerCase() !== "x-forwarded-for");
+  const upstream = request({ socketPath, agent, method: req.method, path: req.url, headers: [...raw, "x-forwarded-for", req.headers["x-forwarded-for"]] });
+  upstream.on("response", (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+    answer.pipe(res);
+    answer.once("error", () => res.destroy());
+  });
+  req.once("error", () => upstream.destroy());
+  upstream.on("error", () => {
+    if (res.destroyed) return;
+    if (res.headersSent) res.destroy();
+    else unavailable(res);
+  });
+  // A client that goes away: the backend's request is ended too, as it would have been without the front.
+  res.once("close", () => {
+    if (!res.writableFinished) upstream.destroy();
+  });
+  req.pipe(upstream);
+}
+
+function unavailable(res) {
+  res.writeHead(503, { "content-type": "application/json", "retry-after": "5" });
+  res.end(JSON.stringify({ error: { code: "busy", message: "The server is restarting; try again in 5 s." } }));
+}
+
+const thisFile = fileURLToPath(import.meta.url);
+
+/** Starts the backend on a unix socket in a folder of its own (mode 0700: only this user can connect and bypass the front). */
+async function startBackend(file, { port, hostname, args }) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "graft-backend-"));
+  const socketPath = path.join(dir, "http.sock");
+  const child = fork(file, ["--socket", socketPath, "-p", String(port), ...(hostname ? ["-H", hostname] : []), ...args]);
+  child.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const [ready] = await Promise.race([once(child, "message"), once(child, "exit").then(([code]) => [{ exited: code }])]);
+  if (ready !== "ready") throw new Error(`the backend (${file}) exited with status ${ready.exited} before it was ready`);
+  return { child, socketPath };
+}
+
+/** The front: listens on `port`, sheds and forwards to the backend, which it starts first. */
+async function serveFront({ port, hostname, backend, backendArgs }) {
+  const { child, socketPath } = await startBackend(backend, { port, hostname, args: backendArgs });
+  const agent = new Agent({ keepAlive: true });
+  // GRAFT_MAX_QUEUE_MS (lib/config.ts documents it; this file runs without the TypeScript config).
+  const shed = queryShedder({ maxMs: Number(process.env.GRAFT_MAX_QUEUE_MS ?? 100) });
+  const server = createServer((req, res) => {
+    appendPeer(req);
+    if (!shed(req, res)) forward(req, res, { socketPath, agent });
+  });
+  let stopping = false;
+  const backendExit = once(child, "exit");
+  // A backend that dies takes the front with it, so that scripts/serve.sh starts both again.
+  void backendExit.then(([code, signal]) => {
+    if (stopping) return;
+    console.error(`graft: the backend exited (${signal ?? `status ${code}`}); stopping the front so that it is started again`);
+    process.exit(1);
+  });
+  server.listen(port, hostname, () => console.log(`Graft is serving on http://${hostname ?? "localhost"}:${server.address().port}`));
+  // SIGTERM / SIGINT: stop taking connections, let requests in flight finish, then stop the backend and exit.
+  for (const signal of ["SIGTERM", "SIGINT"])
+    process.once(signal, () => {
+      stopping = true;
+      server.close(async () => {
+        child.kill("SIGTERM");
+        await backendExit;
+        process.exit(0);
+      });
+      server.closeIdleConnections();
+      setTimeout(() => process.exit(0), 10_000).unref();
+    });
+}
+
+/** The backend: Next's request handler on the front's unix socket. */
+async function serveBackend({ socketPath, port, hostname }) {
+  const dir = path.resolve(path.dirname(thisFile), "..");
   const { default: next } = await import("next");
   const app = next({ dev: false, dir, hostname: hostname ?? "localhost", port });
   const handle = app.getRequestHandler();
   await app.prepare();
-  // GRAFT_MAX_QUEUE_MS (lib/config.ts documents it; this file runs without the TypeScript config).
-  const shed = queueShedder({ maxMs: Number(process.env.GRAFT_MAX_QUEUE_MS ?? 100) });
-  const server = createServer((req, res) => {
-    appendPeer(req);
-    if (!shed(req, res)) void handle(req, res);
-  });
-  server.listen(port, hostname, () => console.log(`Graft is serving on http://${hostname ?? "localhost"}:${port}`));
-  // SIGTERM / SIGINT: stop taking connections, let requests in flight finish, then exit.
+  // X-Forwarded-For comes complete from the front: nothing is appended here (the peer is the front).
+  const server = createServer((req, res) => void handle(req, res));
+  // The front is the only client and keeps its connections: never close one under it.
+  server.keepAliveTimeout = 0;
+  server.listen(socketPath, () => process.send?.("ready"));
+  // Without the front (killed outright), nothing can reach this process: it ends.
+  process.once("disconnect", () => process.exit(0));
   for (const signal of ["SIGTERM", "SIGINT"])
     process.once(signal, () => {
       server.close(() => process.exit(0));
       server.closeIdleConnections();
       setTimeout(() => process.exit(0), 10_000).unref();
     });
+}
+
+async function main() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      port: { type: "string", short: "p" },
+      hostname: { type: "string", short: "H" },
+      socket: { type: "string" },
+      backend: { type: "string" },
+    },
+  });
+  const port = Number(values.port ?? 3000);
+  if (values.socket) await serveBackend({ socketPath: values.socket, port, hostname: values.hostname });
+  else await serveFront({ port, hostname: values.hostname, backend: values.backend ? path.resolve(values.backend) : thisFile, backendArgs: positionals });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await main();

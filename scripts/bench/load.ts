@@ -14,8 +14,8 @@
  * or .next; run `npx next build` first) on DATABASE_URL with GRAFT_RATE_LIMITS=off, since this
  * measures serving capacity, not the limiter (the query admission gate, GRAFT_MAX_CONCURRENT_QUERIES,
  * stays as configured). With --url, the server is yours (its rate limits apply). The corpus needs
- * a graph build. Reports requests/s, latency p50/p95/p99/max of the answered requests, the 503s of
- * the admission gate apart (how many, how fast), errors (socket errors such as connection resets,
+ * a graph build. Reports requests/s, latency p50/p95/p99/max of the answered requests, the 503s
+ * (busy: the front's queue shedder or the admission gate) apart (how many, how fast, client side), errors (socket errors such as connection resets,
  * timeouts, non-2xx), page-load latency during the run and the server's RSS.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -268,7 +268,7 @@ async function main(): Promise<void> {
 
     let clientNo = 0;
     const latencies: number[] = [];
-    /** Answers refused by the admission gate (503): fast by design, so apart from the others' latency. */
+    /** Answers refused as busy (503, by the front's shedder or the admission gate): fast by design, so apart from the others' latency. */
     const busyLatencies: number[] = [];
     const statuses = new Map<number, number>();
     const instance = autocannon({
@@ -324,7 +324,7 @@ async function main(): Promise<void> {
       warmupMs: r0(warmMs),
       requests: { total: result.requests.total, perSecond: Math.round(result.requests.average * 10) / 10, statuses: Object.fromEntries(statuses) },
       errors: { total: result.errors + result.timeouts + result.non2xx, socket: result.errors, timeouts: result.timeouts, non2xx: result.non2xx },
-      /** Refused at once by the admission gate (GRAFT_MAX_CONCURRENT_QUERIES), with Retry-After. */
+      /** Refused as busy with Retry-After: by scripts/server.mjs's front (GRAFT_MAX_QUEUE_MS) or the admission gate (GRAFT_MAX_CONCURRENT_QUERIES). */
       busy: { count: busy.n, p95Ms: r0(busy.p95), maxMs: r0(busy.max) },
       latencyMs: { p50: r0(lat.p50), p95: r0(lat.p95), p99: r0(lat.p99), max: r0(lat.max) },
       pageLoads: {
@@ -346,7 +346,7 @@ async function main(): Promise<void> {
           `POST /api/related · ${CONNECTIONS} clients${RATE ? ` at ${RATE} req/s each` : " (closed loop)"} · ${DURATION} s · ${report.machine.cores} cores (${report.machine.cpu}) · rate limits ${report.target.rateLimits}`,
           `requests      ${report.requests.total} (${report.requests.perSecond}/s)   statuses ${JSON.stringify(report.requests.statuses)}`,
           `errors        ${report.errors.total} (socket/resets ${report.errors.socket}, timeouts ${report.errors.timeouts}, non-2xx ${report.errors.non2xx})`,
-          `busy (503)    ${report.busy.count} refused by the admission gate · p95 ${report.busy.p95Ms} ms · max ${report.busy.maxMs} ms`,
+          `busy (503)    ${report.busy.count} refused busy (front shedder or admission gate) · p95 ${report.busy.p95Ms} ms · max ${report.busy.maxMs} ms`,
           `latency       p50 ${report.latencyMs.p50} ms · p95 ${report.latencyMs.p95} ms · p99 ${report.latencyMs.p99} ms · max ${report.latencyMs.max} ms`,
           ...(["home", "paper"] as const).map((k) => {
             const idle = report.pageLoads.idle[k];
