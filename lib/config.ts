@@ -186,7 +186,7 @@ export const SETTINGS = {
   GRAFT_EMBEDDER: s({
     schema: text(),
     default: "use-lite",
-    doc: "item embedder: `use-lite` (offline, shipped weights) or `minilm[:hub id or local folder]` (the paper's all-MiniLM-L12-v2 through transformers.js)",
+    doc: "item embedder: `use-lite` (offline, shipped weights), `minilm[:hub id or local folder]` (the paper's all-MiniLM-L12-v2 through transformers.js) or `lsa:<folder>`; unset, the demo corpus's graph build embeds with its text encoder (`lsa:models/acl-contrastive`)",
   }),
   GRAFT_TEXT_ENCODER: s({
     schema: text(),

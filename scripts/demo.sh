@@ -11,7 +11,8 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 npx tsx lib/cli/main.ts db migrate
 npx tsx lib/cli/main.ts import "$@"
-# The typed graph (embeds the facet items the first time: a few minutes on 2 cores, cached after).
+# The typed graph: the demo corpus embeds its facet items with the text encoder shipped for it
+# (models/acl-contrastive: seconds, cached after; `--embedder use-lite` takes minutes).
 npx tsx lib/cli/main.ts build --stage graph --if-missing
 # The generative retriever trained for the demo corpus ships with the repo; `graft build --stage
 # genret` retrains it (see README).

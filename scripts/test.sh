@@ -111,7 +111,8 @@ timed "system packages" bash scripts/ensure-system-deps.sh || count 0 1 "system 
 
 # e2e set-up: a fresh SQLite store with the demo corpus, its typed graph and the shipped generative
 # retriever, and the production build. Item vectors already embedded under .graft are reused (a
-# fresh machine embeds them once: minutes) and left there for the README examples' test.
+# fresh machine embeds them once: seconds, with the demo corpus's text encoder) and left there for
+# the README examples' test.
 e2e_db="file:$work/e2e.db" e2e_root="$work/data"
 e2e_setup() { # in the background's subshell: its exports stay there
   export DATABASE_URL=$e2e_db GRAFT_DATA_ROOT=$e2e_root

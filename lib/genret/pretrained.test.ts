@@ -35,7 +35,7 @@ describe(`installing the shipped model checks it fits the corpus (${testProvider
   test("another corpus's graph build: refused after reading the shipped genret.json and papers.json", async () => {
     await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });
     const builds = await t.db.build.count();
-    await assert.rejects(installPretrainedModel(t.db, "mini"), /the shipped model was trained on (other papers|\S+ vectors)/);
+    await assert.rejects(installPretrainedModel(t.db, "mini"), /the shipped model was trained on other papers/);
     assert.equal(await t.db.build.count(), builds, "no build started");
   });
 });

@@ -3,9 +3,11 @@
  * a model trained by `graft build --stage genret` with the parameters in its genret.json, so
  * the app can answer with the "graft" retriever right after set-up instead of after hours of
  * CPU training. Installing it makes a regular versioned build from its files, after checking
- * that it fits the corpus (same papers, same embedder as the graph build). The tries are not
- * shipped (they would push the model past the repository's 25 MB budget): they are rebuilt
- * from the store's facet items, and the rebuilt vocabulary must equal the model's.
+ * that it fits the corpus (same papers, same facet items). The tries are not shipped (they would
+ * push the model past the repository's 25 MB budget): they are rebuilt from the store's facet
+ * items, and the rebuilt vocabulary must equal the model's. The graph build may use another
+ * embedder than the model's: nothing here reads item vectors, and the "graft" retriever embeds
+ * a query's items with the embedder the model's genret.json names (lib/retrieve/graft.ts).
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -39,12 +41,6 @@ export async function installPretrainedModel(db: Db, corpus: string, source: str
   });
   if (!graph) throw new Error(`corpus "${corpus}" has no graph build: run \`graft build --stage graph --corpus ${corpus}\` first`);
   const meta = JSON.parse(readFileSync(path.join(source, "genret.json"), "utf8")) as { embedder: string; variant: string };
-  const graphEmbedder = (JSON.parse(graph.manifest) as { embedder?: { id?: string } }).embedder?.id;
-  if (graphEmbedder !== meta.embedder) {
-    throw new Error(
-      `the shipped model was trained on ${meta.embedder} vectors, the graph build of "${corpus}" uses ${graphEmbedder}: train one with \`graft build --stage genret\``,
-    );
-  }
   const modelIds = (JSON.parse(readFileSync(path.join(source, "papers.json"), "utf8")) as { externalIds: string[] }).externalIds;
   const store = await readStoreCorpus(db, corpus);
   if (store.externalIds.length !== modelIds.length || store.externalIds.some((id, i) => id !== modelIds[i])) {

@@ -1,27 +1,16 @@
 /**
  * Process-wide singletons of the query pipeline: the item embedder (per embedder id: a build's
- * query items must be embedded with the model its graph was built with) and the configured
- * facet extractor (the retrievers' max-sim engine: lib/retrieve/services.ts). Each is created
+ * query items must be embedded with the model its graph was built with; shared with the
+ * retrievers, lib/retrieve/services.ts) and the configured facet extractor. Each is created
  * on first use and shared by every request; a failed creation is not cached, so the next
  * request retries.
  */
 import { configFrom, type Env, type EXTRACTORS } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { FacetExtractor } from "@/lib/facets/extractor";
-import { createEmbedder } from "@/lib/embed/registry";
-import type { Embedder } from "@/lib/embed/types";
 import type { LoadedGraph } from "@/lib/retrieve/graph-store";
 import { RetrievalError } from "@/lib/retrieve/retriever";
-import { once } from "@/lib/retrieve/services";
-
-const embedders = new Map<string, () => Promise<Embedder>>();
-
-/** The embedder a build was made with (its manifest id is a valid spec), loaded once. */
-export function queryEmbedder(embedderId: string): Promise<Embedder> {
-  let get = embedders.get(embedderId);
-  if (!get) embedders.set(embedderId, (get = once(() => createEmbedder(embedderId))));
-  return get();
-}
+import { itemEmbedder, once } from "@/lib/retrieve/services";
 
 /**
  * Recently embedded query items by embedder and exact text, in memory only (user text is never
@@ -64,7 +53,7 @@ export async function embedQueryItems(
         "not_ready",
         `graph build ${g.build} records no embedder, so new text cannot be compared with it: rebuild with \`npm run graft -- build --stage graph\``,
       );
-    const embedder = await queryEmbedder(g.embedder);
+    const embedder = await itemEmbedder(g.embedder);
     const rows = await embedder.embed(missing);
     const byText = new Map(missing.map((t, i) => [t, rows[i]]));
     for (const [t, v] of byText) remember(recentKey(g.embedder, t), v);

@@ -17,6 +17,7 @@ import { normalizeFacetItem } from "@/lib/genret/docid";
 import { decodeTokens } from "@/lib/text/tokenizer";
 import { generativeFacetLists, loadGenretModel, type GenretModel } from "@/lib/genret/model";
 import { UNSEEN_WALK, unseenStarts } from "./dense-graph";
+import { itemEmbedder } from "./services";
 import { walkFacet } from "./walk";
 
 interface Loaded {
@@ -88,22 +89,44 @@ function itemOf(ctx: RetrieveContext, facet: Facet, paper: number, docId: string
 }
 
 /**
+ * The query's item vectors in the model's own space: the embedder named in its genret.json, which
+ * need not be the graph build's (its tries come from the items' text, so the shipped USE-lite model
+ * also serves a graph embedded with the text encoder). The context's vectors are reused when they
+ * are already that embedder's; otherwise the items are embedded here.
+ */
+async function modelItemVectors(ctx: RetrieveContext, embedderId: string): Promise<Partial<Record<Facet, Float32Array[]>>> {
+  const { items, vectors } = ctx.query;
+  if (embedderId === ctx.graph.embedder && ctx.facets.every((f) => vectors[f].length === items[f].length)) {
+    return Object.fromEntries(ctx.facets.map((f) => [f, vectors[f]]));
+  }
+  const texts = ctx.facets.flatMap((f) => items[f]);
+  let rows: Float32Array[] = [];
+  if (texts.length > 0) {
+    try {
+      rows = await (await itemEmbedder(embedderId)).embed(texts);
+    } catch (err) {
+      throw new RetrievalError("not_ready", `the generative model embeds queries with ${embedderId}, which could not run: ${(err as Error).message}`);
+    }
+  }
+  const out: Partial<Record<Facet, Float32Array[]>> = {};
+  let at = 0;
+  for (const f of ctx.facets) {
+    out[f] = rows.slice(at, at + items[f].length);
+    at += items[f].length;
+  }
+  return out;
+}
+
+/**
  * The generative lists alone: each query item decoded into DocIDs of related papers, a facet's
  * list its items' lists in item order (what hybrid fuses beside its lexical lists).
  */
 export async function generativeFacetCandidates(ctx: RetrieveContext): Promise<FacetCandidateLists> {
   const loaded = await modelFor(ctx.db, ctx.graph.corpus);
   const { model } = loaded;
-  if (model.manifest.embedder !== ctx.graph.embedder) {
-    throw new RetrievalError(
-      "not_ready",
-      `the generative model was trained on ${model.manifest.embedder} vectors but the graph build uses ${ctx.graph.embedder}: rebuild it with \`graft build --stage genret\``,
-    );
-  }
   const map = nodeMap(loaded, ctx);
   const skip = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
-  const items: Partial<Record<Facet, Float32Array[]>> = {};
-  for (const f of ctx.facets) items[f] = ctx.query.vectors[f] ?? [];
+  const items = await modelItemVectors(ctx, model.manifest.embedder);
   const tokens = new Map<string, readonly number[]>();
   const lists = await generativeFacetLists(model, { items }, { beams: config().GRAFT_BEAMS, facets: ctx.facets, identifierTokens: tokens });
   const out: FacetCandidateLists = {};

@@ -186,7 +186,10 @@ export function registerBuild(program: Command): void {
     .description("build a corpus's artefacts into new versioned builds (stages: graph, genret = docids → tries → training data → training → export, all)")
     .requiredOption("--stage <stage>", `stage to build: ${STAGES.join(", ")}`)
     .option("--corpus <name>", `corpus name (default: ${DEFAULT_CORPUS})`)
-    .option("--embedder <spec>", "use-lite (default, offline) | minilm | minilm:<hub id or local folder>")
+    .option(
+      "--embedder <spec>",
+      "use-lite | minilm | minilm:<hub id or local folder> | lsa:<folder> (default: GRAFT_EMBEDDER; for the demo corpus, unless GRAFT_EMBEDDER is set, its text encoder lsa:models/acl-contrastive)",
+    )
     .option("--k <k>", "edges kept per paper per facet", "20")
     .option("--alpha <a>", "facet-score weight α of w = αs + βc (default 0.25 with --similarity mix, 0.75 with cosine)")
     .option("--beta <b>", "citation-score weight β (default 1 − α)")
