@@ -57,7 +57,8 @@ function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: 
   const [corpus, setCorpus] = useState("");
   const [k, setK] = useState("20");
   const [alpha, setAlpha] = useState("");
-  const [embedder, setEmbedder] = useState("use-lite");
+  // Blank: the corpus's default (the demo corpus's shipped text encoder, else USE-lite; lib/graph/build.ts).
+  const [embedder, setEmbedder] = useState("");
   const start = useMutation({
     mutationFn: () =>
       fetchJson<{ job: JobView; created: boolean }>("/api/admin/jobs", {
@@ -65,7 +66,7 @@ function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: 
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
           stage: "graph",
-          params: { corpus: corpus || corpora[0], k: Number(k), ...(alpha.trim() ? { alpha: Number(alpha) } : {}), embedder },
+          params: { corpus: corpus || corpora[0], k: Number(k), ...(alpha.trim() ? { alpha: Number(alpha) } : {}), ...(embedder.trim() ? { embedder } : {}) },
         }),
       }),
     onSuccess: (r) => {
@@ -108,7 +109,14 @@ function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: 
       </label>
       <label>
         <span className={labelClass}>Embedder</span>
-        <input className={inputClass} value={embedder} maxLength={300} onChange={(e) => setEmbedder(e.target.value)} />
+        <input
+          className={inputClass}
+          value={embedder}
+          maxLength={300}
+          placeholder="the corpus's default"
+          title="blank: the corpus's default (the demo corpus's shipped text encoder, else use-lite); or use-lite, minilm[:model], lsa:<folder>"
+          onChange={(e) => setEmbedder(e.target.value)}
+        />
       </label>
       <button type="submit" className={primaryButtonClass} disabled={start.isPending || corpora.length === 0}>
         {start.isPending ? "Starting…" : "Start graph build"}

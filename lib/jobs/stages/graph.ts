@@ -33,7 +33,7 @@ export const graphStageParams = z
         } catch {
           return false;
         }
-      }, 'embedder must be "use-lite", "minilm" or "minilm:<hub id or local folder>"')
+      }, 'embedder must be "use-lite", "minilm", "minilm:<hub id or local folder>" or "lsa:<model folder>"')
       .optional(),
     k: z.number().int().min(1).max(200).default(20),
     alpha: z.number().min(0).max(1).optional(),
