@@ -55,6 +55,6 @@ export default tseslint.config(
   },
   {
     files: ["**/*.{js,mjs,cjs}"],
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", AbortController: "readonly" } },
   },
 );

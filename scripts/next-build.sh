@@ -15,5 +15,5 @@ if [ -f "$stamp" ] && [ -z "$(find -L "${inputs[@]}" -newer "$stamp" -print -qui
   exit 0
 fi
 rm -f "$stamp"
-npx next build
+node_modules/.bin/next build
 touch "$stamp"

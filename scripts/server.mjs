@@ -9,14 +9,17 @@
 // The front never does query work, so it answers a shed query at once even while the backend is in
 // a ≈ 30 ms synchronous query (issue 28: shed in the same process, the 503s took p95 233 ms).
 // `next start` cannot be used: it fills X-Forwarded-For only when the client sent none.
+// The front listens, and says "Graft is serving on …", only once the backend has answered one
+// pasted paper (warmUpBackend): the served build and models are loaded before a reader's first.
 //
 //   node scripts/server.mjs [-p PORT] [-H HOST]      (port 3000 and all interfaces by default)
 //   --backend FILE [-- ARGS…]   run FILE as the backend instead of Next (tests): it is started with
 //                    `--socket PATH -p PORT [-H HOST] ARGS…`, listens on PATH and sends "ready" over IPC.
 import { fork } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent, createServer, request } from "node:http";
+import { connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -148,7 +151,67 @@ async function startBackend(file, { port, hostname, args }) {
   return { child, socketPath };
 }
 
-/** The front: listens on `port`, sheds and forwards to the backend, which it starts first. */
+/** The paper the warm-up sends (lib/query/warm-up.ts sends the same one under `next start`). */
+const WARM_UP_PAPER = JSON.parse(readFileSync(path.join(path.dirname(thisFile), "../lib/warm-up-paper.json"), "utf8")).text;
+
+/** A backend that has not answered the warm-up by then is served as it is: a hung load must not keep the site down. */
+const WARM_UP_LIMIT_MS = 120_000;
+
+/**
+ * Sends the warm-up paper to the backend's POST /api/related (default corpus and options), past the
+ * shedder, and waits for the whole answer: the route then has the served graph build, the item
+ * embedder, the facet extractor and the retrievers' indexes loaded (6-9 s on the first paper
+ * otherwise). Never throws: a store without the corpus or a graph build answers 409, a normal
+ * state before the first import, and the first query then loads what it needs. Returns whether
+ * the backend answered at all.
+ */
+async function warmUpBackend(socketPath, signal) {
+  const t0 = performance.now();
+  const took = () => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+  const body = JSON.stringify({ text: WARM_UP_PAPER });
+  const outcome = await new Promise((resolve) => {
+    const req = request({ socketPath, signal, method: "POST", path: "/api/related", headers: { "content-type": "application/json" } });
+    req.setTimeout(WARM_UP_LIMIT_MS, () => req.destroy(new Error(`no answer in ${WARM_UP_LIMIT_MS / 1000} s`)));
+    req.once("error", (err) => resolve({ error: err.message }));
+    req.once("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk) => (text += chunk));
+      res.once("end", () => resolve({ status: res.statusCode, text }));
+      res.once("error", (err) => resolve({ error: err.message }));
+    });
+    req.end(body);
+  });
+  if (signal.aborted) return false;
+  if (outcome.status === 200) console.log(`graft: warmed up: the served build and models loaded in ${took()}`);
+  else {
+    const reason = outcome.error ?? `HTTP ${outcome.status}: ${errorMessage(outcome.text)}`;
+    console.error(`graft: not warmed up after ${took()} (${reason}); the first query loads what it needs`);
+  }
+  return outcome.status !== undefined;
+}
+
+/** Whether something listens on the unix socket. */
+function listening(socketPath) {
+  return new Promise((resolve) => {
+    const socket = connect(socketPath);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** The message of an { error: { message } } answer, or the start of any other. */
+function errorMessage(text) {
+  try {
+    return JSON.parse(text).error?.message ?? text.slice(0, 200);
+  } catch {
+    return text.slice(0, 200);
+  }
+}
+
+/** The front: starts the backend, warms it up, then listens on `port`, sheds and forwards to it. */
 async function serveFront({ port, hostname, backend, backendArgs }) {
   const { child, socketPath } = await startBackend(backend, { port, hostname, args: backendArgs });
   const agent = new Agent({ keepAlive: true });
@@ -160,25 +223,36 @@ async function serveFront({ port, hostname, backend, backendArgs }) {
   });
   let stopping = false;
   const backendExit = once(child, "exit");
-  // A backend that dies takes the front with it, so that scripts/serve.sh starts both again.
+  // A backend that dies takes the front with it, so that scripts/serve.sh starts both again (during the warm-up too).
   void backendExit.then(([code, signal]) => {
     if (stopping) return;
     console.error(`graft: the backend exited (${signal ?? `status ${code}`}); stopping the front so that it is started again`);
     process.exit(1);
   });
-  server.listen(port, hostname, () => console.log(`Graft is serving on http://${hostname ?? "localhost"}:${server.address().port}`));
+  const warmUp = new AbortController();
   // SIGTERM / SIGINT: stop taking connections, let requests in flight finish, then stop the backend and exit.
   for (const signal of ["SIGTERM", "SIGINT"])
     process.once(signal, () => {
       stopping = true;
-      server.close(async () => {
+      const stop = async () => {
         child.kill("SIGTERM");
         await backendExit;
         process.exit(0);
-      });
-      server.closeIdleConnections();
+      };
       setTimeout(() => process.exit(0), 10_000).unref();
+      if (!server.listening) {
+        // Still warming up: no reader's request is in flight, and the warm-up's would hold the backend's graceful stop.
+        warmUp.abort();
+        return void stop();
+      }
+      server.close(stop);
+      server.closeIdleConnections();
     });
+  const answered = await warmUpBackend(socketPath, warmUp.signal);
+  // No answer because the backend died: its exit (handled above) is on the way; never listen meanwhile.
+  if (!answered && !stopping && !(await listening(socketPath))) await backendExit;
+  if (stopping) return;
+  server.listen(port, hostname, () => console.log(`Graft is serving on http://${hostname ?? "localhost"}:${server.address().port}`));
 }
 
 /** The backend: Next's request handler on the front's unix socket. */

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { readFileSync, statSync } from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
@@ -7,12 +8,14 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import { repoRoot } from "@/lib/paths";
 import { SERVER, STAND_IN, type Running, alive, run, send, startFront, until } from "@/lib/http/testing";
+import warmUpPaper from "@/lib/warm-up-paper.json";
 
 // Issue 28: scripts/server.mjs is a front process that forwards to the backend (Next, here a
 // stand-in) over a unix socket. What a server in one process did must still hold through it: the
 // connecting address appended to X-Forwarded-For once, request and response bodies streamed, a
 // graceful stop, and a backend that dies taking the front with it so that scripts/serve.sh
-// restarts both.
+// restarts both. Issue 29: the front says it serves only once the backend has answered a warm-up
+// paper (the served build and models loaded), so a reader's first paper does not wait for them.
 
 const started: Running[] = [];
 after(() => started.forEach((r) => r.proc.kill("SIGKILL")));
@@ -94,6 +97,63 @@ describe("scripts/server.mjs's front process", () => {
     assert.equal(alive(before.pid), false);
     loop.proc.kill("SIGTERM");
     assert.deepEqual(await loop.exited, [0, null]);
+  });
+
+  /** The front, with the stand-in holding or refusing its warm-up (--warm-up hold|refuse). */
+  const withWarmUp = (mode: "hold" | "refuse") => {
+    const front = run(process.execPath, [SERVER, "-p", "0", "-H", "127.0.0.1", "--backend", STAND_IN, "--", "--warm-up", mode]);
+    started.push(front);
+    return front;
+  };
+  /** The held warm-up: the stand-in's pid and the request body it got. */
+  const heldWarmUp = (front: Running) => {
+    const m = /stand-in (\d+) holds the warm-up (.*)\n/.exec(front.stdout.join(""));
+    return m ? { pid: Number(m[1]), body: JSON.parse(m[2]) as unknown } : null;
+  };
+
+  test("listens and says it is serving only once the backend has answered the warm-up paper", async () => {
+    const front = withWarmUp("hold");
+    await until(() => heldWarmUp(front) !== null);
+    const held = heldWarmUp(front)!;
+    assert.deepEqual(held.body, { text: warmUpPaper.text });
+    assert.deepEqual(front.ports, [], "no serving line while the backend is still loading");
+    process.kill(held.pid, "SIGUSR2");
+    await until(() => front.ports.length === 1);
+    assert.match(front.stdout.join(""), /holds the warm-up[^]*\ngraft: warmed up: the served build and models loaded in \d+\.\d s\nGraft is serving on /);
+    const answer = await send(front.ports[0], "POST", "/api/related", "{}");
+    assert.equal(answer.status, 200);
+    assert.equal((JSON.parse(answer.body) as { pid: number }).pid, held.pid);
+  });
+
+  test("a warm-up the backend refuses (no graph build yet) is logged with its reason, and the front serves", async () => {
+    const front = withWarmUp("refuse");
+    await until(() => front.ports.length === 1);
+    assert.match(
+      front.stderr.join(""),
+      /graft: not warmed up after \d+\.\d s \(HTTP 409: corpus "acl-citegraph" has no graph build yet\); the first query loads what it needs/,
+    );
+    assert.equal((await send(front.ports[0], "POST", "/api/related", "{}")).status, 200);
+  });
+
+  test("a backend that dies during the warm-up takes the front with it (status 1), never serving", async () => {
+    const front = withWarmUp("hold");
+    await until(() => heldWarmUp(front) !== null);
+    process.kill(heldWarmUp(front)!.pid, "SIGKILL");
+    // "close": its output read to the end, as "exit" does not wait for.
+    assert.deepEqual(await once(front.proc, "close"), [1, null]);
+    assert.deepEqual(front.ports, []);
+    assert.match(front.stderr.join(""), /the backend exited \(SIGKILL\)/);
+  });
+
+  test("SIGTERM during the warm-up: the front and the backend exit at once, never serving", async () => {
+    const front = withWarmUp("hold");
+    await until(() => heldWarmUp(front) !== null);
+    const { pid } = heldWarmUp(front)!;
+    front.proc.kill("SIGTERM");
+    assert.deepEqual(await once(front.proc, "close"), [0, null]);
+    assert.deepEqual(front.ports, []);
+    assert.equal(alive(pid), false);
+    assert.doesNotMatch(front.stderr.join(""), /not warmed up/);
   });
 
   test("a front killed outright leaves no backend behind", async () => {

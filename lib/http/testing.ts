@@ -14,6 +14,8 @@ export interface Running {
   proc: ChildProcess;
   /** The port of each "Graft is serving on" line so far (one per start of the front). */
   ports: number[];
+  /** What it wrote to stdout so far (the stand-in backend's lines too). */
+  stdout: string[];
   /** What it wrote to stderr so far. */
   stderr: string[];
   exited: Promise<[number | null, NodeJS.Signals | null]>;
@@ -23,12 +25,14 @@ export interface Running {
 export function run(command: string, args: string[], env: Record<string, string> = {}): Running {
   const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const ports: number[] = [];
+  const stdout: string[] = [];
   proc.stdout?.setEncoding("utf8").on("data", (text: string) => {
+    stdout.push(text);
     for (const m of text.matchAll(/Graft is serving on http:\/\/[^:]+:(\d+)/g)) ports.push(Number(m[1]));
   });
   const stderr: string[] = [];
   proc.stderr?.setEncoding("utf8").on("data", (text: string) => stderr.push(text));
-  return { proc, ports, stderr, exited: once(proc, "exit") as Promise<[number | null, NodeJS.Signals | null]> };
+  return { proc, ports, stdout, stderr, exited: once(proc, "exit") as Promise<[number | null, NodeJS.Signals | null]> };
 }
 
 /** The front on a free loopback port with the stand-in behind it (`backendArgs`: its options, e.g. --work-ms). */

@@ -1,17 +1,18 @@
 /**
- * The server's start-up warm-up (instrumentation.ts): one pasted paper sent to the server's own
- * POST /api/related as it starts, so the route loads the served graph build, the item embedder,
- * the facet extractor and the retrievers' indexes before a reader's first paper, not on it (6-9 s
- * cold). Through HTTP because instrumentation.ts runs in its own bundle: what it loaded itself
- * would be other copies of the routes' cached singletons. A paper a reader sends meanwhile waits
- * only for the part of the load still to come (the loads in flight are shared).
+ * The start-up warm-up under `next start` and `next dev` (instrumentation.ts): one pasted paper
+ * sent to the server's own POST /api/related as it starts, so the route loads the served graph
+ * build, the item embedder, the facet extractor and the retrievers' indexes before a reader's
+ * first paper, not on it (6-9 s cold). Through HTTP because instrumentation.ts runs in its own
+ * bundle: what it loaded itself would be other copies of the routes' cached singletons. A paper a
+ * reader sends meanwhile waits only for the part of the load still to come (the loads in flight
+ * are shared). scripts/server.mjs (the production server) sends the same paper itself, from its
+ * front process to the backend, and announces that it serves only once it is answered.
  */
 import { DEFAULT_CORPUS } from "@/lib/corpus/browse";
+import paper from "@/lib/warm-up-paper.json";
 
-/** A made-up paper (a title line, then an abstract) long enough to pass the input checks. */
-export const WARM_UP_PAPER = `Warming up the related-papers pipeline
-
-We propose a neural sequence labeling model with character embeddings for named entity recognition and evaluate it on standard benchmarks, where it improves over word-level baselines.`;
+/** A made-up paper (a title line, then an abstract) long enough to pass the input checks; a JSON file because scripts/server.mjs sends it too. */
+export const WARM_UP_PAPER: string = paper.text;
 
 export interface WarmUpLog {
   info(line: string): void;
