@@ -59,6 +59,8 @@ const { values } = parseArgs({
      * the folds' dumps (and one of the tuning sets captured with the served encoder).
      */
     fold: { type: "string" },
+    /** Stop once the rows are written to --dump (captures to merge later with --from). */
+    "capture-only": { type: "boolean", default: false },
     /** Capture only these tuning sets (comma-separated). */
     "only-tune": { type: "string" },
     /** Hidden tanh units per member of the neural second stage (lib/retrieve/rerank-mlp.ts); 0 fits the linear model. */
@@ -160,7 +162,10 @@ function recallAt20(qs: readonly Captured[], model: RerankModel | null): number 
 
 const t0 = performance.now();
 // Both facet sources, so the model also learns from the offline extractor's noisier facets (a pasted paper's).
-const trainSet = trainQueries(values.dir as string, Number(values.train)).filter((q) => inFold(q.id));
+/** prior-tune's papers in every fold: kept out of the training queries. */
+const PRIOR_TUNE = new Set(priorTuneQueries().map((q) => q.id));
+// Never a prior-tune paper (with --held below --train, the papers past the held ones are both).
+const trainSet = trainQueries(values.dir as string, Number(values.train)).filter((q) => inFold(q.id) && !PRIOR_TUNE.has(q.id));
 /** Tuning rows: the tuning halves of set 2 (earlier work) and set 3 (later work), in both facet sources. */
 /**
  * "prior-tune": earlier work for papers that have later work in the corpus (as set 1's 2017–2019
@@ -172,12 +177,15 @@ const TUNE_SETS = ["unseen-tune", "later-tune", "prior-tune"] as const;
 function tuneQueries(set: (typeof TUNE_SETS)[number]): UserPaperQuery[] {
   const n = values.tune ? Number(values.tune) : undefined;
   if (set !== "prior-tune") return userPaperQueries(values.dir as string, set).slice(0, n);
-  // Never a paper the fit learns from (the first --held of the training order; default --train).
+  return priorTuneQueries().filter((q) => inFold(q.id));
+}
+/** prior-tune before the fold split: train papers from 2017 on past the first --held of the training order (default --train). */
+function priorTuneQueries(): UserPaperQuery[] {
   const held = new Set(trainQueries(values.dir as string, Number(values.held ?? values.train)).map((q) => q.id));
+  const n = values.tune ? Number(values.tune) : undefined;
   return trainQueries(values.dir as string, PAPERS.length, "cites")
     .filter((q) => (q.year ?? 0) >= 2017 && !held.has(q.id))
-    .slice(0, n)
-    .filter((q) => inFold(q.id));
+    .slice(0, n);
 }
 type TuneKey = `${(typeof TUNE_SETS)[number]}|${FacetSource}` | `${(typeof TUNE_SETS)[number]}|${FacetSource}|without-citations`;
 type Capture = { train: Captured[]; tune: Partial<Record<TuneKey, Captured[]>> };
@@ -186,30 +194,23 @@ for (const f of dropped)
   if (!(RERANK_FEATURES as readonly string[]).includes(f)) throw new Error(`--drop: no feature "${f}" (features: ${RERANK_FEATURES.join(", ")})`);
 async function captureAll(): Promise<Capture> {
   if (values.from) {
-    // Several dumps (the folds of a cross-fitted capture): their training queries and tuning sets joined.
-    const dumps = values.from.split(",").map((f) => JSON.parse(readFileSync(f, "utf8")) as Capture & { features: string[] });
-    const c = dumps.reduce((a, b) => {
-      if (b.features.join() !== a.features.join()) throw new Error("--from: the dumps were captured with different features");
+    // Several dumps (the folds of a cross-fitted capture): their training queries and tuning sets joined,
+    // each dump's columns re-ordered to today's from its own feature list (features removed since still read;
+    // interaction columns, NEWER_OF, derived when a dump predates them).
+    const revived = values.from.split(",").map((file) => {
+      const dump = JSON.parse(readFileSync(file, "utf8")) as Capture & { features: string[] };
+      const missing = RERANK_FEATURES.filter((f) => !dump.features.includes(f) && !(f in NEWER_OF));
+      if (missing.length > 0) throw new Error(`${file} has no column for ${missing.join(", ")}: capture again without --from`);
+      const byName = (r: number[]) => withNewerInteractions(Object.fromEntries(dump.features.map((f, k) => [f, r[k]])));
+      const revive = (qs: Captured[]) =>
+        qs.map((q) => ({ ...q, rows: q.rows.map((r) => ((named) => RERANK_FEATURES.map((f) => named[f]))(byName(r))), gold: new Set(q.gold) }));
+      return { train: revive(dump.train), tune: Object.fromEntries(Object.entries(dump.tune).map(([k, qs]) => [k, revive(qs)])) as Capture["tune"] };
+    });
+    return revived.reduce((a, b) => {
       const tune = { ...a.tune };
       for (const [k, qs] of Object.entries(b.tune) as [TuneKey, Captured[]][]) tune[k] = [...(tune[k] ?? []), ...qs];
-      return { features: a.features, train: [...a.train, ...b.train], tune };
+      return { train: [...a.train, ...b.train], tune };
     });
-    // A dump's columns follow its own feature list: re-ordered to today's, so features removed since still read.
-    // Interaction columns (NEWER_OF) are products of captured ones: derived when a dump predates them.
-    const column = RERANK_FEATURES.map((f) => c.features.indexOf(f));
-    const missing = RERANK_FEATURES.filter((f, j) => column[j] < 0 && !(f in NEWER_OF));
-    if (missing.length > 0) throw new Error(`${values.from} has no column for ${missing.join(", ")}: capture again without --from`);
-    const byName = (r: number[]) => withNewerInteractions(Object.fromEntries(c.features.map((f, k) => [f, r[k]])));
-    const revive = (qs: Captured[]) =>
-      qs.map((q) => ({
-        ...q,
-        rows: q.rows.map((r) => {
-          const named = byName(r);
-          return RERANK_FEATURES.map((f) => named[f]);
-        }),
-        gold: new Set(q.gold),
-      }));
-    return { train: revive(c.train), tune: Object.fromEntries(Object.entries(c.tune).map(([k, qs]) => [k, revive(qs)])) };
   }
   const bare = values["without-citations"];
   const train = [...(await capture(trainSet, "llm", NOT_TRAIN)), ...(bare ? await capture(trainSet, "llm", NOT_TRAIN, bare) : [])];
@@ -239,6 +240,10 @@ if (!values.from) {
       tune: Object.fromEntries(Object.entries(captured.tune).map(([k, qs]) => [k, plain(qs)])),
     }),
   );
+}
+if (values["capture-only"]) {
+  console.log(`wrote ${values.dump}`);
+  process.exit(0);
 }
 console.log(`captured ${train.length} train papers and ${Object.keys(tune).length} tuning sets in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 /** The tuning score: the mean R@20 over both directions and both facet sources. */
