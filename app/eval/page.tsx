@@ -82,6 +82,7 @@ function RecallSection({ report, name }: { report: EvalReport; name: TableName }
   );
 }
 
+// eslint-disable-next-line max-lines-per-function -- JSX markup only: the report's sections and tables
 function Report({ report, file, csfcube }: { report: EvalReport; file: string; csfcube: CsfcubeState }) {
   const m = report.manifest;
   const corpus = m.corpus as { name?: string; papers?: number; queriesUsed?: { test?: number; dev?: number; ooc?: number } };

@@ -100,6 +100,7 @@ function Kbd({ children }: { children: React.ReactNode }) {
   return <kbd className="rounded border border-line-strong bg-surface px-1.5 py-0.5 font-mono text-[0.85em] shadow-xs">{children}</kbd>;
 }
 
+// eslint-disable-next-line max-lines-per-function -- mostly JSX markup: the demo's slides (about 80 of its lines)
 function Presentation({ example, step, onStep, onExit }: { example: DemoExample; step: number; onStep: (s: number) => void; onExit: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const related = useQuery({

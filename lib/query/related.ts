@@ -105,6 +105,7 @@ interface ResolvedQuery {
   extractMs?: number;
 }
 
+// eslint-disable-next-line max-lines-per-function -- its retrieve-and-fuse part becomes the step shared with graft eval (issue 30); split along that seam then
 export async function relatedPapers(db: Db, input: RelatedInput, options: RelatedOptions, hooks: RelatedHooks = {}): Promise<RelatedResult> {
   const t0 = performance.now();
   const step = (s: QueryStep, message: string) => hooks.onStep?.(s, message);

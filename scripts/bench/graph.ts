@@ -101,6 +101,7 @@ function syntheticReferences(rand: () => number): number[][] {
 const secondsSince = (t0: number): number => (performance.now() - t0) / 1000;
 const fmt = (x: number, d = 2): string => x.toFixed(d);
 
+// eslint-disable-next-line max-lines-per-function -- a script's main: options, then its steps in order, each printing as it goes
 async function main(): Promise<void> {
   const wall0 = performance.now();
   console.log(`graph benchmark: ${N} papers, dim ${DIM}, K ${K} (built at ${BUILD_K}), chunk ${CHUNK} items, ${THREADS} threads, onnxruntime-node CPU`);

@@ -203,6 +203,7 @@ const mb = (b: number) => Math.round(b / 1024 / 1024);
 
 // ── main ─────────────────────────────────────────────────────────────────────────────────────
 
+// eslint-disable-next-line max-lines-per-function -- a script's main: options, then its steps in order, each printing as it goes
 async function main(): Promise<void> {
   let server: ChildProcess | null = null;
   const base = args.url?.replace(/\/+$/, "") ?? `http://127.0.0.1:${num("port")}`;

@@ -90,6 +90,7 @@ const plain = (r: Row): object => ({
   recall: Object.fromEntries(Object.entries(r.report.recall).map(([k, ci]) => [k, { estimate: ci.estimate, lower: ci.lower, upper: ci.upper }])),
 });
 
+// eslint-disable-next-line max-lines-per-function -- a script's main: options, then its steps in order, each printing as it goes
 async function main(): Promise<void> {
   const tStart = performance.now();
   const data = await loadCorpusData(corpusDir, { cacheRoot: dataRoot() });

@@ -47,6 +47,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return paper ? { title: paper.title, description: paper.abstract.slice(0, 200) } : { title: "Paper not found" };
 }
 
+// eslint-disable-next-line max-lines-per-function -- mostly JSX markup: the paper page's sections (about 100 of its lines)
 export default async function PaperPage({ params }: { params: Params }) {
   const { corpus, id } = await params;
   const paper = await loadPaper(corpus, id);
