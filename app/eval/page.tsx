@@ -82,46 +82,53 @@ function RecallSection({ report, name }: { report: EvalReport; name: TableName }
   );
 }
 
-function Report({ report, file, csfcube }: { report: EvalReport; file: string; csfcube: CsfcubeState }) {
+/** When, how and from what the report was produced. */
+function ReportProvenance({ report, file }: { report: EvalReport; file: string }) {
   const m = report.manifest;
   const corpus = m.corpus as { name?: string; papers?: number; queriesUsed?: { test?: number; dev?: number; ooc?: number } };
   const queries = corpus.queriesUsed
     ? `; queries: ${corpus.queriesUsed.test ?? "?"} test, ${corpus.queriesUsed.dev ?? "?"} dev, ${corpus.queriesUsed.ooc ?? "?"} out of corpus`
     : "";
+  return (
+    <dl className="mt-4 grid max-w-3xl grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+      <dt className="text-ink-faint">Produced</dt>
+      <dd className="text-ink-muted">
+        {new Date(m.date).toUTCString()} · {m.wallSeconds.toFixed(0)} s on {m.cpus} CPU(s)
+        {m.git.commit ? ` · commit ${m.git.commit.slice(0, 10)}${m.git.dirty ? " (uncommitted changes)" : ""}` : ""}
+      </dd>
+      <dt className="text-ink-faint">Command</dt>
+      <dd>
+        <code className="rounded bg-canvas px-1.5 py-0.5 text-xs">{m.command}</code>
+      </dd>
+      <dt className="text-ink-faint">Corpus</dt>
+      <dd className="text-ink-muted">
+        {corpus.name ?? "?"}
+        {corpus.papers === undefined ? "" : `, ${corpus.papers} papers`}
+        {queries}
+      </dd>
+      <dt className="text-ink-faint">Embedder</dt>
+      <dd className="text-ink-muted">{m.embedder}</dd>
+      <dt className="text-ink-faint">Source</dt>
+      <dd className="text-ink-muted">
+        <code className="text-xs">{file}</code>
+        {report.report ? (
+          <>
+            {" "}
+            (report <code className="text-xs">reports/{report.report}</code>)
+          </>
+        ) : null}
+      </dd>
+    </dl>
+  );
+}
+
+function Report({ report, file, csfcube }: { report: EvalReport; file: string; csfcube: CsfcubeState }) {
   const a = report.attribution;
   const c = report.coverage;
   const n = report.nonObvious;
   return (
     <>
-      <dl className="mt-4 grid max-w-3xl grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
-        <dt className="text-ink-faint">Produced</dt>
-        <dd className="text-ink-muted">
-          {new Date(m.date).toUTCString()} · {m.wallSeconds.toFixed(0)} s on {m.cpus} CPU(s)
-          {m.git.commit ? ` · commit ${m.git.commit.slice(0, 10)}${m.git.dirty ? " (uncommitted changes)" : ""}` : ""}
-        </dd>
-        <dt className="text-ink-faint">Command</dt>
-        <dd>
-          <code className="rounded bg-canvas px-1.5 py-0.5 text-xs">{m.command}</code>
-        </dd>
-        <dt className="text-ink-faint">Corpus</dt>
-        <dd className="text-ink-muted">
-          {corpus.name ?? "?"}
-          {corpus.papers === undefined ? "" : `, ${corpus.papers} papers`}
-          {queries}
-        </dd>
-        <dt className="text-ink-faint">Embedder</dt>
-        <dd className="text-ink-muted">{m.embedder}</dd>
-        <dt className="text-ink-faint">Source</dt>
-        <dd className="text-ink-muted">
-          <code className="text-xs">{file}</code>
-          {report.report ? (
-            <>
-              {" "}
-              (report <code className="text-xs">reports/{report.report}</code>)
-            </>
-          ) : null}
-        </dd>
-      </dl>
+      <ReportProvenance report={report} file={file} />
 
       {report.userPapers && <UserPapersSection section={report.userPapers} />}
       <CsfcubeSection state={csfcube} />

@@ -105,6 +105,22 @@ function Result({ r }: { r: CorpusUploadResult }) {
   );
 }
 
+/** A refused import: the message, and the records it names. */
+function ImportError({ err }: { err: ApiError }) {
+  return (
+    <Card testId="import-error">
+      <div role="alert" className="space-y-2">
+        <p className="text-sm font-medium text-red-800">{err.message}</p>
+        {err.issues.length > 0 && (
+          <pre className="max-h-80 overflow-auto rounded-md bg-red-50 px-3 py-2 text-xs text-red-900" data-testid="import-issues">
+            {err.issues.map((i) => `${i.path}: ${i.message}`).join("\n")}
+          </pre>
+        )}
+      </div>
+    </Card>
+  );
+}
+
 export function CorpusImportForm({ formats, corpora }: { formats: { value: string; label: string }[]; corpora: string[] }) {
   const router = useRouter();
   const ids = { file: useId(), format: useId(), corpus: useId(), list: useId(), description: useId() };
@@ -189,18 +205,7 @@ export function CorpusImportForm({ formats, corpora }: { formats: { value: strin
           </div>
         </form>
       </Card>
-      {err && (
-        <Card testId="import-error">
-          <div role="alert" className="space-y-2">
-            <p className="text-sm font-medium text-red-800">{err.message}</p>
-            {err.issues.length > 0 && (
-              <pre className="max-h-80 overflow-auto rounded-md bg-red-50 px-3 py-2 text-xs text-red-900" data-testid="import-issues">
-                {err.issues.map((i) => `${i.path}: ${i.message}`).join("\n")}
-              </pre>
-            )}
-          </div>
-        </Card>
-      )}
+      {err && <ImportError err={err} />}
       {upload.data && !err && (
         <Card title="Imported">
           <Result key={`${upload.submittedAt}`} r={upload.data} />

@@ -18,6 +18,7 @@ function Figure({ label, value, detail, testId }: { label: string; value: ReactN
 const th = "px-3 py-2 font-medium";
 const td = "px-3 py-2 tabular-nums";
 
+// eslint-disable-next-line max-lines-per-function -- JSX markup only: the agreement tables
 export function AgreementDashboard({ report }: { report: StudyReport }) {
   const { annotators, pooled, core, bootstrap } = report;
   const share = (k: number, n: number) => (n ? `${k}/${n} (${fmtPct(k / n)})` : "—");

@@ -34,6 +34,7 @@ const MIN_RATIONALE = 3;
 
 const complete = (d: Draft) => d.score !== null && d.rationale.trim().length >= MIN_RATIONALE;
 
+// eslint-disable-next-line max-lines-per-function -- the rating sheet's drafts, autosave timers, navigation and keyboard handlers all read and write the same state; the rest is its markup
 export function RatingView({
   sheet,
   startIndex,

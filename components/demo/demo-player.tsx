@@ -100,6 +100,31 @@ function Kbd({ children }: { children: React.ReactNode }) {
   return <kbd className="rounded border border-line-strong bg-surface px-1.5 py-0.5 font-mono text-[0.85em] shadow-xs">{children}</kbd>;
 }
 
+/** The numbered steps, the current one marked. */
+function StepNav({ step, onStep }: { step: number; onStep: (s: number) => void }) {
+  return (
+    <nav aria-label="Demo steps">
+      <ol className="flex flex-wrap items-center gap-1.5">
+        {STEPS.map((s, i) => (
+          <li key={s.short}>
+            <button
+              type="button"
+              onClick={() => onStep(i + 1)}
+              aria-current={step === i + 1 ? "step" : undefined}
+              className={`inline-flex items-center gap-2 rounded-full px-3 py-1.5 text-sm font-medium transition-colors ${
+                step === i + 1 ? "bg-ink text-white" : i + 1 < step ? "bg-canvas text-ink" : "text-ink-faint hover:text-ink"
+              }`}
+            >
+              <span className="tabular-nums">{i + 1}</span>
+              {s.short}
+            </button>
+          </li>
+        ))}
+      </ol>
+    </nav>
+  );
+}
+
 function Presentation({ example, step, onStep, onExit }: { example: DemoExample; step: number; onStep: (s: number) => void; onExit: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const related = useQuery({
@@ -146,25 +171,7 @@ function Presentation({ example, step, onStep, onExit }: { example: DemoExample;
           <Icon name="chevronLeft" className="size-4" />
           All examples
         </button>
-        <nav aria-label="Demo steps">
-          <ol className="flex flex-wrap items-center gap-1.5">
-            {STEPS.map((s, i) => (
-              <li key={s.short}>
-                <button
-                  type="button"
-                  onClick={() => onStep(i + 1)}
-                  aria-current={step === i + 1 ? "step" : undefined}
-                  className={`inline-flex items-center gap-2 rounded-full px-3 py-1.5 text-sm font-medium transition-colors ${
-                    step === i + 1 ? "bg-ink text-white" : i + 1 < step ? "bg-canvas text-ink" : "text-ink-faint hover:text-ink"
-                  }`}
-                >
-                  <span className="tabular-nums">{i + 1}</span>
-                  {s.short}
-                </button>
-              </li>
-            ))}
-          </ol>
-        </nav>
+        <StepNav step={step} onStep={onStep} />
         <div className="flex items-center gap-2">
           <button type="button" className={buttonClass} onClick={() => onStep(step - 1)} disabled={step <= 1}>
             <Icon name="chevronLeft" className="size-4" />

@@ -51,6 +51,7 @@ import { ViewSwitch } from "./view-switch";
  * facet provenance, a per-facet view and the typed graph, with filters, retriever comparison and
  * export. Options live in the URL; pasted text and files stay in the page.
  */
+// eslint-disable-next-line max-lines-per-function -- the explorer page's URL state, query, fallback and seed tray feed one markup tree; the handlers are the URL's setters
 export function Explorer() {
   const searchParams = useSearchParams();
   const pathname = usePathname();

@@ -40,6 +40,7 @@ export const FUSION_LABELS: Record<FusionName, string> = {
  * later work, venue and k. Every change goes to the URL and re-runs the query; the results stay
  * on screen meanwhile.
  */
+// eslint-disable-next-line max-lines-per-function -- mostly JSX markup: one form of filter fields (about 190 of its lines)
 export function FiltersPanel({
   params,
   overview,

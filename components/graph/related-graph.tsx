@@ -58,6 +58,7 @@ export interface RelatedGraphProps {
   library?: { markOf: (p: PaperIdentity) => LibraryMatch | null; hide: boolean };
 }
 
+// eslint-disable-next-line max-lines-per-function -- one cytoscape instance: its effects (create, sync elements, facet filter, styling, selection, expand) share its refs and run in declaration order
 export function RelatedGraph({ result, expand, height = 600, large = false, name, library }: RelatedGraphProps) {
   const [model, setModel] = useState<GraphModel>(() => ("query" in result ? fromResult(result) : fromSeedResult(result)));
   const [facets, setFacets] = useState<Set<Facet>>(() => new Set(FACETS));

@@ -239,6 +239,78 @@ function validateOptions(options: SampleOptions): void {
   }
 }
 
+/** The pool: papers within the year range (all of them without one), and each one's year stratum. */
+function yearPool(papers: readonly PaperYear[], { yearFrom, yearTo }: SampleOptions): { poolIds: string[]; stratum: number[] } {
+  const ranged = yearFrom !== undefined || yearTo !== undefined;
+  const yearOf = new Map<string, number | null>();
+  for (const p of papers) {
+    if (yearOf.has(p.externalId)) throw new Error(`duplicate paper externalId ${p.externalId}`);
+    yearOf.set(p.externalId, p.year);
+  }
+
+  const poolIds: string[] = [];
+  for (const p of papers) {
+    if (ranged) {
+      if (p.year === null) continue;
+      if (yearFrom !== undefined && p.year < yearFrom) continue;
+      if (yearTo !== undefined && p.year > yearTo) continue;
+    }
+    poolIds.push(p.externalId);
+  }
+  return { poolIds, stratum: poolIds.map((id) => yearOf.get(id) ?? NULL_YEAR_KEY) };
+}
+
+/**
+ * Completes each short year from the fringe (see citationPreservingSample), greedily by edges
+ * into the selection; marks the picks in selectedMask, records what stays short in `unfilled`,
+ * and returns how many it picked.
+ */
+function fillFromFringe(
+  { offsets, targets }: UndirectedGraph,
+  sel: {
+    poolIds: string[];
+    stratum: number[];
+    selectedMask: Uint8Array;
+    quotas: ReadonlyMap<number, number>;
+    coreByYear: ReadonlyMap<number, number[]>;
+    shortYears: number[];
+    unfilled: Record<string, number>;
+  },
+): number {
+  const { poolIds, stratum, selectedMask, quotas, coreByYear, shortYears, unfilled } = sel;
+  const n = poolIds.length;
+  let fromFringe = 0;
+  // score[v] = edges from v into the current selection, kept up to date as it grows.
+  const score = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    if (!selectedMask[i]) continue;
+    for (let p = offsets[i]; p < offsets[i + 1]; p++) score[targets[p]]++;
+  }
+  for (const year of shortYears) {
+    let need = quotas.get(year)! - (coreByYear.get(year)?.length ?? 0);
+    // More edges into the selection first, then the smaller id.
+    const heap = new Heap<FringeCandidate>((a, b) => (a.score !== b.score ? a.score > b.score : poolIds[a.node] < poolIds[b.node]));
+    for (let i = 0; i < n; i++) {
+      if (stratum[i] === year && !selectedMask[i] && score[i] > 0) heap.push({ node: i, score: score[i] });
+    }
+    while (need > 0 && heap.size > 0) {
+      const { node, score: s } = heap.pop()!;
+      // Lazy deletion: an entry is stale once the node is taken or its score has grown.
+      if (selectedMask[node] || s !== score[node]) continue;
+      selectedMask[node] = 1;
+      fromFringe++;
+      need--;
+      for (let p = offsets[node]; p < offsets[node + 1]; p++) {
+        const v = targets[p];
+        score[v]++;
+        if (stratum[v] === year && !selectedMask[v]) heap.push({ node: v, score: score[v] });
+      }
+    }
+    if (need > 0) unfilled[yearLabel(year)] = need;
+  }
+  return fromFringe;
+}
+
 /**
  * The paper's citation-preserving sample.
  *
@@ -263,28 +335,12 @@ export function citationPreservingSample(papers: readonly PaperYear[], citations
   const k = options.k ?? 3;
   assertK(k);
   validateOptions(options);
-  const { yearFrom, yearTo, target, recentFrom, recentTo } = options;
-  const ranged = yearFrom !== undefined || yearTo !== undefined;
+  const { target, recentFrom, recentTo } = options;
 
-  const yearOf = new Map<string, number | null>();
-  for (const p of papers) {
-    if (yearOf.has(p.externalId)) throw new Error(`duplicate paper externalId ${p.externalId}`);
-    yearOf.set(p.externalId, p.year);
-  }
-
-  const poolIds: string[] = [];
-  for (const p of papers) {
-    if (ranged) {
-      if (p.year === null) continue;
-      if (yearFrom !== undefined && p.year < yearFrom) continue;
-      if (yearTo !== undefined && p.year > yearTo) continue;
-    }
-    poolIds.push(p.externalId);
-  }
+  const { poolIds, stratum } = yearPool(papers, options);
   const graph = buildUndirectedGraph(poolIds, citations);
   const { offsets, targets } = graph;
   const n = poolIds.length;
-  const stratum = poolIds.map((id) => yearOf.get(id) ?? NULL_YEAR_KEY);
   const inCore = kCoreMask(graph, k);
 
   let coreSize = 0;
@@ -329,36 +385,7 @@ export function citationPreservingSample(papers: readonly PaperYear[], citations
       if (take < quota) shortYears.push(year);
     }
 
-    if (shortYears.length > 0) {
-      // score[v] = edges from v into the current selection, kept up to date as it grows.
-      const score = new Int32Array(n);
-      for (let i = 0; i < n; i++) {
-        if (!selectedMask[i]) continue;
-        for (let p = offsets[i]; p < offsets[i + 1]; p++) score[targets[p]]++;
-      }
-      for (const year of shortYears) {
-        let need = quotas.get(year)! - (coreByYear.get(year)?.length ?? 0);
-        // More edges into the selection first, then the smaller id.
-        const heap = new Heap<FringeCandidate>((a, b) => (a.score !== b.score ? a.score > b.score : poolIds[a.node] < poolIds[b.node]));
-        for (let i = 0; i < n; i++) {
-          if (stratum[i] === year && !selectedMask[i] && score[i] > 0) heap.push({ node: i, score: score[i] });
-        }
-        while (need > 0 && heap.size > 0) {
-          const { node, score: s } = heap.pop()!;
-          // Lazy deletion: an entry is stale once the node is taken or its score has grown.
-          if (selectedMask[node] || s !== score[node]) continue;
-          selectedMask[node] = 1;
-          fromFringe++;
-          need--;
-          for (let p = offsets[node]; p < offsets[node + 1]; p++) {
-            const v = targets[p];
-            score[v]++;
-            if (stratum[v] === year && !selectedMask[v]) heap.push({ node: v, score: score[v] });
-          }
-        }
-        if (need > 0) unfilled[yearLabel(year)] = need;
-      }
-    }
+    if (shortYears.length > 0) fromFringe = fillFromFringe(graph, { poolIds, stratum, selectedMask, quotas, coreByYear, shortYears, unfilled });
   }
 
   const selected = new Set<string>();

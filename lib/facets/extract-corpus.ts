@@ -209,29 +209,21 @@ async function paperStates(db: Db, corpusId: number, role: PaperRole) {
   }));
 }
 
-export async function extractCorpus(db: Db, options: ExtractCorpusOptions): Promise<ExtractCorpusSummary> {
-  const started = performance.now();
-  const { extractor } = options;
-  const role = options.role ?? "all";
-  const corpus = await db.corpus.findUnique({ where: { name: options.corpus } });
-  if (!corpus) throw new Error(`no corpus named "${options.corpus}" (import it first)`);
-
-  const states = await paperStates(db, corpus.id, role);
-  const plan = planExtraction(states, {
-    provider: extractor.id,
-    force: options.force,
-    overwrite: options.overwrite,
-    retryInvalid: options.retryInvalid,
-  });
-  const chosen = options.limit !== undefined ? plan.selected.slice(0, options.limit) : plan.selected;
-  const stateOf = new Map(states.map((s) => [s.id, s]));
-
-  const summary: ExtractCorpusSummary = {
-    corpus: corpus.name,
-    provider: extractor.id,
-    considered: states.length,
-    selected: chosen.length,
-    skipped: plan.skipped,
+/** The summary before any paper is extracted: what the plan considered, selected and skipped. */
+function startingSummary(
+  corpus: string,
+  provider: string,
+  considered: number,
+  selected: number,
+  skipped: ExtractCorpusSummary["skipped"],
+  dryRun: boolean,
+): ExtractCorpusSummary {
+  return {
+    corpus,
+    provider,
+    considered,
+    selected,
+    skipped,
     done: 0,
     ok: 0,
     invalid: 0,
@@ -244,15 +236,14 @@ export async function extractCorpus(db: Db, options: ExtractCorpusOptions): Prom
     failures: [],
     aborted: false,
     stopped: null,
-    dryRun: options.dryRun === true,
+    dryRun,
     seconds: 0,
   };
-  if (options.dryRun || chosen.length === 0) {
-    summary.seconds = (performance.now() - started) / 1000;
-    return summary;
-  }
+}
 
-  // Paper texts in chunks (an `in` list per chunk keeps each query under the bind-parameter limits).
+/** The chosen papers' texts, with their state at planning time. */
+async function loadCandidates(db: Db, chosen: number[], stateOf: ReadonlyMap<number, PaperState>): Promise<Candidate[]> {
+  // In chunks (an `in` list per chunk keeps each query under the bind-parameter limits).
   const candidates: Candidate[] = [];
   for (let i = 0; i < chosen.length; i += 500) {
     const rows = await db.paper.findMany({
@@ -273,6 +264,33 @@ export async function extractCorpus(db: Db, options: ExtractCorpusOptions): Prom
       });
     }
   }
+  return candidates;
+}
+
+export async function extractCorpus(db: Db, options: ExtractCorpusOptions): Promise<ExtractCorpusSummary> {
+  const started = performance.now();
+  const { extractor } = options;
+  const role = options.role ?? "all";
+  const corpus = await db.corpus.findUnique({ where: { name: options.corpus } });
+  if (!corpus) throw new Error(`no corpus named "${options.corpus}" (import it first)`);
+
+  const states = await paperStates(db, corpus.id, role);
+  const plan = planExtraction(states, {
+    provider: extractor.id,
+    force: options.force,
+    overwrite: options.overwrite,
+    retryInvalid: options.retryInvalid,
+  });
+  const chosen = options.limit !== undefined ? plan.selected.slice(0, options.limit) : plan.selected;
+  const stateOf = new Map(states.map((s) => [s.id, s]));
+
+  const summary = startingSummary(corpus.name, extractor.id, states.length, chosen.length, plan.skipped, options.dryRun === true);
+  if (options.dryRun || chosen.length === 0) {
+    summary.seconds = (performance.now() - started) / 1000;
+    return summary;
+  }
+
+  const candidates = await loadCandidates(db, chosen, stateOf);
 
   const threads = options.threads ?? (chosen.length >= MIN_PAPERS_FOR_THREADS ? DEFAULT_THREADS : 0);
   const pool = extractor instanceof OfflineFacetExtractor && threads > 0 ? await OfflineExtractorPool.create(extractor.model, { threads }) : null;

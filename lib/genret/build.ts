@@ -244,6 +244,23 @@ function trainerArgs(pack: string, out: string, t: Required<Omit<TrainerOptions,
   return args;
 }
 
+/** What every step of one genret build reads, and records its costs into. */
+interface GenretRun {
+  build: BuildHandle;
+  store: StoreCorpus;
+  options: GenretStageOptions;
+  variant: string;
+  seed: number;
+  trainer: typeof DEFAULT_TRAINER & { device?: string };
+  steps: Record<GenretStep, StepCost>;
+  progress: NonNullable<GenretStageOptions["onProgress"]>;
+  /** A path inside the build directory. */
+  at: (f: string) => string;
+}
+
+type Identifiers = ReturnType<typeof identifiersFromIndex>;
+type TrainingExamples = ReturnType<typeof trainingExamples>;
+
 export async function buildGenretStage(db: Db, options: GenretStageOptions): Promise<GenretStageReport> {
   const variant = options.variant ?? "uniform";
   const seed = options.seed ?? 0;
@@ -264,34 +281,12 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
   const reopened = await reopenUnfinishedBuild(db, options.corpus, params);
   const resumed = reopened !== null;
   const build: BuildHandle = reopened ? reopened.handle : await startBuild(db, options.corpus, params);
+  const run: GenretRun = { build, store, options, variant, seed, trainer, steps, progress, at: (f) => path.join(build.dir, f) };
   try {
-    const at = (f: string) => path.join(build.dir, f);
     // ── docids and tries ──
     let t = performance.now();
     progress("docids", 0, 1);
-    const index = await timed(steps, "docids", () =>
-      corpusDocIds(
-        { ids: store.externalIds, facets: store.facets },
-        { onProgress: (done, total) => progress("docids", done, total, "tokenising facet items, papers × facets") },
-      ),
-    );
-    const { ids, idReport } = await timed(steps, "tries", () => {
-      const ids = identifiersFromIndex(index);
-      const idReport = identifierReport(ids);
-      for (const f of identifierFiles(ids)) {
-        const facet = f.name.startsWith("trie-") ? (f.name.slice(5, -4) as Facet) : null;
-        writeArtefact(
-          build,
-          "docids",
-          f.name,
-          f.name,
-          f.data,
-          facet ? { nodes: ids.tries[facet].nodeCount, bytesPerNode: idReport.tries[facet].bytesPerNode } : {},
-        );
-      }
-      writeArtefact(build, "docids", "papers.json", "papers.json", JSON.stringify({ externalIds: store.externalIds }));
-      return { ids, idReport };
-    });
+    const { ids, idReport } = await writeIdentifiers(run);
     const tries = trieSizes(idReport.tries);
     seconds.docids = (performance.now() - t) / 1000;
     progress("docids", 1, 1, `${tries.nodes.toLocaleString("en-US")} trie nodes at ${tries.bytesPerNode.toFixed(1)} B/node`);
@@ -300,74 +295,20 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
     t = performance.now();
     const { mask: _mask, ...trainingPapers } = trainingSources(store.splits);
     progress("examples", 0, 1, `distilling the graph · training papers: ${trainingPapers.rule}`);
-    const examples = await timed(steps, "distill", () => {
-      const graph = readPaperGraph(path.join(store.graphBuild.dir, "graph.csr"));
-      return trainingExamples({ ids: store.externalIds, splits: store.splits, facets: store.facets, graph }, ids, variant, seed);
-    });
-    if (examples.length === 0) {
-      throw new Error(
-        `no training examples for the generative retriever of "${options.corpus}": training papers: ${trainingPapers.rule}, ` +
-          `but none of them has a facet item with an edge in graph build ${store.graphBuild.id}. Extract facets (graft extract --corpus ${options.corpus}) and rebuild the graph first.`,
-      );
-    }
+    const examples = await distilExamples(run, ids, trainingPapers.rule);
     const stats = distillationStatistics(examples, store.externalIds.length);
-    const priorFile = at(`pack/${TOKEN_PRIOR_FILE}`);
-    if (!existsSync(at("pack/pack.json")) || (trainer.tokenPrior && !existsSync(priorFile))) {
-      progress("examples", 0, 1, `${examples.length.toLocaleString("en-US")} examples · reading item vectors`);
-      const items = await timed(steps, "vectors", () => storeItemVectors(options.corpus, store));
-      if (!existsSync(at("pack/pack.json"))) {
-        progress("examples", 0, 1, `writing the training pack`);
-        await timed(steps, "pack", () =>
-          writeTrainingPack(at("pack"), { index: ids.index, vocab: ids.vocab, items, examples, tries: ids.tries, embedder: store.embedder, variant }),
-        );
-      }
-      if (trainer.tokenPrior) {
-        progress("examples", 0, 1, `token prior`);
-        await timed(steps, "prior", () => {
-          const prior = identifierTokenPrior(ids, packedItemVector(items), Object.values(items)[0]?.dim ?? 0);
-          writeFileAtomic(priorFile, new Uint8Array(prior.buffer, prior.byteOffset, prior.byteLength));
-        });
-      }
-    }
+    await writeTrainingInputs(run, ids, examples);
     seconds.examples = (performance.now() - t) / 1000;
     progress("examples", 1, 1);
 
     // ── training (resumes from train/checkpoint.pt) ──
     t = performance.now();
-    const trainDir = at("train");
-    let training: Record<string, unknown>;
-    if (existsSync(path.join(trainDir, "train.json")) && existsSync(path.join(trainDir, "decoder.onnx"))) {
-      training = JSON.parse(readFileSync(path.join(trainDir, "train.json"), "utf8")) as Record<string, unknown>;
-    } else {
-      // The trainer's first progress line comes after it has read the pack (tens of seconds at 64k papers).
-      progress("train", 0, 1, "starting the trainer (reading the training pack)");
-      training = await runTrainer(
-        python,
-        trainerArgs(at("pack"), trainDir, trainer, seed),
-        (e) => {
-          if (e.event === "progress") {
-            const total = (e.totalSteps as number) ?? 1;
-            progress(
-              "train",
-              e.step as number,
-              total,
-              `loss ${(e.loss as number).toFixed(3)} · ${(e.examplesPerSecond as number).toFixed(0)} ex/s · ETA ${Math.round(e.eta as number)} s`,
-            );
-          }
-          if (e.event === "start" || e.event === "checkpoint") options.onLog?.(JSON.stringify(e));
-        },
-        options.onLog,
-      );
-    }
+    const training = await trainModel(run, python);
     seconds.train = (performance.now() - t) / 1000;
 
     // ── export: the model files at the build's root ──
     t = performance.now();
-    for (const f of ["decoder.onnx", "output.f32", "config.json", "train.json"]) {
-      writeArtefact(build, "train", f, f, readFileSync(path.join(trainDir, f)));
-    }
-    const manifestFile = { embedder: store.embedder, variant, seed, graphBuild: store.graphBuild.id };
-    writeArtefact(build, "train", "genret.json", "genret.json", JSON.stringify(manifestFile, null, 1));
+    exportModel(run);
     seconds.export = (performance.now() - t) / 1000;
 
     const report: GenretStageReport = {
@@ -399,4 +340,107 @@ export async function buildGenretStage(db: Db, options: GenretStageOptions): Pro
     await failBuild(db, build, err);
     throw err;
   }
+}
+
+/** The papers' docids, and the identifiers (vocabulary, per-facet tries) written as artefacts. */
+async function writeIdentifiers({ build, store, steps, progress }: GenretRun): Promise<{ ids: Identifiers; idReport: ReturnType<typeof identifierReport> }> {
+  const index = await timed(steps, "docids", () =>
+    corpusDocIds(
+      { ids: store.externalIds, facets: store.facets },
+      { onProgress: (done, total) => progress("docids", done, total, "tokenising facet items, papers × facets") },
+    ),
+  );
+  return timed(steps, "tries", () => {
+    const ids = identifiersFromIndex(index);
+    const idReport = identifierReport(ids);
+    for (const f of identifierFiles(ids)) {
+      const facet = f.name.startsWith("trie-") ? (f.name.slice(5, -4) as Facet) : null;
+      writeArtefact(
+        build,
+        "docids",
+        f.name,
+        f.name,
+        f.data,
+        facet ? { nodes: ids.tries[facet].nodeCount, bytesPerNode: idReport.tries[facet].bytesPerNode } : {},
+      );
+    }
+    writeArtefact(build, "docids", "papers.json", "papers.json", JSON.stringify({ externalIds: store.externalIds }));
+    return { ids, idReport };
+  });
+}
+
+/** The training examples distilled from the graph build; none is an error naming the missing step. */
+async function distilExamples({ store, options, variant, seed, steps }: GenretRun, ids: Identifiers, trainingRule: string): Promise<TrainingExamples> {
+  const examples = await timed(steps, "distill", () => {
+    const graph = readPaperGraph(path.join(store.graphBuild.dir, "graph.csr"));
+    return trainingExamples({ ids: store.externalIds, splits: store.splits, facets: store.facets, graph }, ids, variant, seed);
+  });
+  if (examples.length === 0) {
+    throw new Error(
+      `no training examples for the generative retriever of "${options.corpus}": training papers: ${trainingRule}, ` +
+        `but none of them has a facet item with an edge in graph build ${store.graphBuild.id}. Extract facets (graft extract --corpus ${options.corpus}) and rebuild the graph first.`,
+    );
+  }
+  return examples;
+}
+
+/** The training pack and the token prior, unless a resumed build has them already. */
+async function writeTrainingInputs(
+  { store, options, variant, trainer, steps, progress, at }: GenretRun,
+  ids: Identifiers,
+  examples: TrainingExamples,
+): Promise<void> {
+  const priorFile = at(`pack/${TOKEN_PRIOR_FILE}`);
+  if (existsSync(at("pack/pack.json")) && !(trainer.tokenPrior && !existsSync(priorFile))) return;
+  progress("examples", 0, 1, `${examples.length.toLocaleString("en-US")} examples · reading item vectors`);
+  const items = await timed(steps, "vectors", () => storeItemVectors(options.corpus, store));
+  if (!existsSync(at("pack/pack.json"))) {
+    progress("examples", 0, 1, `writing the training pack`);
+    await timed(steps, "pack", () =>
+      writeTrainingPack(at("pack"), { index: ids.index, vocab: ids.vocab, items, examples, tries: ids.tries, embedder: store.embedder, variant }),
+    );
+  }
+  if (trainer.tokenPrior) {
+    progress("examples", 0, 1, `token prior`);
+    await timed(steps, "prior", () => {
+      const prior = identifierTokenPrior(ids, packedItemVector(items), Object.values(items)[0]?.dim ?? 0);
+      writeFileAtomic(priorFile, new Uint8Array(prior.buffer, prior.byteOffset, prior.byteLength));
+    });
+  }
+}
+
+/** The trainer's summary: read back when a resumed build finished training, else from a (resuming) training run. */
+async function trainModel({ options, trainer, seed, progress, at }: GenretRun, python: string): Promise<Record<string, unknown>> {
+  const trainDir = at("train");
+  if (existsSync(path.join(trainDir, "train.json")) && existsSync(path.join(trainDir, "decoder.onnx")))
+    return JSON.parse(readFileSync(path.join(trainDir, "train.json"), "utf8")) as Record<string, unknown>;
+  // The trainer's first progress line comes after it has read the pack (tens of seconds at 64k papers).
+  progress("train", 0, 1, "starting the trainer (reading the training pack)");
+  return runTrainer(
+    python,
+    trainerArgs(at("pack"), trainDir, trainer, seed),
+    (e) => {
+      if (e.event === "progress") {
+        const total = (e.totalSteps as number) ?? 1;
+        progress(
+          "train",
+          e.step as number,
+          total,
+          `loss ${(e.loss as number).toFixed(3)} · ${(e.examplesPerSecond as number).toFixed(0)} ex/s · ETA ${Math.round(e.eta as number)} s`,
+        );
+      }
+      if (e.event === "start" || e.event === "checkpoint") options.onLog?.(JSON.stringify(e));
+    },
+    options.onLog,
+  );
+}
+
+/** The model files at the build's root, and genret.json naming what they were trained from. */
+function exportModel({ build, store, variant, seed, at }: GenretRun): void {
+  const trainDir = at("train");
+  for (const f of ["decoder.onnx", "output.f32", "config.json", "train.json"]) {
+    writeArtefact(build, "train", f, f, readFileSync(path.join(trainDir, f)));
+  }
+  const manifestFile = { embedder: store.embedder, variant, seed, graphBuild: store.graphBuild.id };
+  writeArtefact(build, "train", "genret.json", "genret.json", JSON.stringify(manifestFile, null, 1));
 }

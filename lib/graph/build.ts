@@ -219,13 +219,20 @@ export function defaultGraphEmbedder(corpus: string, env: Env = process.env): st
   return embedderSpecFromEnv(env);
 }
 
-export async function buildGraphStage(db: Db, options: GraphStageOptions): Promise<GraphStageReport> {
-  const k = options.k ?? 20;
-  const similarity = typeof options.similarity === "string" ? parseItemSimilarity(options.similarity) : (options.similarity ?? DEFAULT_ITEM_SIMILARITY);
-  const { alpha, beta } = edgeWeightFor(similarity, options.alpha, options.beta);
-  const progress = options.onProgress ?? (() => {});
-  const corpus = await db.corpus.findUnique({ where: { name: options.corpus } });
-  if (!corpus) throw new Error(`no corpus named "${options.corpus}" (import it first)`);
+/** The corpus papers and their facet items: the graph's input. */
+interface GraphInput {
+  corpusId: number;
+  /** In id order: a paper's position is its node index in every artefact. */
+  papers: { id: number; externalId: string }[];
+  /** Paper id → node index. */
+  index: ReadonlyMap<number, number>;
+  texts: string[];
+  itemRows: Record<Facet, number[][]>;
+}
+
+async function loadGraphInput(db: Db, corpusName: string): Promise<GraphInput> {
+  const corpus = await db.corpus.findUnique({ where: { name: corpusName } });
+  if (!corpus) throw new Error(`no corpus named "${corpusName}" (import it first)`);
 
   // Papers in id order: their position is the node index in every artefact.
   const papers = await db.paper.findMany({
@@ -233,13 +240,29 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
     select: { id: true, externalId: true },
     orderBy: { id: "asc" },
   });
-  if (papers.length < 2) throw new Error(`corpus "${options.corpus}" has ${papers.length} paper(s); the graph needs at least 2`);
+  if (papers.length < 2) throw new Error(`corpus "${corpusName}" has ${papers.length} paper(s); the graph needs at least 2`);
   const index = new Map(papers.map((p, i) => [p.id, i]));
   const { texts, itemRows, found } = await loadFacetItems(db, corpus.id, index, papers.length);
-  if (found === 0) throw new Error(`no paper of "${options.corpus}" has facets yet: run \`graft extract\` first`);
+  if (found === 0) throw new Error(`no paper of "${corpusName}" has facets yet: run \`graft extract\` first`);
+  return { corpusId: corpus.id, papers, index, texts, itemRows };
+}
 
-  const spec = options.embedder ?? defaultGraphEmbedder(options.corpus);
-  const params = {
+/** K and the edge weight w = αs + βc of a graph build, with the item similarity behind s. */
+interface GraphWeighting {
+  k: number;
+  similarity: ItemSimilarity;
+  alpha: number;
+  beta: number;
+}
+
+function graphWeighting(options: GraphStageOptions): GraphWeighting {
+  const similarity = typeof options.similarity === "string" ? parseItemSimilarity(options.similarity) : (options.similarity ?? DEFAULT_ITEM_SIMILARITY);
+  return { k: options.k ?? 20, similarity, ...edgeWeightFor(similarity, options.alpha, options.beta) };
+}
+
+/** The build's parameters: what makes two builds the same (resuming and reopening compare them). */
+function graphBuildParams(options: GraphStageOptions, spec: string, { k, alpha, beta, similarity }: GraphWeighting): Record<string, unknown> {
+  return {
     stage: "graph",
     embedder: spec,
     k,
@@ -251,317 +274,487 @@ export async function buildGraphStage(db: Db, options: GraphStageOptions): Promi
     ...(options.chunkItems !== undefined ? { chunkItems: options.chunkItems } : {}),
     ...(options.sharded ? { shards: options.sharded.shards } : {}),
   };
+}
+
+async function openGraphBuild(db: Db, options: GraphStageOptions, params: Record<string, unknown>): Promise<BuildHandle> {
   if (options.resume && options.resume.corpus !== options.corpus)
     throw new Error(`build ${options.resume.id} belongs to corpus "${options.resume.corpus}", not "${options.corpus}"`);
-  const build =
+  return (
     options.resume ??
     // A rerun of the same build from the terminal reopens its unfinished build, as the genret stage
     // does: a kill loses no cached vectors and, in the index step, no graph.
     (options.jobId === undefined && !options.sharded ? (await reopenUnfinishedBuild(db, options.corpus, params, { withoutJob: true }))?.handle : null) ??
-    (await startBuild(db, options.corpus, params, { jobId: options.jobId }));
+    (await startBuild(db, options.corpus, params, { jobId: options.jobId }))
+  );
+}
+
+/** What every step of one graph build reads. */
+interface GraphRun {
+  db: Db;
+  options: GraphStageOptions;
+  input: GraphInput;
+  weighting: GraphWeighting;
+  /** The embedder spec. */
+  spec: string;
+  params: Record<string, unknown>;
+  build: BuildHandle;
+  progress: NonNullable<GraphStageOptions["onProgress"]>;
+  /** Marks a phase boundary: stops an aborted build there, else tells onPhase. */
+  phase: (name: GraphStagePhase) => Promise<void>;
+}
+
+interface ItemEmbedding {
+  embedderId: string;
+  dim: number;
+  newlyEmbedded: number;
+  embedSeconds: number;
+}
+
+/**
+ * The packed item vectors, in a box so a step can drop them (≈ 0.33 GB at 64k) once no later
+ * step reads them: after the kernel, unless the ANN indexes are built over them afterwards.
+ */
+interface DenseItems {
+  packed: Partial<Record<Facet, PackedFacetItems>> | null;
+}
+
+/** The items' vectors (only texts missing from the cache are embedded), packed per facet. */
+async function embedFacetItems(run: GraphRun): Promise<{ embedding: ItemEmbedding; dense: DenseItems }> {
+  const { options, spec, progress } = run;
+  const { texts, itemRows } = run.input;
+  const t0 = performance.now();
+  const probe = await createEmbedder(spec);
+  const embedderId = probe.id;
+  const dim = probe.dim;
+  await probe.close?.();
+  const cacheDir = cacheDirFor(options.corpus, embedderId);
+  let newlyEmbedded = await embedMissingSlices(run, cacheDir, { id: embedderId, dim });
+  let pool: ParallelEmbedder | null = null;
+  // The pool reports every 256 texts a worker finishes, the cache every 4096 it commits.
+  const embedProgress = chunkedProgress((d, t) => progress("embed", d, t));
+  const lazy: Embedder = {
+    id: embedderId,
+    dim,
+    embed: async (batch) => {
+      newlyEmbedded += batch.length;
+      const workers = options.workers ?? Math.min(2, os.availableParallelism());
+      pool ??= await ParallelEmbedder.create(spec, { workers, onProgress: (d) => embedProgress.within(d) });
+      return pool.embed(batch);
+    },
+  };
+  // Garbage once packed per facet (the views keep the whole cache buffer, ≈ 0.33 GB at 64k, alive).
+  let vectors: Float32Array[];
+  try {
+    vectors = await embedWithCache(lazy, texts, {
+      dir: cacheDir,
+      onProgress: (d, t) => embedProgress.committed(d, t),
+    });
+  } finally {
+    await (pool as ParallelEmbedder | null)?.close?.();
+  }
+  const embedSeconds = (performance.now() - t0) / 1000;
+  await run.phase("embedded");
+  return { embedding: { embedderId, dim, newlyEmbedded, embedSeconds }, dense: { packed: packFacetItems(itemRows, vectors, dim) } };
+}
+
+/**
+ * Sharded: the texts the cache lacks are embedded by slice jobs on any worker and appended to
+ * the cache first, so embedWithCache finds every vector there. Returns how many were embedded.
+ */
+async function embedMissingSlices(run: GraphRun, cacheDir: string, embedder: { id: string; dim: number }): Promise<number> {
+  const { options, build } = run;
+  const runSlices = options.sharded?.runSlices;
+  if (!options.sharded || !runSlices) return 0;
+  return embedMissingInSlices(run.db, build.id, run.input.texts, {
+    dir: cacheDir,
+    spec: run.spec,
+    embedder,
+    shards: options.sharded.shards,
+    workers: options.workers,
+    runSlices: (plan) => runSlices(build, plan),
+    onProgress: (d, t) => run.progress("embed", d, t, "slices"),
+  });
+}
+
+/** Per node, the node indices of the corpus papers it cites. */
+async function loadCitationRefs({ db, input }: GraphRun): Promise<number[][]> {
+  const refs: number[][] = input.papers.map(() => []);
+  for (const c of await db.citation.findMany({ where: { corpusId: input.corpusId }, select: { citingId: true, citedId: true } })) {
+    const a = input.index.get(c.citingId);
+    const b = input.index.get(c.citedId);
+    if (a !== undefined && b !== undefined) refs[a].push(b);
+  }
+  return refs;
+}
+
+/** A sharded kernel: inputs into the store, block jobs compute the lists, merged per facet by the kernel. */
+async function shardedFacetLists(
+  run: GraphRun,
+  packed: Partial<Record<Facet, PackedFacetItems>>,
+  refs: number[][],
+  buildK: number,
+): Promise<PaperGraphBuildOptions["facetLists"]> {
+  const { db, build, options } = run;
+  const sharded = options.sharded as GraphShardRunner;
+  const plan = planShards(packed, refs, {
+    shards: sharded.shards,
+    k: buildK,
+    alpha: run.weighting.alpha,
+    beta: run.weighting.beta,
+    chunkItems: options.chunkItems,
+  });
+  await storeShardInputs(db, build.id, plan, packed, refs);
+  await sharded.runBlocks(build, plan);
+  return (facet) => readMergedShardLists(db, build.id, plan, facet);
+}
+
+interface LexicalInfo {
+  scheme: string;
+  terms: number;
+  documents: number;
+  threads: number;
+  passSeconds: Partial<Record<Facet, number>>;
+}
+
+type FacetLexical = { index: LexicalIndex; lexical: RankedNeighbours };
+
+/**
+ * A mix build: the corpus items' TF-IDF model (an artefact, so unseen papers are weighted alike)
+ * and one inverted file per facet; each facet's candidates are rescored with both terms.
+ */
+async function mixRanking(
+  run: GraphRun,
+  dense: DenseItems,
+  citations: ReturnType<typeof citationRows>,
+  buildK: number,
+  lexicalWeight: number,
+): Promise<{ info: LexicalInfo; rankEdges: PaperGraphBuildOptions["rankEdges"] }> {
+  const { db, build } = run;
+  // idf from the corpus papers' titles + abstracts (one document each); every item term is in the vocabulary.
+  const docs = await db.paper.findMany({
+    where: { corpusId: run.input.corpusId, role: "corpus" },
+    select: { title: true, abstract: true },
+    orderBy: { id: "asc" },
+  });
+  const model = fitLexicalModel(
+    docs.map((p) => `${p.title}\n${p.abstract}`),
+    run.input.texts,
+  );
+  writeArtefact(build, "graph", "lexical.json", "lexical.json", serialiseLexicalModel(model), {
+    note: "TF-IDF vocabulary of the facet items, document frequencies over the papers' titles + abstracts (s_lex)",
+  });
+  const { threads, passSeconds, lexicalOf } = await lexicalTopK(run, model, buildK);
+  const info = { scheme: model.scheme, terms: model.terms.length, documents: model.numDocs, threads, passSeconds };
+  const { alpha, beta } = run.weighting;
+  const rankEdges: PaperGraphBuildOptions["rankEdges"] = (facet, lists, kk) => {
+    const { index, lexical } = lexicalOf[facet] as FacetLexical;
+    if (lexical.k !== kk) throw new Error(`lexical lists of ${facet} were built for k = ${lexical.k}, not ${kk}`);
+    return mixedFacetEdges(
+      {
+        cosine: lists.neighbours,
+        linked: lists.linked,
+        lexical,
+        dense: (dense.packed as Partial<Record<Facet, PackedFacetItems>>)[facet] as PackedFacetItems,
+        index,
+        citations,
+      },
+      { k: kk, alpha, beta, lexicalWeight },
+    );
+  };
+  return { info, rankEdges };
+}
+
+/**
+ * Every facet's lexical top-K before the kernel: rankEdges is synchronous, and the pass (the
+ * largest CPU of a mix build at scale) runs its rows on worker threads (lexical-pool.ts); the
+ * lists are the one-thread lists, so the build does not depend on the thread count.
+ */
+async function lexicalTopK(
+  { options, input, progress }: GraphRun,
+  model: ReturnType<typeof fitLexicalModel>,
+  buildK: number,
+): Promise<{ threads: number; passSeconds: Partial<Record<Facet, number>>; lexicalOf: Partial<Record<Facet, FacetLexical>> }> {
+  const threads = options.workers ?? DEFAULT_LEXICAL_THREADS;
+  const passSeconds: Partial<Record<Facet, number>> = {};
+  const lexicalOf: Partial<Record<Facet, FacetLexical>> = {};
+  const lexicalPool = threads > 1 ? LexicalPool.create({ threads }) : null;
+  try {
+    for (const facet of FACETS) {
+      options.signal?.throwIfAborted();
+      const index = new LexicalIndex(
+        packLexicalItems(
+          model,
+          input.itemRows[facet].map((r) => r.map((t) => input.texts[t])),
+        ),
+      );
+      const tPass = performance.now();
+      const onProgress = (d: number, t: number) => progress("graph", d, t, `${facet} lexical`);
+      const lexical = lexicalPool ? await lexicalPool.allPairsTopK(index, buildK, { onProgress }) : index.allPairsTopK(buildK, { onProgress });
+      passSeconds[facet] = (performance.now() - tPass) / 1000;
+      lexicalOf[facet] = { index, lexical };
+    }
+  } finally {
+    await lexicalPool?.close();
+  }
+  return { threads, passSeconds, lexicalOf };
+}
+
+/** The typed graph of the paper, pruned to k, with what its report and manifest say of it. */
+interface TypedGraph {
+  graph: PaperGraph;
+  reports: FacetBuildReport[];
+  coverage: CoverageAtK[];
+  lexicalInfo: LexicalInfo | null;
+  /** The K the lists were built to (the largest of k and the coverage K) before pruning. */
+  buildK: number;
+  graphSeconds: number;
+}
+
+/** The kernel's top-K lists per facet (exact, or mixed with s_lex), their coverage, pruned to k. */
+async function computeTypedGraph(run: GraphRun, dense: DenseItems, keepDense: boolean): Promise<TypedGraph> {
+  const { options, progress } = run;
+  const { k, alpha, beta, similarity } = run.weighting;
+  const t1 = performance.now();
+  const refs = await loadCitationRefs(run);
+  const citations = citationRows(refs);
+  const buildK = Math.max(k, ...COVERAGE_KS);
+  const facetLists = options.sharded ? await shardedFacetLists(run, dense.packed as Partial<Record<Facet, PackedFacetItems>>, refs, buildK) : undefined;
+  const mix = similarity.kind === "mix" ? await mixRanking(run, dense, citations, buildK, similarity.lexicalWeight) : null;
+  let kernel: { graph: PaperGraph; facets: FacetBuildReport[] } | null = await buildPaperGraph(
+    dense.packed as Partial<Record<Facet, PackedFacetItems>>,
+    citations,
+    {
+      k: buildK,
+      alpha,
+      beta,
+      onProgress: (facet, d, t) => progress("graph", d, t, facet),
+      rankEdges: mix?.rankEdges,
+      chunkItems: options.chunkItems,
+      facetLists,
+    },
+  );
+  if (!keepDense) dense.packed = null;
+  const reports = kernel.facets;
+  const cov = coverage(kernel.graph.facets, COVERAGE_KS, buildK);
+  const pruned: Partial<Record<Facet, FacetCsr>> = {};
+  for (const f of FACETS) if (kernel.graph.facets[f]) pruned[f] = pruneCsr(kernel.graph.facets[f] as FacetCsr, k);
+  // The top-50 lists (≈ 0.25 GB at 64k) are only needed for coverage.
+  kernel = null;
+  const graph: PaperGraph = { numPapers: run.input.papers.length, k, facets: pruned };
+  return { graph, reports, coverage: cov, lexicalInfo: mix?.info ?? null, buildK, graphSeconds: (performance.now() - t1) / 1000 };
+}
+
+function writeGraphArtefacts({ build, input }: GraphRun, graph: PaperGraph): void {
+  writePaperGraph(path.join(build.dir, "graph.csr"), graph);
+  recordArtefact(build, "graph", "graph.csr", "graph.csr", { format: "GRAFTCSR v1", k: graph.k, numPapers: input.papers.length });
+  writeArtefact(
+    build,
+    "graph",
+    "papers.json",
+    "papers.json",
+    JSON.stringify({ externalIds: input.papers.map((p) => p.externalId), dbIds: input.papers.map((p) => p.id) }),
+    {
+      note: "node index -> paper",
+    },
+  );
+}
+
+/** The edges into the store, for browsing (not above GRAFT_EDGE_ROWS_MAX_PAPERS papers). */
+async function storeEdges(
+  { db, build, input, progress }: GraphRun,
+  pruned: Partial<Record<Facet, FacetCsr>>,
+): Promise<{ edgeRows: boolean; storeSeconds: number }> {
+  const t2 = performance.now();
+  const papers = input.papers;
+  // Paper pages read graph.csr (lib/graph/neighbours.ts); above the threshold the rows
+  // (≈ 5 M, 146 s and 650 MiB of SQLite at 64k papers) are not worth storing.
+  const edgeRows = storesEdgeRows(papers.length);
+  const provider = dbProvider(db);
+  const total = edgeRows ? edgeRowCount(pruned) : 0;
+  const paperIds = papers.map((p) => p.id);
+  await db.$transaction(
+    async (tx) => {
+      // A resumed build may already hold the edges of an earlier, interrupted run (committed
+      // just before the crash): replace them, in the same transaction, never add to them. A
+      // build without rows drops them too (the threshold may have changed since that run).
+      await tx.edge.deleteMany({ where: { buildId: build.id } });
+      if (!edgeRows) return;
+      // Slice by slice from the CSR: all 5 M rows of a 64k build as JS arrays would be ≈ 1 GiB.
+      let stored = 0;
+      for (const slice of edgeRowSlices(build.id, pruned, paperIds, EDGE_STORE_STEP)) {
+        await bulkInsert(tx, provider, "Edge", EDGE_ROW_COLUMNS, slice);
+        stored += slice.length;
+        progress("store", stored, total);
+      }
+    },
+    { timeout: 30 * 60 * 1000, maxWait: 60_000 },
+  );
+  if (!edgeRows) progress("store", 0, 0, `no Edge rows: ${papers.length} papers > GRAFT_EDGE_ROWS_MAX_PAPERS`);
+  return { edgeRows, storeSeconds: (performance.now() - t2) / 1000 };
+}
+
+function graphReport(
+  run: GraphRun,
+  embedding: ItemEmbedding,
+  typed: TypedGraph,
+  stored: { edgeRows: boolean; storeSeconds: number },
+): PendingGraphBuild["report"] {
+  const { reports, graph } = typed;
+  const pruned = graph.facets;
+  const flops = reports.reduce((s, r: FacetBuildReport) => s + r.kernel.flops, 0) / 1e9;
+  const kernelSeconds = reports.reduce((s, r) => s + r.kernel.seconds, 0);
+  return {
+    build: run.build.id,
+    dir: run.build.dir,
+    papers: run.input.papers.length,
+    items: run.input.texts.length,
+    embedder: embedding.embedderId,
+    similarity: itemSimilaritySpec(run.weighting.similarity),
+    embedSeconds: embedding.embedSeconds,
+    newlyEmbedded: embedding.newlyEmbedded,
+    graphSeconds: typed.graphSeconds,
+    storeSeconds: stored.storeSeconds,
+    edgeRows: stored.edgeRows,
+    gflops: kernelSeconds > 0 ? flops / kernelSeconds : 0,
+    facets: reports.map((r) => ({
+      facet: r.facet,
+      items: r.items,
+      edges: pruned[r.facet] ? (pruned[r.facet] as FacetCsr).targets.length : 0,
+      kernelSeconds: r.kernel.seconds,
+    })),
+    coverage: typed.coverage,
+  };
+}
+
+function graphManifest(run: GraphRun, embedding: ItemEmbedding, typed: TypedGraph, report: PendingGraphBuild["report"]): PendingGraphBuild["manifest"] {
+  const { similarity } = run.weighting;
+  const { buildK, lexicalInfo } = typed;
+  return {
+    stage: "graph",
+    parameters: run.params,
+    embedder: { id: embedding.embedderId, dim: embedding.dim },
+    similarity: itemSimilaritySpec(similarity),
+    ...(lexicalInfo ? { lexical: lexicalInfo } : {}),
+    candidateGeneration:
+      similarity.kind === "mix"
+        ? `top ${buildK} by s_cos (blocked onnxruntime Gemm + TopK) ∪ top ${buildK} by s_lex (inverted file) ∪ top ${buildK} linked, rescored exactly`
+        : "exact all-pairs (blocked onnxruntime Gemm + TopK)",
+    edgeRows: report.edgeRows,
+    timings: { embedSeconds: report.embedSeconds, graphSeconds: report.graphSeconds, storeSeconds: report.storeSeconds },
+    statistics: { papers: report.papers, items: report.items, facets: report.facets, coverage: typed.coverage, gflops: report.gflops },
+    codeVersion: config().GRAFT_CODE_VERSION ?? "",
+  };
+}
+
+/** The typed graph, its artefacts and edge rows; the pending record when ANN indexes follow. */
+async function computeAndStoreGraph(run: GraphRun, embedding: ItemEmbedding, dense: DenseItems, writesAnn: boolean): Promise<PendingGraphBuild> {
+  const typed = await computeTypedGraph(run, dense, writesAnn);
+  writeGraphArtefacts(run, typed.graph);
+  await run.phase("artefacts");
+  const stored = await storeEdges(run, typed.graph.facets);
+  await run.phase("edges");
+  const report = graphReport(run, embedding, typed, stored);
+  const done: PendingGraphBuild = { params: run.params, report, manifest: graphManifest(run, embedding, typed, report), artefacts: run.build.artefacts };
+  if (writesAnn) writeFileAtomic(path.join(run.build.dir, PENDING_FILE), JSON.stringify(done));
+  return done;
+}
+
+interface AnnStep {
+  annIndexes: AnnIndexFile[];
+  annSeconds: number;
+  annError?: string;
+}
+
+/** The ANN index files (above annMinPapers): serving reads them instead of building them. */
+async function writeAnnIndexes({ build, options, progress }: GraphRun, items: Partial<Record<Facet, PackedFacetItems>>): Promise<AnnStep> {
+  let annIndexes: AnnIndexFile[] = [];
+  let annError: string | undefined;
+  const tAnn = performance.now();
+  try {
+    annIndexes = await writeAnnIndexFiles(
+      build.dir,
+      FACETS.filter((f) => items[f]).map((f) => [f, items[f] as PackedFacetItems] as const),
+      {
+        signal: options.signal,
+        onProgress: (facet, d, t) => progress("ann", d, t, facet),
+        onFacet: (a) =>
+          options.onLog?.(
+            `ann ${a.facet}: ${a.items.toLocaleString("en-US")} items, ${a.reused ? "written by the interrupted run" : `built in ${a.seconds.toFixed(1)} s`} → ${a.file} (${(a.bytes / 2 ** 20).toFixed(1)} MiB)`,
+          ),
+      },
+    );
+  } catch (err) {
+    if (options.signal?.aborted) throw err;
+    // Serving still works without the files (it builds a missing index itself, or stays exact).
+    annError = err instanceof Error ? err.message : String(err);
+    options.onLog?.(`ann: no index files (${annError}); serving will build them when first needed`);
+  }
+  for (const a of annIndexes)
+    recordArtefact(build, "graph", `ann-${a.facet}`, a.file, {
+      format: "hnswlib-node HierarchicalNSW, inner product",
+      facet: a.facet,
+      items: a.items,
+      ...DEFAULT_ANN_PARAMS,
+    });
+  return { annIndexes, annSeconds: (performance.now() - tAnn) / 1000, annError };
+}
+
+/** The manifest the build completes with: the graph's, plus the ANN step's when it writes indexes (annMinPapers given). */
+function completedManifest(done: PendingGraphBuild, ann: AnnStep, annMinPapers: number | null): Record<string, unknown> {
+  const { annIndexes, annSeconds, annError } = ann;
+  const writesAnn = annMinPapers !== null;
+  return {
+    ...done.manifest,
+    timings: { ...done.manifest.timings, ...(writesAnn ? { annSeconds } : {}) },
+    ...(writesAnn
+      ? {
+          ann: {
+            minPapers: annMinPapers,
+            params: DEFAULT_ANN_PARAMS,
+            files: annIndexes.map(({ facet, file, items, seconds }) => ({ facet, file, items, seconds })),
+            ...(annError ? { error: annError } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+export async function buildGraphStage(db: Db, options: GraphStageOptions): Promise<GraphStageReport> {
+  const weighting = graphWeighting(options);
+  const progress = options.onProgress ?? (() => {});
+  const input = await loadGraphInput(db, options.corpus);
+  const spec = options.embedder ?? defaultGraphEmbedder(options.corpus);
+  const params = graphBuildParams(options, spec, weighting);
+  const build = await openGraphBuild(db, options, params);
   const phase = async (name: GraphStagePhase) => {
     options.signal?.throwIfAborted();
     await options.onPhase?.(name, build);
   };
+  const run: GraphRun = { db, options, input, weighting, spec, params, build, progress, phase };
   try {
     await phase("started");
     const annMinPapers = options.annMinPapers ?? config().GRAFT_ANN_MIN_PAPERS;
-    const writesAnn = papers.length > annMinPapers;
+    const writesAnn = input.papers.length > annMinPapers;
     // Resuming after a crash in the index step: the graph and its edges are durable already (a new build has no pending record).
-    const resumed = resumeAtIndexes(build, params, papers.length);
-    // ── embeddings (only texts missing from the cache are embedded) ──
-    const t0 = performance.now();
-    const probe = await createEmbedder(spec);
-    const embedderId = probe.id;
-    const dim = probe.dim;
-    await probe.close?.();
-    let newlyEmbedded = 0;
-    const cacheDir = cacheDirFor(options.corpus, embedderId);
-    // Sharded: the texts the cache lacks are embedded by slice jobs on any worker and appended
-    // to the cache first, so embedWithCache below finds every vector there.
-    const runSlices = options.sharded?.runSlices;
-    if (options.sharded && runSlices)
-      newlyEmbedded += await embedMissingInSlices(db, build.id, texts, {
-        dir: cacheDir,
-        spec,
-        embedder: { id: embedderId, dim },
-        shards: options.sharded.shards,
-        workers: options.workers,
-        runSlices: (plan) => runSlices(build, plan),
-        onProgress: (d, t) => progress("embed", d, t, "slices"),
-      });
-    let pool: ParallelEmbedder | null = null;
-    // The pool reports every 256 texts a worker finishes, the cache every 4096 it commits.
-    const embedProgress = chunkedProgress((d, t) => progress("embed", d, t));
-    const lazy: Embedder = {
-      id: embedderId,
-      dim,
-      embed: async (batch) => {
-        newlyEmbedded += batch.length;
-        const workers = options.workers ?? Math.min(2, os.availableParallelism());
-        pool ??= await ParallelEmbedder.create(spec, { workers, onProgress: (d) => embedProgress.within(d) });
-        return pool.embed(batch);
-      },
-    };
-    // Dropped once packed per facet (the views keep the whole cache buffer, ≈ 0.33 GB at 64k, alive).
-    let vectors: Float32Array[] | null;
-    try {
-      vectors = await embedWithCache(lazy, texts, {
-        dir: cacheDir,
-        onProgress: (d, t) => embedProgress.committed(d, t),
-      });
-    } finally {
-      await (pool as ParallelEmbedder | null)?.close?.();
-    }
-    const embedSeconds = (performance.now() - t0) / 1000;
-    await phase("embedded");
-
-    // Dropped once the kernel is done, before the edge store (another ≈ 0.33 GB at 64k), unless
-    // the ANN indexes are built over them afterwards.
-    let packed: Partial<Record<Facet, PackedFacetItems>> | null = packFacetItems(itemRows, vectors, dim);
-    vectors = null;
+    const resumed = resumeAtIndexes(build, params, input.papers.length);
+    const { embedding, dense } = await embedFacetItems(run);
     let done: PendingGraphBuild;
     if (resumed) {
       build.artefacts = resumed.artefacts;
       done = resumed;
       options.onLog?.(`graph.csr and edges of build ${build.id} were complete before the interruption: resuming at the ANN indexes`);
-    } else {
-      // ── the typed graph ──
-      const t1 = performance.now();
-      const refs: number[][] = papers.map(() => []);
-      for (const c of await db.citation.findMany({ where: { corpusId: corpus.id }, select: { citingId: true, citedId: true } })) {
-        const a = index.get(c.citingId);
-        const b = index.get(c.citedId);
-        if (a !== undefined && b !== undefined) refs[a].push(b);
-      }
-      const citations = citationRows(refs);
-      const buildK = Math.max(k, ...COVERAGE_KS);
-      // A sharded kernel: inputs into the store, block jobs compute the lists, merged per facet below.
-      let facetLists: PaperGraphBuildOptions["facetLists"];
-      if (options.sharded) {
-        const plan = planShards(packed, refs, { shards: options.sharded.shards, k: buildK, alpha, beta, chunkItems: options.chunkItems });
-        await storeShardInputs(db, build.id, plan, packed, refs);
-        await options.sharded.runBlocks(build, plan);
-        facetLists = (facet) => readMergedShardLists(db, build.id, plan, facet);
-      }
-      // A mix build: the corpus items' TF-IDF model (an artefact, so unseen papers are weighted
-      // alike) and one inverted file per facet; each facet's candidates are rescored with both terms.
-      let lexicalInfo: { scheme: string; terms: number; documents: number; threads: number; passSeconds: Partial<Record<Facet, number>> } | null = null;
-      let rankEdges: PaperGraphBuildOptions["rankEdges"];
-      if (similarity.kind === "mix") {
-        // idf from the corpus papers' titles + abstracts (one document each); every item term is in the vocabulary.
-        const docs = await db.paper.findMany({
-          where: { corpusId: corpus.id, role: "corpus" },
-          select: { title: true, abstract: true },
-          orderBy: { id: "asc" },
-        });
-        const model = fitLexicalModel(
-          docs.map((p) => `${p.title}\n${p.abstract}`),
-          texts,
-        );
-        writeArtefact(build, "graph", "lexical.json", "lexical.json", serialiseLexicalModel(model), {
-          note: "TF-IDF vocabulary of the facet items, document frequencies over the papers' titles + abstracts (s_lex)",
-        });
-        // Every facet's lexical top-K before the kernel: rankEdges is synchronous, and the pass
-        // (the largest CPU of a mix build at scale) runs its rows on worker threads (lexical-pool.ts);
-        // the lists are the one-thread lists, so the build does not depend on the thread count.
-        const threads = options.workers ?? DEFAULT_LEXICAL_THREADS;
-        const passSeconds: Partial<Record<Facet, number>> = {};
-        const lexicalOf: Partial<Record<Facet, { index: LexicalIndex; lexical: RankedNeighbours }>> = {};
-        const lexicalPool = threads > 1 ? LexicalPool.create({ threads }) : null;
-        try {
-          for (const facet of FACETS) {
-            options.signal?.throwIfAborted();
-            const index = new LexicalIndex(
-              packLexicalItems(
-                model,
-                itemRows[facet].map((r) => r.map((t) => texts[t])),
-              ),
-            );
-            const tPass = performance.now();
-            const onProgress = (d: number, t: number) => progress("graph", d, t, `${facet} lexical`);
-            const lexical = lexicalPool ? await lexicalPool.allPairsTopK(index, buildK, { onProgress }) : index.allPairsTopK(buildK, { onProgress });
-            passSeconds[facet] = (performance.now() - tPass) / 1000;
-            lexicalOf[facet] = { index, lexical };
-          }
-        } finally {
-          await lexicalPool?.close();
-        }
-        lexicalInfo = { scheme: model.scheme, terms: model.terms.length, documents: model.numDocs, threads, passSeconds };
-        const lexicalWeight = similarity.lexicalWeight;
-        rankEdges = (facet, lists, kk) => {
-          const { index, lexical } = lexicalOf[facet] as { index: LexicalIndex; lexical: RankedNeighbours };
-          if (lexical.k !== kk) throw new Error(`lexical lists of ${facet} were built for k = ${lexical.k}, not ${kk}`);
-          return mixedFacetEdges(
-            {
-              cosine: lists.neighbours,
-              linked: lists.linked,
-              lexical,
-              dense: (packed as Partial<Record<Facet, PackedFacetItems>>)[facet] as PackedFacetItems,
-              index,
-              citations,
-            },
-            { k: kk, alpha, beta, lexicalWeight },
-          );
-        };
-      }
-      let kernel: { graph: PaperGraph; facets: FacetBuildReport[] } | null = await buildPaperGraph(packed, citations, {
-        k: buildK,
-        alpha,
-        beta,
-        onProgress: (facet, d, t) => progress("graph", d, t, facet),
-        rankEdges,
-        chunkItems: options.chunkItems,
-        facetLists,
-      });
-      if (!writesAnn) packed = null;
-      const reports = kernel.facets;
-      const cov = coverage(kernel.graph.facets, COVERAGE_KS, buildK);
-      const pruned: Partial<Record<Facet, FacetCsr>> = {};
-      for (const f of FACETS) if (kernel.graph.facets[f]) pruned[f] = pruneCsr(kernel.graph.facets[f] as FacetCsr, k);
-      // The top-50 lists (≈ 0.25 GB at 64k) are only needed for coverage.
-      kernel = null;
-      const graph: PaperGraph = { numPapers: papers.length, k, facets: pruned };
-      const graphSeconds = (performance.now() - t1) / 1000;
+    } else done = await computeAndStoreGraph(run, embedding, dense, writesAnn);
 
-      writePaperGraph(path.join(build.dir, "graph.csr"), graph);
-      recordArtefact(build, "graph", "graph.csr", "graph.csr", { format: "GRAFTCSR v1", k, numPapers: papers.length });
-      writeArtefact(
-        build,
-        "graph",
-        "papers.json",
-        "papers.json",
-        JSON.stringify({ externalIds: papers.map((p) => p.externalId), dbIds: papers.map((p) => p.id) }),
-        {
-          note: "node index -> paper",
-        },
-      );
-      await phase("artefacts");
-
-      // ── edges into the store, for browsing ──
-      const t2 = performance.now();
-      // Paper pages read graph.csr (lib/graph/neighbours.ts); above the threshold the rows
-      // (≈ 5 M, 146 s and 650 MiB of SQLite at 64k papers) are not worth storing.
-      const edgeRows = storesEdgeRows(papers.length);
-      const provider = dbProvider(db);
-      const total = edgeRows ? edgeRowCount(pruned) : 0;
-      const paperIds = papers.map((p) => p.id);
-      await db.$transaction(
-        async (tx) => {
-          // A resumed build may already hold the edges of an earlier, interrupted run (committed
-          // just before the crash): replace them, in the same transaction, never add to them. A
-          // build without rows drops them too (the threshold may have changed since that run).
-          await tx.edge.deleteMany({ where: { buildId: build.id } });
-          if (!edgeRows) return;
-          // Slice by slice from the CSR: all 5 M rows of a 64k build as JS arrays would be ≈ 1 GiB.
-          let stored = 0;
-          for (const slice of edgeRowSlices(build.id, pruned, paperIds, EDGE_STORE_STEP)) {
-            await bulkInsert(tx, provider, "Edge", EDGE_ROW_COLUMNS, slice);
-            stored += slice.length;
-            progress("store", stored, total);
-          }
-        },
-        { timeout: 30 * 60 * 1000, maxWait: 60_000 },
-      );
-      if (!edgeRows) progress("store", 0, 0, `no Edge rows: ${papers.length} papers > GRAFT_EDGE_ROWS_MAX_PAPERS`);
-      const storeSeconds = (performance.now() - t2) / 1000;
-      await phase("edges");
-      const flops = reports.reduce((s, r: FacetBuildReport) => s + r.kernel.flops, 0) / 1e9;
-      const kernelSeconds = reports.reduce((s, r) => s + r.kernel.seconds, 0);
-      const report: PendingGraphBuild["report"] = {
-        build: build.id,
-        dir: build.dir,
-        papers: papers.length,
-        items: texts.length,
-        embedder: embedderId,
-        similarity: itemSimilaritySpec(similarity),
-        embedSeconds,
-        newlyEmbedded,
-        graphSeconds,
-        storeSeconds,
-        edgeRows,
-        gflops: kernelSeconds > 0 ? flops / kernelSeconds : 0,
-        facets: reports.map((r) => ({
-          facet: r.facet,
-          items: r.items,
-          edges: pruned[r.facet] ? (pruned[r.facet] as FacetCsr).targets.length : 0,
-          kernelSeconds: r.kernel.seconds,
-        })),
-        coverage: cov,
-      };
-      const manifest: PendingGraphBuild["manifest"] = {
-        stage: "graph",
-        parameters: params,
-        embedder: { id: embedderId, dim },
-        similarity: itemSimilaritySpec(similarity),
-        ...(lexicalInfo ? { lexical: lexicalInfo } : {}),
-        candidateGeneration:
-          similarity.kind === "mix"
-            ? `top ${buildK} by s_cos (blocked onnxruntime Gemm + TopK) ∪ top ${buildK} by s_lex (inverted file) ∪ top ${buildK} linked, rescored exactly`
-            : "exact all-pairs (blocked onnxruntime Gemm + TopK)",
-        edgeRows,
-        timings: { embedSeconds, graphSeconds, storeSeconds },
-        statistics: { papers: report.papers, items: report.items, facets: report.facets, coverage: cov, gflops: report.gflops },
-        codeVersion: config().GRAFT_CODE_VERSION ?? "",
-      };
-      done = { params, report, manifest, artefacts: build.artefacts };
-      if (writesAnn) writeFileAtomic(path.join(build.dir, PENDING_FILE), JSON.stringify(done));
-    }
-
-    // ── ANN index files (above annMinPapers): serving reads them instead of building them ──
-    let annIndexes: AnnIndexFile[] = [];
-    let annSeconds = 0;
-    let annError: string | undefined;
-    if (writesAnn && packed) {
-      const items = packed;
-      const tAnn = performance.now();
-      try {
-        annIndexes = await writeAnnIndexFiles(
-          build.dir,
-          FACETS.filter((f) => items[f]).map((f) => [f, items[f] as PackedFacetItems] as const),
-          {
-            signal: options.signal,
-            onProgress: (facet, d, t) => progress("ann", d, t, facet),
-            onFacet: (a) =>
-              options.onLog?.(
-                `ann ${a.facet}: ${a.items.toLocaleString("en-US")} items, ${a.reused ? "written by the interrupted run" : `built in ${a.seconds.toFixed(1)} s`} → ${a.file} (${(a.bytes / 2 ** 20).toFixed(1)} MiB)`,
-              ),
-          },
-        );
-      } catch (err) {
-        if (options.signal?.aborted) throw err;
-        // Serving still works without the files (it builds a missing index itself, or stays exact).
-        annError = err instanceof Error ? err.message : String(err);
-        options.onLog?.(`ann: no index files (${annError}); serving will build them when first needed`);
-      }
-      for (const a of annIndexes)
-        recordArtefact(build, "graph", `ann-${a.facet}`, a.file, {
-          format: "hnswlib-node HierarchicalNSW, inner product",
-          facet: a.facet,
-          items: a.items,
-          ...DEFAULT_ANN_PARAMS,
-        });
-      annSeconds = (performance.now() - tAnn) / 1000;
+    let ann: AnnStep = { annIndexes: [], annSeconds: 0 };
+    if (writesAnn && dense.packed) {
+      ann = await writeAnnIndexes(run, dense.packed);
       await phase("indexes");
     }
-    packed = null;
+    dense.packed = null;
 
-    await completeBuild(db, build, {
-      ...done.manifest,
-      timings: { ...done.manifest.timings, ...(writesAnn ? { annSeconds } : {}) },
-      ...(writesAnn
-        ? {
-            ann: {
-              minPapers: annMinPapers,
-              params: DEFAULT_ANN_PARAMS,
-              files: annIndexes.map(({ facet, file, items, seconds }) => ({ facet, file, items, seconds })),
-              ...(annError ? { error: annError } : {}),
-            },
-          }
-        : {}),
-    });
+    await completeBuild(db, build, completedManifest(done, ann, writesAnn ? annMinPapers : null));
     rmSync(path.join(build.dir, PENDING_FILE), { force: true });
-    const report: GraphStageReport = { ...done.report, annSeconds, annIndexes };
+    const report: GraphStageReport = { ...done.report, annSeconds: ann.annSeconds, annIndexes: ann.annIndexes };
     if (options.sharded) await dropShardData(db, build.id);
     return report;
   } catch (err) {

@@ -274,6 +274,9 @@ export class LexicalIndex {
   private keysB = new Int32Array(0);
   private permA = new Int32Array(0);
   private permB = new Int32Array(0);
+  /** Where the last radix sort left the sorted items and their gather positions (two of the buffers above). */
+  private sortedKeys = new Int32Array(0);
+  private sortedPerm = new Int32Array(0);
   /** Radix passes that cover the item indices, and one digit histogram per pass. */
   private readonly radixPasses: number;
   private readonly counts: Int32Array;
@@ -446,7 +449,19 @@ export class LexicalIndex {
   private scan(q: SparseFacetItems, q0: number, q1: number, skip0: number, skip1: number, postings: LexicalPostings): number {
     const na = q1 - q0;
     if (na === 0) return 0;
-    const { offsets, numTerms } = this.items;
+    const n = this.gather(q, q0, q1, skip0, skip1, postings);
+    if (n === 0) return 0;
+    this.radixSortGathered(n);
+    return this.reducePapers(n, na);
+  }
+
+  /**
+   * Gathers (item, query item, product) in traversal order (query items, their terms, postings),
+   * counting each radix digit of the items as they come; returns how many.
+   */
+  private gather(q: SparseFacetItems, q0: number, q1: number, skip0: number, skip1: number, postings: LexicalPostings): number {
+    const na = q1 - q0;
+    const { numTerms } = this.items;
     const { ptr: postPtr, items: postItems, weights: postWeights } = postings;
     const qPtr = q.itemPtr;
     const qTerms = q.terms;
@@ -454,12 +469,10 @@ export class LexicalIndex {
     let need = 0;
     for (let e = qPtr[q0]; e < qPtr[q1]; e++) if (qTerms[e] < numTerms) need += postPtr[qTerms[e] + 1] - postPtr[qTerms[e]];
     this.reserveGather(need, na);
-    const { gKey, gItem, gProd, rowBest, paperCols, paperFirst, touchedPapers, scanScores } = this;
+    const { gKey, gItem, gProd } = this;
     const passes = this.radixPasses;
     const counts = this.counts;
     counts.fill(0);
-    // Gather (item, query item, product) in traversal order (query items, their terms, postings),
-    // counting each radix digit of the items as they come.
     let n = 0;
     for (let i = 0; i < na; i++) {
       for (let e = qPtr[q0 + i]; e < qPtr[q0 + i + 1]; e++) {
@@ -482,10 +495,18 @@ export class LexicalIndex {
         }
       }
     }
-    if (n === 0) return 0;
-    // Stable LSD radix sort by item: positions and their items move together, so each pass reads
-    // in sequence (equal items keep traversal order). The sorted items end in keys, positions in perm.
-    let keys = gKey;
+    return n;
+  }
+
+  /**
+   * Stable LSD radix sort of the n gathered items: positions and their items move together, so
+   * each pass reads in sequence (equal items keep traversal order). The sorted items end in
+   * sortedKeys, their gather positions in sortedPerm.
+   */
+  private radixSortGathered(n: number): void {
+    const passes = this.radixPasses;
+    const counts = this.counts;
+    let keys = this.gKey;
     let perm = this.permA;
     let nextKeys = this.keysB;
     let nextPerm = this.permB;
@@ -507,8 +528,18 @@ export class LexicalIndex {
       nextPerm = swapPerm;
     }
     if (passes === 0) for (let x = 0; x < n; x++) perm[x] = x;
-    // One sweep: per item its dots (one run per query item), per paper its row maxima and column
-    // maxima (a paper's items are the index range offsets[b]..offsets[b + 1]).
+    this.sortedKeys = keys;
+    this.sortedPerm = perm;
+  }
+
+  /**
+   * One sweep over the n sorted postings: per item its dots (one run per query item), per paper
+   * its row maxima and column maxima (a paper's items are the index range offsets[b]..offsets[b + 1]);
+   * writes touchedPapers and scanScores, and returns how many papers.
+   */
+  private reducePapers(n: number, na: number): number {
+    const { offsets } = this.items;
+    const { gItem, gProd, rowBest, paperCols, paperFirst, touchedPapers, scanScores, sortedKeys: keys, sortedPerm: perm } = this;
     const paperOf = this.paperOf;
     let nPapers = 0;
     let r = 0;

@@ -29,7 +29,7 @@ import { FacetRowWriter, type FacetCsr, type PaperGraph } from "./csr";
 import { DEFAULT_EDGE_WEIGHT, type EdgeWeightParams } from "./edge-weight";
 import type { LexicalIndex, SparseVector } from "./lexical";
 import { itemsOfPaper, maxSimFacetScore, maxSimOneToMany, numPapersOf, type PackedFacetItems } from "./maxsim";
-import { type BlockSide, type FacetBlocks, MaxSimEngine, NO_PAIRS, prepareFacetBlocks } from "./maxsim-engine";
+import { type BlockResult, type BlockSide, type FacetBlocks, type FacetChunk, MaxSimEngine, NO_PAIRS, prepareFacetBlocks } from "./maxsim-engine";
 import { MIX_CANDIDATES, mixScore } from "./similarity";
 import { type RankedNeighbours, TopKAccumulator } from "./topk-accumulator";
 
@@ -127,14 +127,7 @@ export async function facetTopKOnBlocks(blocks: FacetBlocks, engine: MaxSimEngin
   if (citations && citations.numPapers !== numPapers) throw new Error("facetTopK: citation rows cover a different paper count");
   const acc = new TopKAccumulator(numPapers, k);
   const linked = citations ? new TopKAccumulator(numPapers, k, 2) : null;
-  const chunkOf = new Int32Array(numPapers).fill(-1);
-  const localOf = new Int32Array(numPapers);
-  chunks.forEach((c, i) =>
-    c.papers.forEach((p, l) => {
-      chunkOf[p] = i;
-      localOf[p] = l;
-    }),
-  );
+  const { chunkOf, localOf } = chunkPositions(chunks, numPapers);
   const started = performance.now();
   let flops = 0;
   let runs = 0;
@@ -148,29 +141,11 @@ export async function facetTopKOnBlocks(blocks: FacetBlocks, engine: MaxSimEngin
   let done = 0;
   let totalRows = 0;
   for (const c of chunks) totalRows += c.papers.length * c.itemsPerPaper;
-  const floor = acc.floor;
 
   for (let i = rowsFrom; i < rowsTo; i++) {
     const q = chunks[i];
     const bq = q.numPapers;
-    // Citation rows of this chunk's papers, bucketed by the chunk of the other paper. A pair
-    // with a chunk before i was already seen from that chunk's side; a paper without items has
-    // s = 0 with everyone, so its pairs go straight to the linked list.
-    const buckets: PairBucket[] = [];
-    if (citations && linked) {
-      for (let j = i; j < chunks.length; j++) buckets[j] = new PairBucket();
-      for (let a = 0; a < bq; a++) {
-        const pa = q.papers[a];
-        const row = citations.row(pa);
-        for (let e = 0; e < row.targets.length; e++) {
-          const b = row.targets[e];
-          const j = chunkOf[b];
-          const c = row.scores[e];
-          if (j < 0) linked.offer(pa, b, beta * c, 0, c);
-          else if (j >= i) buckets[j].push(a * chunks[j].numPapers + localOf[b], pa, b, c);
-        }
-      }
-    }
+    const buckets = citations && linked ? citationPairBuckets(chunks, i, citations, linked, chunkOf, localOf, beta) : [];
     for (let j = i; j < chunks.length; j++, done++) {
       const t = chunks[j];
       const bt = t.numPapers;
@@ -186,37 +161,10 @@ export async function facetTopKOnBlocks(blocks: FacetBlocks, engine: MaxSimEngin
       onnxMs += performance.now() - tRun;
       flops += 2 * bq * q.itemsPerPaper * bt * t.itemsPerPaper * dim;
       runs++;
-      // Lists arrive best first, so the first value below a paper's floor ends its list.
-      for (let a = 0; a < bq; a++) {
-        const src = q.papers[a];
-        for (let m = 0; m < kRow; m++) {
-          const v = r.rowVals[a * kRow + m];
-          if (v < floor[src]) break;
-          const dst = t.papers[r.rowIdx[a * kRow + m]];
-          if (dst !== src) acc.offer(src, dst, v);
-        }
-      }
-      for (let b = 0; b < bt && !diagonal; b++) {
-        const dst = t.papers[b];
-        for (let m = 0; m < kCol; m++) {
-          const v = r.colVals[b * kCol + m];
-          if (v < floor[dst]) break;
-          acc.offer(dst, q.papers[r.colIdx[b * kCol + m]], v);
-        }
-      }
+      offerBlockLists(acc, q, t, r, kRow, kCol, diagonal);
       if (bucket && linked) {
         linkedPairs += bucket.length;
-        const lfloor = linked.floor;
-        for (let e = 0; e < bucket.length; e++) {
-          const s = r.pairVals[e];
-          const c = bucket.c[e];
-          const w = Math.fround(alpha * s + beta * c);
-          const src = bucket.src[e];
-          const dst = bucket.dst[e];
-          if (w >= lfloor[src]) linked.offer(src, dst, w, s, c);
-          // Diagonal pairs also appear in the other paper's row; off-diagonal ones only here.
-          if (!diagonal && w >= lfloor[dst]) linked.offer(dst, src, w, s, c);
-        }
+        offerLinkedPairs(linked, bucket, r, diagonal, alpha, beta);
       }
       onProgress?.(done + 1, total);
     }
@@ -235,6 +183,88 @@ export async function facetTopKOnBlocks(blocks: FacetBlocks, engine: MaxSimEngin
     linked: linked ? linked.finish() : null,
     stats: { flops, denseFlops: 2 * totalRows * totalRows * dim, seconds, onnxSeconds: onnxMs / 1000, blocks: runs, linkedPairs },
   };
+}
+
+/** Per paper, its chunk (−1 for a paper without items) and its row within the chunk. */
+function chunkPositions(chunks: FacetBlocks["chunks"], numPapers: number): { chunkOf: Int32Array; localOf: Int32Array } {
+  const chunkOf = new Int32Array(numPapers).fill(-1);
+  const localOf = new Int32Array(numPapers);
+  chunks.forEach((c, i) =>
+    c.papers.forEach((p, l) => {
+      chunkOf[p] = i;
+      localOf[p] = l;
+    }),
+  );
+  return { chunkOf, localOf };
+}
+
+/**
+ * Citation rows of chunk i's papers, bucketed by the chunk of the other paper. A pair with a
+ * chunk before i was already seen from that chunk's side; a paper without items has s = 0 with
+ * everyone, so its pairs go straight to the linked list.
+ */
+function citationPairBuckets(
+  chunks: FacetBlocks["chunks"],
+  i: number,
+  citations: CitationRows,
+  linked: TopKAccumulator,
+  chunkOf: Int32Array,
+  localOf: Int32Array,
+  beta: number,
+): PairBucket[] {
+  const q = chunks[i];
+  const buckets: PairBucket[] = [];
+  for (let j = i; j < chunks.length; j++) buckets[j] = new PairBucket();
+  for (let a = 0; a < q.numPapers; a++) {
+    const pa = q.papers[a];
+    const row = citations.row(pa);
+    for (let e = 0; e < row.targets.length; e++) {
+      const b = row.targets[e];
+      const j = chunkOf[b];
+      const c = row.scores[e];
+      if (j < 0) linked.offer(pa, b, beta * c, 0, c);
+      else if (j >= i) buckets[j].push(a * chunks[j].numPapers + localOf[b], pa, b, c);
+    }
+  }
+  return buckets;
+}
+
+/** A block's row lists (q papers against t) and column lists (t against q, off the diagonal) into the top-K. */
+function offerBlockLists(acc: TopKAccumulator, q: FacetChunk, t: FacetChunk, r: BlockResult, kRow: number, kCol: number, diagonal: boolean): void {
+  const floor = acc.floor;
+  // Lists arrive best first, so the first value below a paper's floor ends its list.
+  for (let a = 0; a < q.numPapers; a++) {
+    const src = q.papers[a];
+    for (let m = 0; m < kRow; m++) {
+      const v = r.rowVals[a * kRow + m];
+      if (v < floor[src]) break;
+      const dst = t.papers[r.rowIdx[a * kRow + m]];
+      if (dst !== src) acc.offer(src, dst, v);
+    }
+  }
+  for (let b = 0; b < t.numPapers && !diagonal; b++) {
+    const dst = t.papers[b];
+    for (let m = 0; m < kCol; m++) {
+      const v = r.colVals[b * kCol + m];
+      if (v < floor[dst]) break;
+      acc.offer(dst, q.papers[r.colIdx[b * kCol + m]], v);
+    }
+  }
+}
+
+/** A block's citation pairs, weighted w = αs + βc, into the linked lists (both papers' rows). */
+function offerLinkedPairs(linked: TopKAccumulator, bucket: PairBucket, r: BlockResult, diagonal: boolean, alpha: number, beta: number): void {
+  const lfloor = linked.floor;
+  for (let e = 0; e < bucket.length; e++) {
+    const s = r.pairVals[e];
+    const c = bucket.c[e];
+    const w = Math.fround(alpha * s + beta * c);
+    const src = bucket.src[e];
+    const dst = bucket.dst[e];
+    if (w >= lfloor[src]) linked.offer(src, dst, w, s, c);
+    // Diagonal pairs also appear in the other paper's row; off-diagonal ones only here.
+    if (!diagonal && w >= lfloor[dst]) linked.offer(dst, src, w, s, c);
+  }
 }
 
 /**

@@ -58,68 +58,97 @@ export interface RunReport {
 
 type AbortReason = "shutdown" | "cancelled" | "lost";
 
-export async function runClaimedJob(db: Db, job: JobRow, workerId: string, options: RunOptions = {}): Promise<RunReport> {
-  const settings = options.settings ?? queueSettings();
-  const flushMs = options.flushMs ?? 500;
-  const echo = options.echo ?? (() => {});
-  const controller = new AbortController();
-  let abortReason: AbortReason | null = null;
-  const abort = (why: AbortReason) => {
-    if (abortReason) return;
-    abortReason = why;
-    controller.abort(
+/** Why a running job stops (a worker shutdown, a cancel, a lost lease): the first reason wins. */
+class JobStop {
+  readonly controller = new AbortController();
+  private why: AbortReason | null = null;
+
+  /** A method, not a field: the reason changes under the stage's awaits. */
+  reason(): AbortReason | null {
+    return this.why;
+  }
+
+  stop(why: AbortReason): void {
+    if (this.why) return;
+    this.why = why;
+    this.controller.abort(
       new Error(why === "shutdown" ? "the worker is shutting down" : why === "cancelled" ? "the job was cancelled" : "the job's lease was lost"),
     );
-  };
-  const onShutdown = () => abort("shutdown");
-  if (options.shutdown?.aborted) onShutdown();
-  options.shutdown?.addEventListener("abort", onShutdown, { once: true });
+  }
+}
 
-  // Log lines and progress are buffered and written in the background (never blocking the
-  // stage); `flush` drains both.
-  const pendingLogs: LogEntry[] = [];
-  let latest: { done: number; total: number | null; message: string; fraction: number } | null = null;
-  let lastProgressWrite = 0;
-  let writing: Promise<void> = Promise.resolve();
-  const ownershipLost = async () => {
-    const now = await db.job.findUnique({ where: { id: job.id }, select: { status: true } });
-    abort(now?.status === "cancelled" ? "cancelled" : "lost");
+/**
+ * A job's log lines and progress, buffered and written in the background (never blocking the
+ * stage); `flush` drains both. Arrow fields: the stage calls log and progress unbound.
+ */
+class JobRecorder {
+  private readonly pendingLogs: LogEntry[] = [];
+  private latest: { done: number; total: number | null; message: string; fraction: number } | null = null;
+  private lastProgressWrite = 0;
+  private writing: Promise<void> = Promise.resolve();
+  // The stored message carries the phase's ETA, so the jobs page shows what the CLI prints.
+  private readonly eta = new EtaTracker();
+
+  constructor(
+    private readonly db: Db,
+    private readonly job: JobRow,
+    private readonly workerId: string,
+    private readonly options: { flushMs: number; echo: NonNullable<RunOptions["echo"]>; onProgress: RunOptions["onProgress"] },
+    /** Called when a write finds the job no longer this worker's. */
+    private readonly ownershipLost: () => Promise<void>,
+  ) {}
+
+  log = (message: string, level: LogLevel = "info"): void => {
+    const clean = redactSecrets(message);
+    this.pendingLogs.push({ level, message: clean, at: new Date() });
+    this.options.echo(clean, level);
+    if (this.pendingLogs.length >= 50) void this.schedule();
   };
-  const writeOnce = async () => {
-    const logs = pendingLogs.splice(0);
-    if (logs.length) await appendJobLogs(db, job.id, logs);
-    if (latest) {
-      const p = latest;
-      latest = null;
-      lastProgressWrite = Date.now();
-      if (!(await reportProgress(db, job.id, workerId, { progress: p.fraction, done: p.done, total: p.total, message: p.message }))) await ownershipLost();
+
+  progress = (done: number, total: number | null, message = "", fraction?: number): void => {
+    const f = fraction ?? (total ? done / total : 0);
+    const left = this.eta.observe(phaseOf(message), done, total);
+    this.latest = { done, total, message: left !== null && !hasEta(message) ? `${message} · ETA ${formatDuration(left)}` : message, fraction: f };
+    this.options.onProgress?.(done, total, message, f);
+    if (Date.now() - this.lastProgressWrite >= this.options.flushMs) void this.schedule();
+  };
+
+  schedule = (): Promise<void> => {
+    this.writing = this.writing.then(this.writeOnce).catch((err) => this.options.echo(`could not record progress: ${(err as Error).message}`, "warn"));
+    return this.writing;
+  };
+
+  flush = async (): Promise<void> => {
+    await this.writing;
+    await this.schedule();
+  };
+
+  private writeOnce = async (): Promise<void> => {
+    const logs = this.pendingLogs.splice(0);
+    if (logs.length) await appendJobLogs(this.db, this.job.id, logs);
+    if (this.latest) {
+      const p = this.latest;
+      this.latest = null;
+      this.lastProgressWrite = Date.now();
+      if (!(await reportProgress(this.db, this.job.id, this.workerId, { progress: p.fraction, done: p.done, total: p.total, message: p.message })))
+        await this.ownershipLost();
     }
   };
-  const schedule = () => {
-    writing = writing.then(writeOnce).catch((err) => echo(`could not record progress: ${(err as Error).message}`, "warn"));
-    return writing;
-  };
-  const flush = async () => {
-    await writing;
-    await schedule();
-  };
+}
 
-  const log = (message: string, level: LogLevel = "info") => {
-    const clean = redactSecrets(message);
-    pendingLogs.push({ level, message: clean, at: new Date() });
-    echo(clean, level);
-    if (pendingLogs.length >= 50) void schedule();
-  };
-  // The stored message carries the phase's ETA, so the jobs page shows what the CLI prints.
-  const eta = new EtaTracker();
-  const progress = (done: number, total: number | null, message = "", fraction?: number) => {
-    const f = fraction ?? (total ? done / total : 0);
-    const left = eta.observe(phaseOf(message), done, total);
-    latest = { done, total, message: left !== null && !hasEta(message) ? `${message} · ETA ${formatDuration(left)}` : message, fraction: f };
-    options.onProgress?.(done, total, message, f);
-    if (Date.now() - lastProgressWrite >= flushMs) void schedule();
-  };
-
+/**
+ * Renews the job's lease every heartbeatMs and drains the recorder's buffers on a timer;
+ * returns the function that stops both.
+ */
+function startJobTimers(
+  db: Db,
+  job: JobRow,
+  workerId: string,
+  settings: QueueSettings,
+  recorder: JobRecorder,
+  ownershipLost: () => Promise<void>,
+  { flushMs, echo }: { flushMs: number; echo: NonNullable<RunOptions["echo"]> },
+): () => void {
   const beat = setInterval(() => {
     void (async () => {
       try {
@@ -130,14 +159,33 @@ export async function runClaimedJob(db: Db, job: JobRow, workerId: string, optio
       }
     })();
   }, settings.heartbeatMs);
-  const drain = setInterval(() => void schedule(), Math.max(flushMs, 250));
+  const drain = setInterval(() => void recorder.schedule(), Math.max(flushMs, 250));
   drain.unref();
-  // The heartbeat keeps the process alive while the job runs; a caller that gives up on a stuck
-  // stage (worker shutdown past its grace period) stops it through `abandon`.
-  const stopTimers = () => {
+  return () => {
     clearInterval(beat);
     clearInterval(drain);
   };
+}
+
+export async function runClaimedJob(db: Db, job: JobRow, workerId: string, options: RunOptions = {}): Promise<RunReport> {
+  const settings = options.settings ?? queueSettings();
+  const flushMs = options.flushMs ?? 500;
+  const echo = options.echo ?? (() => {});
+  const stop = new JobStop();
+  const onShutdown = () => stop.stop("shutdown");
+  if (options.shutdown?.aborted) onShutdown();
+  options.shutdown?.addEventListener("abort", onShutdown, { once: true });
+
+  const ownershipLost = async () => {
+    const now = await db.job.findUnique({ where: { id: job.id }, select: { status: true } });
+    stop.stop(now?.status === "cancelled" ? "cancelled" : "lost");
+  };
+  const recorder = new JobRecorder(db, job, workerId, { flushMs, echo, onProgress: options.onProgress }, ownershipLost);
+  const { log, progress, flush } = recorder;
+
+  // The heartbeat keeps the process alive while the job runs; a caller that gives up on a stuck
+  // stage (worker shutdown past its grace period) stops it through `abandon`.
+  const stopTimers = startJobTimers(db, job, workerId, settings, recorder, ownershipLost, { flushMs, echo });
   options.abandon?.addEventListener("abort", stopTimers, { once: true });
 
   const finish = async (report: RunReport): Promise<RunReport> => {
@@ -161,7 +209,7 @@ export async function runClaimedJob(db: Db, job: JobRow, workerId: string, optio
     return finish({ outcome: "failed", error: message });
   }
 
-  if (abortReason === "shutdown") {
+  if (stop.reason() === "shutdown") {
     // Shut down between the claim and the start: hand the job straight back.
     await releaseJob(db, job.id, workerId, "re-queued: its worker shut down");
     return finish({ outcome: "released" });
@@ -169,37 +217,50 @@ export async function runClaimedJob(db: Db, job: JobRow, workerId: string, optio
   log(
     `${job.attempts > 1 ? `attempt ${job.attempts}: resuming` : "starting"} stage ${job.stage} on worker ${workerId}${job.buildId !== null ? ` (build ${job.buildId})` : ""}`,
   );
-  const ctx: StageContext<unknown> = { db, job, params, progress, log, signal: controller.signal };
+  const ctx: StageContext<unknown> = { db, job, params, progress, log, signal: stop.controller.signal };
   try {
     const result = await stage.handler(ctx);
-    if (abortReason === "cancelled" || abortReason === "lost") return finish({ outcome: abortReason });
+    const stopped = stop.reason();
+    if (stopped === "cancelled" || stopped === "lost") return finish({ outcome: stopped });
     // The stage's work is durable but the job is not yet marked done: a crash here must not redo or duplicate anything.
     await failpoint(`job:${job.stage}:done`, (line) => log(line, "warn"));
     await flush();
     if (!(await succeedJob(db, job.id, workerId, result))) {
       await ownershipLost();
-      return finish({ outcome: abortReason === "cancelled" ? "cancelled" : "lost" });
+      return finish({ outcome: stop.reason() === "cancelled" ? "cancelled" : "lost" });
     }
     echo(`job ${job.id} succeeded`, "info");
     return finish({ outcome: "succeeded", result });
   } catch (err) {
-    const message = redactSecrets(err instanceof Error ? err.message : String(err));
-    if (abortReason === "shutdown") {
-      log(`stopped for worker shutdown: ${message}; handed back to the queue`, "warn");
-      await flush();
-      await releaseJob(db, job.id, workerId, "re-queued: its worker shut down");
-      return finish({ outcome: "released", error: message });
-    }
-    if (abortReason) {
-      log(`stopped: ${message}`, "warn");
-      return finish({ outcome: abortReason, error: message });
-    }
-    log(`failed: ${message}`, "error");
-    if (err instanceof Error && err.stack) log(err.stack.split("\n").slice(1, 8).join("\n"), "error");
-    await flush();
-    await failJob(db, job.id, workerId, message);
-    return finish({ outcome: "failed", error: message });
+    return finish(await recordStageError(db, job, workerId, err, stop.reason(), recorder));
   }
+}
+
+/** The outcome of a stage that threw: handed back for a shutdown, stopped for a cancel or lost lease, else failed. */
+async function recordStageError(
+  db: Db,
+  job: JobRow,
+  workerId: string,
+  err: unknown,
+  stopped: AbortReason | null,
+  { log, flush }: JobRecorder,
+): Promise<RunReport> {
+  const message = redactSecrets(err instanceof Error ? err.message : String(err));
+  if (stopped === "shutdown") {
+    log(`stopped for worker shutdown: ${message}; handed back to the queue`, "warn");
+    await flush();
+    await releaseJob(db, job.id, workerId, "re-queued: its worker shut down");
+    return { outcome: "released", error: message };
+  }
+  if (stopped) {
+    log(`stopped: ${message}`, "warn");
+    return { outcome: stopped, error: message };
+  }
+  log(`failed: ${message}`, "error");
+  if (err instanceof Error && err.stack) log(err.stack.split("\n").slice(1, 8).join("\n"), "error");
+  await flush();
+  await failJob(db, job.id, workerId, message);
+  return { outcome: "failed", error: message };
 }
 
 // ── enqueue with validation, and inline runs ────────────────────────────────────────────────

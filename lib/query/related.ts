@@ -105,6 +105,82 @@ interface ResolvedQuery {
   extractMs?: number;
 }
 
+/** The retriever's per-facet candidate lists for the query (only the candidates, when given), with the context it filled in. */
+async function retrieveFacetLists(
+  db: Db,
+  g: LoadedGraph,
+  retriever: Retriever,
+  { q, requested, usable, emb }: { q: ResolvedQuery; requested: Record<Facet, string[]>; usable: Facet[]; emb: QueryVectors },
+  options: RelatedOptions,
+  hooks: RelatedHooks,
+  candidates: CandidateNodes | null,
+  hidden: ReadonlySet<number>,
+) {
+  const queryEdges: Partial<Record<Facet, QueryEdges>> = {};
+  const ctx: RetrieveContext = {
+    db,
+    graph: g,
+    query: {
+      index: q.index,
+      exclude: q.exclude,
+      title: q.title,
+      abstract: q.abstract,
+      items: requested,
+      vectors: emb.encoder ? emptyVectors() : emb.vectors,
+      authors: q.authors ?? [],
+      year: q.year ?? null,
+    },
+    facets: usable,
+    facetsRestricted: options.facets.length < FACETS.length,
+    // Re-ranking: as deep as the corpus, so that the lists reach as many candidates as they can.
+    pool: candidates ? Math.max(POOL, g.papers.length) : POOL,
+    ...(candidates ? { candidates: candidates.set } : {}),
+    queryEdges,
+    ...(hidden.size > 0 ? { hidden } : {}),
+    signal: hooks.signal,
+  };
+  const raw = await retriever.retrieve(ctx);
+  const lists = restrictCandidates(raw, usable, candidates?.set);
+  const wholePaper =
+    ctx.wholePaper && candidates ? { ...ctx.wholePaper, list: ctx.wholePaper.list.filter((c) => candidates.set.has(c.paper)) } : ctx.wholePaper;
+  return { ctx, queryEdges, lists, wholePaper };
+}
+
+/**
+ * The first k fused papers that pass the filters, then (re-ranking) the passing candidates that
+ * no list reached; with re-ranking, also what became of the candidates.
+ */
+function pickResults(
+  g: LoadedGraph,
+  fused: readonly FusedResult[],
+  describe: (r: FusedResult) => RelatedPaper,
+  passes: (node: number) => boolean,
+  k: number,
+  candidates: CandidateNodes | null,
+): { results: RelatedPaper[]; candidateSummary: RelatedResult["candidates"] } {
+  const results: RelatedPaper[] = [];
+  for (const r of fused) {
+    if (results.length >= k) break;
+    if (passes(r.paper)) results.push(describe(r));
+  }
+  if (!candidates) return { results, candidateSummary: undefined };
+  const reached = new Set(fused.map((r) => r.paper));
+  const ranked = candidates.nodes.filter(passes);
+  const unreached = ranked.filter((node) => !reached.has(node));
+  for (const node of unreached) {
+    if (results.length >= k) break;
+    results.push(unreachedResult(g, node));
+  }
+  const kept = new Set(ranked);
+  const candidateSummary = {
+    given: candidates.nodes.length,
+    ranked: ranked.length,
+    reached: ranked.length - unreached.length,
+    excluded: candidates.nodes.filter((node) => !kept.has(node)).map((node) => g.papers[node].externalId),
+  };
+  return { results, candidateSummary };
+}
+
 export async function relatedPapers(db: Db, input: RelatedInput, options: RelatedOptions, hooks: RelatedHooks = {}): Promise<RelatedResult> {
   const t0 = performance.now();
   const step = (s: QueryStep, message: string) => hooks.onStep?.(s, message);
@@ -140,34 +216,8 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   // ── retrieve ──
   step("retrieve", `Retrieving per-facet candidates with ${retriever.name}`);
   const t1 = performance.now();
-  const queryEdges: Partial<Record<Facet, QueryEdges>> = {};
   const hidden = new Set((hooks.hidden ?? []).map((id) => g.indexOfExternalId.get(id)).filter((n): n is number => n !== undefined));
-  const ctx: RetrieveContext = {
-    db,
-    graph: g,
-    query: {
-      index: q.index,
-      exclude: q.exclude,
-      title: q.title,
-      abstract: q.abstract,
-      items: requested,
-      vectors: emb.encoder ? emptyVectors() : emb.vectors,
-      authors: q.authors ?? [],
-      year: q.year ?? null,
-    },
-    facets: usable,
-    facetsRestricted: options.facets.length < FACETS.length,
-    // Re-ranking: as deep as the corpus, so that the lists reach as many candidates as they can.
-    pool: candidates ? Math.max(POOL, g.papers.length) : POOL,
-    ...(candidates ? { candidates: candidates.set } : {}),
-    queryEdges,
-    ...(hidden.size > 0 ? { hidden } : {}),
-    signal: hooks.signal,
-  };
-  const raw = await retriever.retrieve(ctx);
-  const lists = restrictCandidates(raw, usable, candidates?.set);
-  const wholePaper =
-    ctx.wholePaper && candidates ? { ...ctx.wholePaper, list: ctx.wholePaper.list.filter((c) => candidates.set.has(c.paper)) } : ctx.wholePaper;
+  const { ctx, queryEdges, lists, wholePaper } = await retrieveFacetLists(db, g, retriever, { q, requested, usable, emb }, options, hooks, candidates, hidden);
   const retrieveMs = performance.now() - t1;
 
   // ── fuse ──
@@ -185,28 +235,8 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   const year = q.year ? { value: q.year, source: "paper" as const } : ctx.referenceYear ? { value: ctx.referenceYear, source: "inferred" as const } : null;
   const directionOf = (node: number): Direction => paperDirection(g.papers[node].year, year?.value ?? null);
   const passes = filterOf(g, options, new Set([q.index, q.exclude, ...hidden].filter((x): x is number => x !== null)), directionOf);
-  const results: RelatedPaper[] = [];
-  for (const r of fused) {
-    if (results.length >= options.k) break;
-    if (passes(r.paper)) results.push({ ...describeResult(g, r, lists, q.facets, emb), direction: directionOf(r.paper) });
-  }
-  let candidateSummary: RelatedResult["candidates"];
-  if (candidates) {
-    const reached = new Set(fused.map((r) => r.paper));
-    const ranked = candidates.nodes.filter(passes);
-    const unreached = ranked.filter((node) => !reached.has(node));
-    for (const node of unreached) {
-      if (results.length >= options.k) break;
-      results.push(unreachedResult(g, node));
-    }
-    const kept = new Set(ranked);
-    candidateSummary = {
-      given: candidates.nodes.length,
-      ranked: ranked.length,
-      reached: ranked.length - unreached.length,
-      excluded: candidates.nodes.filter((node) => !kept.has(node)).map((node) => g.papers[node].externalId),
-    };
-  }
+  const describe = (r: FusedResult): RelatedPaper => ({ ...describeResult(g, r, lists, q.facets, emb), direction: directionOf(r.paper) });
+  const { results, candidateSummary } = pickResults(g, fused, describe, passes, options.k, candidates);
   const perFacet = perFacetLists(g, fusionLists, options.k, passes);
   const fuseMs = performance.now() - t2;
 

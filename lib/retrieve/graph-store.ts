@@ -216,30 +216,83 @@ class ServedPaper implements GraphPaper {
 // A served build's open vector-cache file is closed once nothing holds the build any more.
 const closeWhenCollected = new FinalizationRegistry<CachedRowReader>((reader) => reader.close());
 
+type DisplayFields = { title: string; year: number | null; venue: string | null; authors: string[] };
+/** A build's papers.json: node index → external id / store id. */
+type NodeIds = { externalIds: string[]; dbIds: number[] };
+// Bounds the number of bound parameters per query (SQLite and PostgreSQL).
+const STEP = 500;
+
 async function readBuild(db: Db, corpus: string, build: { id: number; dir: string; params: string; manifest: string }): Promise<LoadedGraph> {
   const dir = path.resolve(dataRoot(), build.dir);
   const graph = readPaperGraph(path.join(dir, "graph.csr"));
-  const ids = JSON.parse(readFileSync(path.join(dir, "papers.json"), "utf8")) as { externalIds: string[]; dbIds: number[] };
+  const ids = JSON.parse(readFileSync(path.join(dir, "papers.json"), "utf8")) as NodeIds;
   const params = JSON.parse(build.params) as { alpha?: number; beta?: number; similarity?: unknown };
   const similarity = similarityOfParams(params);
   const manifest = JSON.parse(build.manifest) as { embedder?: { id?: string; dim?: number } };
   const embedder = manifest.embedder?.id ?? "";
+  const vectorCache = openBuildVectors(corpus, embedder, manifest.embedder?.dim, () => loaded);
+  const indexOfDbId = new Map(ids.dbIds.map((id, i) => [id, i]));
+  const papers = await loadPaperFields(db, ids, indexOfDbId);
+  const { items, itemRows } = await loadItemTexts(db, ids.dbIds, indexOfDbId, vectorCache.rowOfText);
+  const { vectors, itemVectors } = facetVectors(items, itemRows, vectorCache);
+  const memos = new Map<string, unknown>();
+  const loaded: LoadedGraph = {
+    build: build.id,
+    corpus,
+    graph,
+    externalIds: ids.externalIds,
+    dbIds: ids.dbIds,
+    indexOfDbId,
+    indexOfExternalId: new Map(ids.externalIds.map((id, i) => [id, i])),
+    papers,
+    items,
+    vectors,
+    itemVectors,
+    alpha: params.alpha ?? 0.75,
+    beta: params.beta ?? 0.25,
+    similarity,
+    lexical: lazyLexicalIndex(dir, similarity, graph, items, ids.dbIds),
+    embedder,
+    dim: vectorCache.dim,
+    vectorOf: vectorCache.vectorOf,
+    blocks: lazyBlockIndex(dir, graph, vectors),
+    memo: <T>(key: string, make: () => T): T => {
+      if (!memos.has(key)) memos.set(key, make());
+      return memos.get(key) as T;
+    },
+  };
+  return loaded;
+}
 
-  // The cache's vectors stay on disk: a facet's items are packed (read row by row) when a path
-  // needing all of them first asks, a candidate's are read when scored, and any other cached
-  // text's when asked for.
+/** A build's vector cache, read in place: rows by text, read into the caller's buffer. */
+interface BuildVectors {
+  dim: number;
+  /** Whether the build names an embedder whose cache is there (else nothing is read). */
+  present: boolean;
+  /** The cache row of a text, or −1. */
+  rowOfText(text: string): number;
+  readRows(rowList: ArrayLike<number>, into: Float32Array): void;
+  vectorOf(text: string): Float32Array | undefined;
+}
+
+/**
+ * The cache's vectors stay on disk: a facet's items are packed (read row by row) when a path
+ * needing all of them first asks, a candidate's are read when scored, and any other cached
+ * text's when asked for. The file is opened at the first read and closed once `owner()` (the
+ * loaded build) is collected.
+ */
+function openBuildVectors(corpus: string, embedder: string, manifestDim: number | undefined, owner: () => object): BuildVectors {
   const cacheDir = embedder ? cacheDirFor(corpus, embedder) : "";
   const cached = embedder ? readVectorCacheKeys(cacheDir) : null;
   const rows = cached ? new CacheRows(cached.keys, cached.manifest.count) : null;
   const rowOfText = (text: string): number => (rows ? rows.rowOf(textKey(text)) : -1);
-  const dim = cached?.manifest.dim ?? manifest.embedder?.dim ?? 0;
-  // Opened at the first read, closed when the loaded build is collected.
+  const dim = cached?.manifest.dim ?? manifestDim ?? 0;
   let reader: CachedRowReader | null = null;
   const readRows = (rowList: ArrayLike<number>, into: Float32Array): void => {
     if (!cached) return;
     if (!reader) {
       reader = new CachedRowReader(cacheDir, cached.manifest);
-      closeWhenCollected.register(loaded, reader);
+      closeWhenCollected.register(owner(), reader);
     }
     reader.read(rowList, into);
   };
@@ -250,32 +303,42 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
     readRows([row], v);
     return v;
   };
+  return { dim, present: cached !== null, rowOfText, readRows, vectorOf };
+}
 
-  const n = ids.dbIds.length;
-  const indexOfDbId = new Map(ids.dbIds.map((id, i) => [id, i]));
-  const STEP = 500; // bound the number of bound parameters per query (SQLite and PostgreSQL)
-  const display: { title: string; year: number | null; venue: string | null; authors: string[] }[] = ids.externalIds.map((externalId) => ({
+/** Every node's display fields from the store (its external id as title where the row is gone), packed. */
+async function loadPaperFields(db: Db, ids: NodeIds, indexOfDbId: ReadonlyMap<number, number>): Promise<ServedPaper[]> {
+  const display: DisplayFields[] = ids.externalIds.map((externalId) => ({
     title: externalId,
     year: null,
     venue: null,
     authors: [],
   }));
-  for (let i = 0; i < n; i += STEP) {
+  for (let i = 0; i < ids.dbIds.length; i += STEP) {
     const found = await db.paper.findMany({
       where: { id: { in: ids.dbIds.slice(i, i + STEP) } },
       select: { id: true, title: true, year: true, venue: true, authors: true },
     });
     for (const r of found) display[indexOfDbId.get(r.id) as number] = { title: r.title, year: r.year, venue: r.venue, authors: parseAuthors(r.authors) };
   }
-  const papers = packPapers(ids.externalIds, display);
-  display.length = 0;
+  return packPapers(ids.externalIds, display);
+}
 
-  // Items in node order, kept only when the build's cache has their vector (every item the
-  // build embedded does): texts and vectors stay aligned.
-  const perNode = Object.fromEntries(FACETS.map((f) => [f, ids.dbIds.map(() => [] as string[])])) as Record<Facet, string[][]>;
+/**
+ * Items in node order, kept only when the build's cache has their vector (every item the build
+ * embedded does): texts and vectors stay aligned. Per facet, also the cache row of each item.
+ */
+async function loadItemTexts(
+  db: Db,
+  dbIds: number[],
+  indexOfDbId: ReadonlyMap<number, number>,
+  rowOfText: (text: string) => number,
+): Promise<{ items: Record<Facet, FacetItemTexts>; itemRows: Record<Facet, Int32Array> }> {
+  const n = dbIds.length;
+  const perNode = Object.fromEntries(FACETS.map((f) => [f, dbIds.map(() => [] as string[])])) as Record<Facet, string[][]>;
   for (let i = 0; i < n; i += STEP) {
     const found = await db.facetItem.findMany({
-      where: { paperId: { in: ids.dbIds.slice(i, i + STEP) } },
+      where: { paperId: { in: dbIds.slice(i, i + STEP) } },
       select: { paperId: true, facet: true, text: true },
       orderBy: [{ paperId: "asc" }, { position: "asc" }],
     });
@@ -285,7 +348,6 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
     }
   }
   const items = {} as Record<Facet, FacetItemTexts>;
-  // Per facet, the cache row of each item (aligned with its texts).
   const itemRows = {} as Record<Facet, Int32Array>;
   for (const f of FACETS) {
     const offsets = new Int32Array(n + 1);
@@ -304,7 +366,15 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
     items[f] = { offsets, texts: texts.finish() };
     itemRows[f] = Int32Array.from(kept);
   }
+  return { items, itemRows };
+}
 
+/** Each facet's item vectors, read from the cache when first asked for; a node's without them. */
+function facetVectors(
+  items: Record<Facet, FacetItemTexts>,
+  itemRows: Record<Facet, Int32Array>,
+  { dim, present, readRows }: BuildVectors,
+): Pick<LoadedGraph, "vectors" | "itemVectors"> {
   const packed: Partial<Record<Facet, PackedFacetItems>> = {};
   const vectors = {} as Record<Facet, PackedFacetItems>;
   for (const f of FACETS)
@@ -329,70 +399,60 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
       for (let r = from; r < to; r++) out.push(held.data.subarray(r * dim, (r + 1) * dim));
       return out;
     }
-    if (to === from || !cached) return out;
+    if (to === from || !present) return out;
     const data = new Float32Array((to - from) * dim);
     readRows(itemRows[f].subarray(from, to), data);
     for (let r = 0; r < to - from; r++) out.push(data.subarray(r * dim, (r + 1) * dim));
     return out;
   };
+  return { vectors, itemVectors };
+}
 
-  let blocks: FacetBlockIndex | null = null;
+/** A mix build's TF-IDF model and per-facet inverted files, built on first use; null for a cosine build. */
+function lazyLexicalIndex(
+  dir: string,
+  similarity: ItemSimilarity,
+  graph: PaperGraph,
+  items: Record<Facet, FacetItemTexts>,
+  dbIds: number[],
+): () => LexicalFacetIndex | null {
   let lexical: LexicalFacetIndex | null = null;
-  const memos = new Map<string, unknown>();
-  const loaded: LoadedGraph = {
-    build: build.id,
-    corpus,
-    graph,
-    externalIds: ids.externalIds,
-    dbIds: ids.dbIds,
-    indexOfDbId,
-    indexOfExternalId: new Map(ids.externalIds.map((id, i) => [id, i])),
-    papers,
-    items,
-    vectors,
-    itemVectors,
-    alpha: params.alpha ?? 0.75,
-    beta: params.beta ?? 0.25,
-    similarity,
-    lexical: () => {
-      if (similarity.kind !== "mix") return null;
-      if (!lexical) {
-        const model = parseLexicalModel(readFileSync(path.join(dir, "lexical.json"), "utf8"));
-        const texts: Partial<Record<Facet, string[][]>> = {};
-        for (const f of FACETS) {
-          if (!graph.facets[f]) continue;
-          const { offsets, texts: all } = items[f];
-          texts[f] = ids.dbIds.map((_, p) => all.slice(offsets[p], offsets[p + 1]));
-        }
-        lexical = lexicalFacetIndex(model, texts);
+  return () => {
+    if (similarity.kind !== "mix") return null;
+    if (!lexical) {
+      const model = parseLexicalModel(readFileSync(path.join(dir, "lexical.json"), "utf8"));
+      const texts: Partial<Record<Facet, string[][]>> = {};
+      for (const f of FACETS) {
+        if (!graph.facets[f]) continue;
+        const { offsets, texts: all } = items[f];
+        texts[f] = dbIds.map((_, p) => all.slice(offsets[p], offsets[p + 1]));
       }
-      return lexical;
-    },
-    embedder,
-    dim,
-    vectorOf,
-    blocks: () => {
-      if (!blocks) {
-        // Each facet's blocks (a second copy of its vectors) are made when the exact path first
-        // reads them, and dropped once the facet's ANN index is ready (above the threshold).
-        const built: Partial<Record<Facet, FacetBlocks>> = {};
-        const servedItems: Partial<Record<Facet, PackedFacetItems>> = {};
-        const b = { served: { items: servedItems, dir, release: (f: Facet) => delete built[f] } } as FacetBlockIndex;
-        for (const f of FACETS) {
-          if (!graph.facets[f]) continue;
-          Object.defineProperty(servedItems, f, { enumerable: true, get: () => vectors[f] });
-          Object.defineProperty(b, f, { enumerable: true, get: () => (built[f] ??= prepareFacetBlocks(vectors[f])) });
-        }
-        blocks = b;
-      }
-      return blocks;
-    },
-    memo: <T>(key: string, make: () => T): T => {
-      if (!memos.has(key)) memos.set(key, make());
-      return memos.get(key) as T;
-    },
+      lexical = lexicalFacetIndex(model, texts);
+    }
+    return lexical;
   };
-  return loaded;
+}
+
+/**
+ * Each facet's blocks (a second copy of its vectors) are made when the exact path first reads
+ * them, and dropped once the facet's ANN index is ready (above the threshold).
+ */
+function lazyBlockIndex(dir: string, graph: PaperGraph, vectors: Record<Facet, PackedFacetItems>): () => FacetBlockIndex {
+  let blocks: FacetBlockIndex | null = null;
+  return () => {
+    if (!blocks) {
+      const built: Partial<Record<Facet, FacetBlocks>> = {};
+      const servedItems: Partial<Record<Facet, PackedFacetItems>> = {};
+      const b = { served: { items: servedItems, dir, release: (f: Facet) => delete built[f] } } as FacetBlockIndex;
+      for (const f of FACETS) {
+        if (!graph.facets[f]) continue;
+        Object.defineProperty(servedItems, f, { enumerable: true, get: () => vectors[f] });
+        Object.defineProperty(b, f, { enumerable: true, get: () => (built[f] ??= prepareFacetBlocks(vectors[f])) });
+      }
+      blocks = b;
+    }
+    return blocks;
+  };
 }
 
 /** The display fields of every node, packed; `display[p]` are node p's. */

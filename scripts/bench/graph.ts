@@ -101,6 +101,63 @@ function syntheticReferences(rand: () => number): number[][] {
 const secondsSince = (t0: number): number => (performance.now() - t0) / 1000;
 const fmt = (x: number, d = 2): string => x.toFixed(d);
 
+/** Ephemeral insertion: the mean ms of an out-of-corpus query scored against every corpus item, per facet. */
+async function ephemeralQueryMs(engine: MaxSimEngine, facets: Record<Facet, PackedFacetItems>, qrand: () => number): Promise<number> {
+  const ephemeralQueries = 5;
+  const blocksByFacet = FACETS.map((f) => prepareFacetBlocks(facets[f], CHUNK));
+  const t0 = performance.now();
+  for (let q = 0; q < ephemeralQueries; q++) {
+    for (let i = 0; i < FACETS.length; i++) {
+      const items = Array.from({ length: 1 + (q % 3) }, () => {
+        const v = Float32Array.from({ length: DIM }, () => qrand() * 2 - 1);
+        const n = Math.hypot(...v);
+        return v.map((x) => x / n);
+      });
+      await queryFacetTopK(engine, blocksByFacet[i], items, K);
+    }
+  }
+  return (secondsSince(t0) * 1000) / ephemeralQueries;
+}
+
+type KernelRow = { facet: Facet; items: number; kernel: KernelStats; prepSeconds: number; edgeSeconds: number };
+
+/** The kernel's table, a row per facet and the total; returns the summed seconds the summary reports. */
+function printKernelTable(rows: KernelRow[]): { kernelSeconds: number; prepSeconds: number; edgeSeconds: number } {
+  const pad = (s: string | number, w: number): string => String(s).padStart(w);
+  console.log("facet          items  blocks  linked pairs  kernel s  (onnx s)  exec GFLOP  exec GFLOP/s  (in onnx)  all-pairs-equiv GFLOP/s");
+  let flops = 0;
+  let dense = 0;
+  let kernelSeconds = 0;
+  let onnxSeconds = 0;
+  let prepSeconds = 0;
+  let edgeSeconds = 0;
+  for (const r of rows) {
+    flops += r.kernel.flops;
+    dense += r.kernel.denseFlops;
+    kernelSeconds += r.kernel.seconds;
+    onnxSeconds += r.kernel.onnxSeconds;
+    prepSeconds += r.prepSeconds;
+    edgeSeconds += r.edgeSeconds;
+    console.log(
+      `${r.facet.padEnd(13)}${pad(r.items, 7)}${pad(r.kernel.blocks, 8)}${pad(r.kernel.linkedPairs.toLocaleString("en"), 14)}${pad(fmt(r.kernel.seconds), 10)}` +
+        `${pad(fmt(r.kernel.onnxSeconds), 10)}${pad(fmt(r.kernel.flops / 1e9, 1), 12)}${pad(fmt(r.kernel.flops / 1e9 / r.kernel.seconds, 1), 14)}` +
+        `${pad(fmt(r.kernel.flops / 1e9 / r.kernel.onnxSeconds, 1), 11)}${pad(fmt(r.kernel.denseFlops / 1e9 / r.kernel.seconds, 1), 25)}`,
+    );
+  }
+  console.log(
+    `${"all".padEnd(13)}${pad(
+      rows.reduce((s, r) => s + r.items, 0),
+      7,
+    )}${pad(
+      rows.reduce((s, r) => s + r.kernel.blocks, 0),
+      8,
+    )}` +
+      `${pad(rows.reduce((s, r) => s + r.kernel.linkedPairs, 0).toLocaleString("en"), 14)}${pad(fmt(kernelSeconds), 10)}${pad(fmt(onnxSeconds), 10)}` +
+      `${pad(fmt(flops / 1e9, 1), 12)}${pad(fmt(flops / 1e9 / kernelSeconds, 1), 14)}${pad(fmt(flops / 1e9 / onnxSeconds, 1), 11)}${pad(fmt(dense / 1e9 / kernelSeconds, 1), 25)}`,
+  );
+  return { kernelSeconds, prepSeconds, edgeSeconds };
+}
+
 async function main(): Promise<void> {
   const wall0 = performance.now();
   console.log(`graph benchmark: ${N} papers, dim ${DIM}, K ${K} (built at ${BUILD_K}), chunk ${CHUNK} items, ${THREADS} threads, onnxruntime-node CPU`);
@@ -121,7 +178,7 @@ async function main(): Promise<void> {
   await engine.warmUp();
   const sessionSeconds = secondsSince(t0);
 
-  const rows: { facet: Facet; items: number; kernel: KernelStats; prepSeconds: number; edgeSeconds: number }[] = [];
+  const rows: KernelRow[] = [];
   const built = {} as Record<Facet, FacetCsr>;
   for (const f of FACETS) {
     t0 = performance.now();
@@ -154,57 +211,12 @@ async function main(): Promise<void> {
   for (const q of queries) fused += denseGraphRetrieve(loaded, q).results.length;
   const walkMs = (secondsSince(t0) * 1000) / QUERIES;
 
-  // Ephemeral insertion: an out-of-corpus query scored against every corpus item, per facet.
-  const ephemeralQueries = 5;
-  const blocksByFacet = FACETS.map((f) => prepareFacetBlocks(facets[f], CHUNK));
-  t0 = performance.now();
-  for (let q = 0; q < ephemeralQueries; q++) {
-    for (let i = 0; i < FACETS.length; i++) {
-      const items = Array.from({ length: 1 + (q % 3) }, () => {
-        const v = Float32Array.from({ length: DIM }, () => qrand() * 2 - 1);
-        const n = Math.hypot(...v);
-        return v.map((x) => x / n);
-      });
-      await queryFacetTopK(engine, blocksByFacet[i], items, K);
-    }
-  }
-  const ephemeralMs = (secondsSince(t0) * 1000) / ephemeralQueries;
+  const ephemeralMs = await ephemeralQueryMs(engine, facets, qrand);
   await engine.release();
 
   // ---- report
-  const pad = (s: string | number, w: number): string => String(s).padStart(w);
   console.log("");
-  console.log("facet          items  blocks  linked pairs  kernel s  (onnx s)  exec GFLOP  exec GFLOP/s  (in onnx)  all-pairs-equiv GFLOP/s");
-  let flops = 0;
-  let dense = 0;
-  let kernelSeconds = 0;
-  let onnxSeconds = 0;
-  let prepSeconds = 0;
-  let edgeSeconds = 0;
-  for (const r of rows) {
-    flops += r.kernel.flops;
-    dense += r.kernel.denseFlops;
-    kernelSeconds += r.kernel.seconds;
-    onnxSeconds += r.kernel.onnxSeconds;
-    prepSeconds += r.prepSeconds;
-    edgeSeconds += r.edgeSeconds;
-    console.log(
-      `${r.facet.padEnd(13)}${pad(r.items, 7)}${pad(r.kernel.blocks, 8)}${pad(r.kernel.linkedPairs.toLocaleString("en"), 14)}${pad(fmt(r.kernel.seconds), 10)}` +
-        `${pad(fmt(r.kernel.onnxSeconds), 10)}${pad(fmt(r.kernel.flops / 1e9, 1), 12)}${pad(fmt(r.kernel.flops / 1e9 / r.kernel.seconds, 1), 14)}` +
-        `${pad(fmt(r.kernel.flops / 1e9 / r.kernel.onnxSeconds, 1), 11)}${pad(fmt(r.kernel.denseFlops / 1e9 / r.kernel.seconds, 1), 25)}`,
-    );
-  }
-  console.log(
-    `${"all".padEnd(13)}${pad(
-      rows.reduce((s, r) => s + r.items, 0),
-      7,
-    )}${pad(
-      rows.reduce((s, r) => s + r.kernel.blocks, 0),
-      8,
-    )}` +
-      `${pad(rows.reduce((s, r) => s + r.kernel.linkedPairs, 0).toLocaleString("en"), 14)}${pad(fmt(kernelSeconds), 10)}${pad(fmt(onnxSeconds), 10)}` +
-      `${pad(fmt(flops / 1e9, 1), 12)}${pad(fmt(flops / 1e9 / kernelSeconds, 1), 14)}${pad(fmt(flops / 1e9 / onnxSeconds, 1), 11)}${pad(fmt(dense / 1e9 / kernelSeconds, 1), 25)}`,
-  );
+  const { kernelSeconds, prepSeconds, edgeSeconds } = printKernelTable(rows);
   console.log("(exec = item products actually run: each unordered chunk pair once; all-pairs-equiv = every ordered item pair / same time)");
   console.log("");
   const summary: [string, string][] = [

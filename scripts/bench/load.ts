@@ -203,6 +203,114 @@ const mb = (b: number) => Math.round(b / 1024 / 1024);
 
 // ── main ─────────────────────────────────────────────────────────────────────────────────────
 
+const relatedBody = (id: string) => JSON.stringify({ corpus: args.corpus, paperId: id, k: K });
+
+/** Paper ids to ask about: a few pages of the corpus, through the API itself. */
+async function corpusPaperIds(base: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let page = 1; page <= 5; page++) {
+    const r = await fetch(`${base}/api/papers?corpus=${encodeURIComponent(args.corpus)}&pageSize=100&page=${page}`);
+    if (!r.ok) throw new Error(`GET /api/papers answered ${r.status}: ${await r.text()}`);
+    ids.push(...((await r.json()) as { items: { externalId: string }[] }).items.map((p) => p.externalId));
+  }
+  if (ids.length === 0) throw new Error(`corpus "${args.corpus}" has no papers`);
+  return ids;
+}
+
+/** Warm-up: loads the graph build, the embedder and the JIT; returns the first query's ms, which is reported apart. */
+async function warmUp(base: string, ids: string[]): Promise<number> {
+  const w0 = performance.now();
+  const warm = await fetch(`${base}/api/related`, { method: "POST", headers: { "content-type": "application/json" }, body: relatedBody(ids[0]) });
+  const warmMs = performance.now() - w0;
+  if (!warm.ok) throw new Error(`the warm-up query failed (${warm.status}): ${(await warm.text()).slice(0, 300)} — does the corpus have a graph build?`);
+  await warm.arrayBuffer();
+  for (const id of ids.slice(1, 6))
+    await (await fetch(`${base}/api/related`, { method: "POST", headers: { "content-type": "application/json" }, body: relatedBody(id) })).arrayBuffer();
+  return warmMs;
+}
+
+type PageSample = { kind: "home" | "paper"; ms: number | null; phase: "idle" | "run" };
+
+/** What the run measured, for its report. */
+interface LoadMeasures {
+  base: string;
+  warmMs: number;
+  result: AutocannonResult;
+  statuses: ReadonlyMap<number, number>;
+  latencies: number[];
+  busyLatencies: number[];
+  samples: PageSample[];
+  rss: number[];
+  rssBefore: number;
+  rssAfter: number;
+}
+
+/** The run's report (written with --out, printed with --json). */
+function loadReport({ base, warmMs, result, statuses, latencies, busyLatencies, samples, rss, rssBefore, rssAfter }: LoadMeasures) {
+  const pageFailures = samples.filter((x) => x.ms === null).length;
+  const pagesOf = (phase: "idle" | "run", kind: "home" | "paper") =>
+    samples.filter((x) => x.phase === phase && x.kind === kind && x.ms !== null).map((x) => x.ms as number);
+
+  const lat = summary(latencies);
+  const busy = summary(busyLatencies);
+  const pageStats = (ms: number[]) => {
+    const x = summary(ms);
+    return { n: x.n, p50: r0(x.p50), p95: r0(x.p95), max: r0(x.max) };
+  };
+  return {
+    date: new Date().toISOString(),
+    machine: { cores: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? "", memoryGB: Math.round(os.totalmem() / 2 ** 30), loadAvg1m: os.loadavg()[0] },
+    target: {
+      url: `${base}/api/related`,
+      corpus: args.corpus,
+      k: K,
+      connections: CONNECTIONS,
+      durationSeconds: DURATION,
+      perClientRate: RATE ?? "closed loop",
+      rateLimits: args.url ? "as configured" : "off",
+    },
+    warmupMs: r0(warmMs),
+    requests: { total: result.requests.total, perSecond: Math.round(result.requests.average * 10) / 10, statuses: Object.fromEntries(statuses) },
+    errors: { total: result.errors + result.timeouts + result.non2xx, socket: result.errors, timeouts: result.timeouts, non2xx: result.non2xx },
+    /** Refused as busy with Retry-After: by scripts/server.mjs's front (GRAFT_MAX_QUEUE_MS) or the admission gate (GRAFT_MAX_CONCURRENT_QUERIES). */
+    busy: { count: busy.n, p95Ms: r0(busy.p95), maxMs: r0(busy.max) },
+    latencyMs: { p50: r0(lat.p50), p95: r0(lat.p95), p99: r0(lat.p99), max: r0(lat.max) },
+    pageLoads: {
+      idle: { home: pageStats(pagesOf("idle", "home")), paper: pageStats(pagesOf("idle", "paper")) },
+      duringRun: { home: pageStats(pagesOf("run", "home")), paper: pageStats(pagesOf("run", "paper")), failures: pageFailures },
+    },
+    serverRssMB: { before: mb(rssBefore), peak: rss.length ? mb(Math.max(...rss)) : NaN, after: mb(rssAfter) },
+    targets: {
+      zeroErrors: result.errors + result.timeouts + result.non2xx === 0,
+      noResetsOrTimeouts: result.errors + result.timeouts === 0,
+      p95UnderTwoSeconds: lat.p95 <= 2000,
+    },
+  };
+}
+type LoadReport = ReturnType<typeof loadReport>;
+
+/** The report as lines for a terminal. */
+function printLoadReport(report: LoadReport): void {
+  const pageFailures = report.pageLoads.duringRun.failures;
+  process.stdout.write(
+    [
+      `POST /api/related · ${CONNECTIONS} clients${RATE ? ` at ${RATE} req/s each` : " (closed loop)"} · ${DURATION} s · ${report.machine.cores} cores (${report.machine.cpu}) · rate limits ${report.target.rateLimits}`,
+      `requests      ${report.requests.total} (${report.requests.perSecond}/s)   statuses ${JSON.stringify(report.requests.statuses)}`,
+      `errors        ${report.errors.total} (socket/resets ${report.errors.socket}, timeouts ${report.errors.timeouts}, non-2xx ${report.errors.non2xx})`,
+      `busy (503)    ${report.busy.count} refused busy (front shedder or admission gate) · p95 ${report.busy.p95Ms} ms · max ${report.busy.maxMs} ms`,
+      `latency       p50 ${report.latencyMs.p50} ms · p95 ${report.latencyMs.p95} ms · p99 ${report.latencyMs.p99} ms · max ${report.latencyMs.max} ms`,
+      ...(["home", "paper"] as const).map((k) => {
+        const idle = report.pageLoads.idle[k];
+        const run = report.pageLoads.duringRun[k];
+        return `${`${k} page`.padEnd(14)}idle p50 ${idle.p50} ms · during the run (${run.n} loads) p50 ${run.p50} ms · p95 ${run.p95} ms · max ${run.max} ms`;
+      }),
+      `page failures ${pageFailures}`,
+      `server RSS    ${report.serverRssMB.before} MB before · ${report.serverRssMB.peak} MB peak · ${report.serverRssMB.after} MB after`,
+      `targets       0 errors: ${report.targets.zeroErrors ? "yes" : "NO"} · no resets or timeouts: ${report.targets.noResetsOrTimeouts ? "yes" : "NO"} · p95 ≤ 2 s (answered, not 503): ${report.targets.p95UnderTwoSeconds ? "yes" : "NO"}`,
+    ].join("\n") + "\n",
+  );
+}
+
 async function main(): Promise<void> {
   let server: ChildProcess | null = null;
   const base = args.url?.replace(/\/+$/, "") ?? `http://127.0.0.1:${num("port")}`;
@@ -229,24 +337,8 @@ async function main(): Promise<void> {
     await waitReady(base);
     const serverPid = server?.pid ?? pidOfPort(Number(new URL(base).port || 80));
 
-    // Paper ids to ask about: a few pages of the corpus, through the API itself.
-    const ids: string[] = [];
-    for (let page = 1; page <= 5; page++) {
-      const r = await fetch(`${base}/api/papers?corpus=${encodeURIComponent(args.corpus)}&pageSize=100&page=${page}`);
-      if (!r.ok) throw new Error(`GET /api/papers answered ${r.status}: ${await r.text()}`);
-      ids.push(...((await r.json()) as { items: { externalId: string }[] }).items.map((p) => p.externalId));
-    }
-    if (ids.length === 0) throw new Error(`corpus "${args.corpus}" has no papers`);
-    const bodyFor = (id: string) => JSON.stringify({ corpus: args.corpus, paperId: id, k: K });
-
-    // Warm-up: loads the graph build, the embedder and the JIT; its time is reported apart.
-    const w0 = performance.now();
-    const warm = await fetch(`${base}/api/related`, { method: "POST", headers: { "content-type": "application/json" }, body: bodyFor(ids[0]) });
-    const warmMs = performance.now() - w0;
-    if (!warm.ok) throw new Error(`the warm-up query failed (${warm.status}): ${(await warm.text()).slice(0, 300)} — does the corpus have a graph build?`);
-    await warm.arrayBuffer();
-    for (const id of ids.slice(1, 6))
-      await (await fetch(`${base}/api/related`, { method: "POST", headers: { "content-type": "application/json" }, body: bodyFor(id) })).arrayBuffer();
+    const ids = await corpusPaperIds(base);
+    const warmMs = await warmUp(base, ids);
     const rssBefore = serverPid ? treeRss(serverPid) : NaN;
     log(`warm-up ${r0(warmMs)} ms; RSS ${mb(rssBefore)} MB; ${CONNECTIONS} clients for ${DURATION} s …`);
 
@@ -259,7 +351,7 @@ async function main(): Promise<void> {
       (_, i) => `${base}/papers/${encodeURIComponent(args.corpus)}/${encodeURIComponent(ids[(i * 7) % ids.length])}`,
     );
     const sampler = new Worker(SAMPLER, { eval: true, workerData: { home: `${base}/`, papers: paperUrls } });
-    const samples: { kind: "home" | "paper"; ms: number | null; phase: "idle" | "run" }[] = [];
+    const samples: PageSample[] = [];
     sampler.on("message", (m: (typeof samples)[number]) => samples.push(m));
     while (samples.filter((x) => x.phase === "idle").length < 10) await new Promise((r) => setTimeout(r, 50));
     sampler.postMessage("run");
@@ -286,7 +378,7 @@ async function main(): Promise<void> {
         {
           method: "POST",
           path: "/api/related",
-          setupRequest: (req: AutocannonRequest) => ({ ...req, body: bodyFor(ids[Math.floor(Math.random() * ids.length)]) }),
+          setupRequest: (req: AutocannonRequest) => ({ ...req, body: relatedBody(ids[Math.floor(Math.random() * ids.length)]) }),
         },
       ],
     });
@@ -298,66 +390,11 @@ async function main(): Promise<void> {
     clearInterval(rssTimer);
     sampler.postMessage("stop");
     await new Promise((r) => sampler.once("exit", r));
-    const pageFailures = samples.filter((x) => x.ms === null).length;
-    const pagesOf = (phase: "idle" | "run", kind: "home" | "paper") =>
-      samples.filter((x) => x.phase === phase && x.kind === kind && x.ms !== null).map((x) => x.ms as number);
     const rssAfter = serverPid ? treeRss(serverPid) : NaN;
-
-    const lat = summary(latencies);
-    const busy = summary(busyLatencies);
-    const pageStats = (ms: number[]) => {
-      const x = summary(ms);
-      return { n: x.n, p50: r0(x.p50), p95: r0(x.p95), max: r0(x.max) };
-    };
-    const report = {
-      date: new Date().toISOString(),
-      machine: { cores: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? "", memoryGB: Math.round(os.totalmem() / 2 ** 30), loadAvg1m: os.loadavg()[0] },
-      target: {
-        url: `${base}/api/related`,
-        corpus: args.corpus,
-        k: K,
-        connections: CONNECTIONS,
-        durationSeconds: DURATION,
-        perClientRate: RATE ?? "closed loop",
-        rateLimits: args.url ? "as configured" : "off",
-      },
-      warmupMs: r0(warmMs),
-      requests: { total: result.requests.total, perSecond: Math.round(result.requests.average * 10) / 10, statuses: Object.fromEntries(statuses) },
-      errors: { total: result.errors + result.timeouts + result.non2xx, socket: result.errors, timeouts: result.timeouts, non2xx: result.non2xx },
-      /** Refused as busy with Retry-After: by scripts/server.mjs's front (GRAFT_MAX_QUEUE_MS) or the admission gate (GRAFT_MAX_CONCURRENT_QUERIES). */
-      busy: { count: busy.n, p95Ms: r0(busy.p95), maxMs: r0(busy.max) },
-      latencyMs: { p50: r0(lat.p50), p95: r0(lat.p95), p99: r0(lat.p99), max: r0(lat.max) },
-      pageLoads: {
-        idle: { home: pageStats(pagesOf("idle", "home")), paper: pageStats(pagesOf("idle", "paper")) },
-        duringRun: { home: pageStats(pagesOf("run", "home")), paper: pageStats(pagesOf("run", "paper")), failures: pageFailures },
-      },
-      serverRssMB: { before: mb(rssBefore), peak: rss.length ? mb(Math.max(...rss)) : NaN, after: mb(rssAfter) },
-      targets: {
-        zeroErrors: result.errors + result.timeouts + result.non2xx === 0,
-        noResetsOrTimeouts: result.errors + result.timeouts === 0,
-        p95UnderTwoSeconds: lat.p95 <= 2000,
-      },
-    };
+    const report = loadReport({ base, warmMs, result, statuses, latencies, busyLatencies, samples, rss, rssBefore, rssAfter });
     if (args.out) writeFileSync(args.out, `${JSON.stringify(report, null, 2)}\n`);
     if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    else
-      process.stdout.write(
-        [
-          `POST /api/related · ${CONNECTIONS} clients${RATE ? ` at ${RATE} req/s each` : " (closed loop)"} · ${DURATION} s · ${report.machine.cores} cores (${report.machine.cpu}) · rate limits ${report.target.rateLimits}`,
-          `requests      ${report.requests.total} (${report.requests.perSecond}/s)   statuses ${JSON.stringify(report.requests.statuses)}`,
-          `errors        ${report.errors.total} (socket/resets ${report.errors.socket}, timeouts ${report.errors.timeouts}, non-2xx ${report.errors.non2xx})`,
-          `busy (503)    ${report.busy.count} refused busy (front shedder or admission gate) · p95 ${report.busy.p95Ms} ms · max ${report.busy.maxMs} ms`,
-          `latency       p50 ${report.latencyMs.p50} ms · p95 ${report.latencyMs.p95} ms · p99 ${report.latencyMs.p99} ms · max ${report.latencyMs.max} ms`,
-          ...(["home", "paper"] as const).map((k) => {
-            const idle = report.pageLoads.idle[k];
-            const run = report.pageLoads.duringRun[k];
-            return `${`${k} page`.padEnd(14)}idle p50 ${idle.p50} ms · during the run (${run.n} loads) p50 ${run.p50} ms · p95 ${run.p95} ms · max ${run.max} ms`;
-          }),
-          `page failures ${pageFailures}`,
-          `server RSS    ${report.serverRssMB.before} MB before · ${report.serverRssMB.peak} MB peak · ${report.serverRssMB.after} MB after`,
-          `targets       0 errors: ${report.targets.zeroErrors ? "yes" : "NO"} · no resets or timeouts: ${report.targets.noResetsOrTimeouts ? "yes" : "NO"} · p95 ≤ 2 s (answered, not 503): ${report.targets.p95UnderTwoSeconds ? "yes" : "NO"}`,
-        ].join("\n") + "\n",
-      );
+    else printLoadReport(report);
   } finally {
     stopServer();
   }

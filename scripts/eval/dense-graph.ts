@@ -90,115 +90,60 @@ const plain = (r: Row): object => ({
   recall: Object.fromEntries(Object.entries(r.report.recall).map(([k, ci]) => [k, { estimate: ci.estimate, lower: ci.lower, upper: ci.upper }])),
 });
 
-async function main(): Promise<void> {
-  const tStart = performance.now();
-  const data = await loadCorpusData(corpusDir, { cacheRoot: dataRoot() });
-  log(
-    `${data.ids.length} papers, ${data.queries.ids.length} out-of-corpus queries, ${data.embedderId}, ${data.newlyEmbedded} texts embedded (${data.embedSeconds.toFixed(1)} s)`,
-  );
-  const citations = citationRows(data.refs);
-  const { alpha: mainAlpha } = DEFAULT_EDGE_WEIGHT;
-  const main = await buildGraph(data, citations, mainAlpha);
-  log(`graph α=${mainAlpha}: ${main.seconds.toFixed(1)} s`);
+type Retrieve = (q: number) => ArrayLike<number> | Promise<ArrayLike<number>>;
 
-  const gold = neighbourGold(main.graph, "both");
-  const goldOut = neighbourGold(main.graph, "out");
-  const citeGold = citationGold(data.refs);
-  const split = (s: string): number[] => data.splits.flatMap((x, i) => (x === s ? [i] : []));
-  const test = split("test");
-  const dev = split("dev");
+/** One table row: the recall of `retrieve` over `queries` against `goldOf`, logged as it lands. */
+async function run(label: string, queries: number[], retrieve: Retrieve, goldOf: (q: number) => Set<number>): Promise<Row> {
+  // Row seconds include retrieval the first time a memoised list is scored, scoring only after.
+  const t0 = performance.now();
+  const report = await evaluateRetriever(queries, retrieve, goldOf, boot);
+  const row = { label, report, seconds: seconds(t0) };
+  log(`${label}: R@20 ${f3(report.recall[20].estimate)} R@50 ${f3(report.recall[50].estimate)} (${row.seconds.toFixed(1)} s)`);
+  return row;
+}
 
-  const engine = await MaxSimEngine.create();
-  const index = prepareFacetIndex(data.items);
-  try {
-    // ── 1. in-corpus, test split ──
-    const inCorpus: Row[] = [];
-    // Row seconds include retrieval the first time a memoised list is scored, scoring only after.
-    const run = async (
-      label: string,
-      queries: number[],
-      retrieve: (q: number) => ArrayLike<number> | Promise<ArrayLike<number>>,
-      goldOf: (q: number) => Set<number>,
-    ): Promise<Row> => {
-      const t0 = performance.now();
-      const report = await evaluateRetriever(queries, retrieve, goldOf, boot);
-      const row = { label, report, seconds: seconds(t0) };
-      log(`${label}: R@20 ${f3(report.recall[20].estimate)} R@50 ${f3(report.recall[50].estimate)} (${row.seconds.toFixed(1)} s)`);
-      return row;
-    };
-    // Lists are computed once and scored against several gold sets.
-    const cache = new Map<string, Map<number, ArrayLike<number>>>();
-    const memo = (key: string, retrieve: (q: number) => ArrayLike<number> | Promise<ArrayLike<number>>) => async (q: number) => {
-      let m = cache.get(key);
-      if (!m) cache.set(key, (m = new Map()));
-      if (!m.has(q)) m.set(q, await retrieve(q));
-      return m.get(q) as ArrayLike<number>;
-    };
-    const dgTest = memo("dg", (q) => denseGraphInCorpus(main.graph, q));
-    const doTest = memo("do", async (q) => papersOf(await denseOnlyRetrieve(engine, index, paperItems(data.items, q), { exclude: q })));
-    inCorpus.push(await run("Dense-graph (2-hop, RRF)", test, dgTest, (q) => gold[q]));
-    inCorpus.push(await run("Dense-only (facet max-sim, RRF)", test, doTest, (q) => gold[q]));
-    const inCorpusOut: Row[] = [await run("Dense-graph", test, dgTest, (q) => goldOut[q]), await run("Dense-only", test, doTest, (q) => goldOut[q])];
-    const inCorpusCite: Row[] = [await run("Dense-graph", test, dgTest, (q) => citeGold[q]), await run("Dense-only", test, doTest, (q) => citeGold[q])];
+/** Lists are computed once and scored against several gold sets: `memo(key, retrieve)` keeps each query's list under `key`. */
+function listMemo(): (key: string, retrieve: Retrieve) => (q: number) => Promise<ArrayLike<number>> {
+  const cache = new Map<string, Map<number, ArrayLike<number>>>();
+  return (key, retrieve) => async (q) => {
+    let m = cache.get(key);
+    if (!m) cache.set(key, (m = new Map()));
+    if (!m.has(q)) m.set(q, await retrieve(q));
+    return m.get(q) as ArrayLike<number>;
+  };
+}
 
-    // ── 2. out of corpus ──
-    const oocIdx = data.queries.ids.map((_, i) => i);
-    const oocItems = (i: number): Partial<Record<Facet, Float32Array[]>> => Object.fromEntries(FACETS.map((f) => [f, data.queries.items[f][i]]));
-    const oocGold = (i: number): Set<number> => new Set(data.queries.gold[i]);
-    // A query id that is also a corpus id would be the query itself: never return it.
-    const selfOf = (i: number): number => data.index.get(data.queries.ids[i]) ?? -1;
-    const ooc: Row[] = [
-      await run(
-        "Dense-graph (ephemeral insertion, 2-hop)",
-        oocIdx,
-        async (i) => papersOf(await denseGraphOutOfCorpus(engine, index, main.graph, oocItems(i), { exclude: selfOf(i) })),
-        oocGold,
-      ),
-      await run(
-        "Dense-only (facet max-sim, RRF)",
-        oocIdx,
-        async (i) => papersOf(await denseOnlyRetrieve(engine, index, oocItems(i), { exclude: selfOf(i) })),
-        oocGold,
-      ),
-    ];
+type SweepRow = { alpha: number; graph: Row; cite: Row; buildSeconds: number };
 
-    // ── 3. α sweep, dev split, gold fixed to the main graph ──
-    const sweep: { alpha: number; graph: Row; cite: Row; buildSeconds: number }[] = [];
-    for (const alpha of ALPHAS) {
-      const g = alpha === mainAlpha ? main : await buildGraph(data, citations, alpha);
-      const retrieve = memo(`sweep${alpha}`, (q) => denseGraphInCorpus(g.graph, q));
-      sweep.push({
-        alpha,
-        graph: await run(`α=${alpha}`, dev, retrieve, (q) => gold[q]),
-        cite: await run(`α=${alpha} (citation gold)`, dev, retrieve, (q) => citeGold[q]),
-        buildSeconds: g.seconds,
-      });
-    }
+/** What the report is written from: the run's setting and each table's rows. */
+interface DenseGraphResults {
+  data: Awaited<ReturnType<typeof loadCorpusData>>;
+  mainAlpha: number;
+  mainSeconds: number;
+  test: number[];
+  dev: number[];
+  totalSeconds: number;
+  inCorpus: Row[];
+  inCorpusOut: Row[];
+  inCorpusCite: Row[];
+  ooc: Row[];
+  sweep: SweepRow[];
+  hops: Row[];
+}
 
-    // ── 4. walk depth, test split ──
-    const hops: Row[] = [];
-    for (const h of HOPS)
-      hops.push(
-        await run(
-          `${h}-hop`,
-          test,
-          memo(`hops${h}`, (q) => denseGraphInCorpus(main.graph, q, { hops: h })),
-          (q) => gold[q],
-        ),
-      );
-
-    // ── report ──
-    const totalSeconds = seconds(tStart);
-    const date = new Date().toISOString();
-    const command = `npx tsx scripts/eval/dense-graph.ts${args.length ? ` ${args.join(" ")}` : ""}`;
-    const oocPairs = data.queries.gold.reduce((s, g) => s + g.length, 0);
-    const md = `# Dense-graph teacher and dense-only baseline
+/** The report: Markdown (reports/dense-graph.md) and its JSON twin. */
+function denseGraphReport(r: DenseGraphResults): { md: string; json: object } {
+  const { data, mainAlpha, mainSeconds, test, dev, totalSeconds, inCorpus, inCorpusOut, inCorpusCite, ooc, sweep, hops } = r;
+  const date = new Date().toISOString();
+  const command = `npx tsx scripts/eval/dense-graph.ts${args.length ? ` ${args.join(" ")}` : ""}`;
+  const oocPairs = data.queries.gold.reduce((s, g) => s + g.length, 0);
+  const md = `# Dense-graph teacher and dense-only baseline
 
 - Command: \`${command}\` (GRAFT_DATA_ROOT=${dataRoot()})
 - Date: ${date}; total run time ${totalSeconds.toFixed(0)} s
 - Corpus: \`${corpusDir}\` (${data.ids.length} papers; test ${test.length}, dev ${dev.length}; ${data.queries.ids.length} out-of-corpus queries, ${oocPairs} gold pairs)
 - Embedder: \`${data.embedderId}\` (${data.dim}-d); ${data.newlyEmbedded} texts embedded in this run, the rest from the vector cache
-- Graph: top-${K} per paper per facet, w = α s + β c with α = ${mainAlpha}, β = ${1 - mainAlpha} (built in ${main.seconds.toFixed(1)} s)
+- Graph: top-${K} per paper per facet, w = α s + β c with α = ${mainAlpha}, β = ${1 - mainAlpha} (built in ${mainSeconds.toFixed(1)} s)
 - Dense-graph: walk from the query node (in-corpus) or from ephemeral top-${K} edges (out of corpus), max-product path score, ${HOPS[1]} hops, 500 per facet, RRF k = 60, top 50
 - Dense-only: per facet the top 500 corpus papers by facet max-sim s_f, RRF k = 60, top 50
 - Recall: micro-averaged; 95% percentile-bootstrap CIs over queries (${resamples} resamples, seed ${seed})
@@ -242,29 +187,125 @@ ${mdTable(
 
 ${recallTableMd(hops, "Walk depth", [20, 50])}
 `;
-    const json = {
-      command,
-      date,
-      corpus: corpusDir,
-      embedder: data.embedderId,
-      papers: data.ids.length,
-      splits: { test: test.length, dev: dev.length },
-      graph: { k: K, alpha: mainAlpha, beta: 1 - mainAlpha, buildSeconds: main.seconds },
-      bootstrap: boot,
+  const json = {
+    command,
+    date,
+    corpus: corpusDir,
+    embedder: data.embedderId,
+    papers: data.ids.length,
+    splits: { test: test.length, dev: dev.length },
+    graph: { k: K, alpha: mainAlpha, beta: 1 - mainAlpha, buildSeconds: mainSeconds },
+    bootstrap: boot,
+    totalSeconds,
+    inCorpus: { gold: "neighbours-both", rows: inCorpus.map(plain) },
+    inCorpusOutGold: { gold: "neighbours-out", rows: inCorpusOut.map(plain) },
+    inCorpusCitationGold: { gold: "citations", rows: inCorpusCite.map(plain) },
+    outOfCorpus: { queries: data.queries.ids.length, goldPairs: oocPairs, rows: ooc.map(plain) },
+    alphaSweep: sweep.map((s) => ({
+      alpha: s.alpha,
+      beta: 1 - s.alpha,
+      buildSeconds: s.buildSeconds,
+      graphGold: plain(s.graph),
+      citationGold: plain(s.cite),
+    })),
+    hops: hops.map(plain),
+  };
+  return { md, json };
+}
+
+async function main(): Promise<void> {
+  const tStart = performance.now();
+  const data = await loadCorpusData(corpusDir, { cacheRoot: dataRoot() });
+  log(
+    `${data.ids.length} papers, ${data.queries.ids.length} out-of-corpus queries, ${data.embedderId}, ${data.newlyEmbedded} texts embedded (${data.embedSeconds.toFixed(1)} s)`,
+  );
+  const citations = citationRows(data.refs);
+  const { alpha: mainAlpha } = DEFAULT_EDGE_WEIGHT;
+  const main = await buildGraph(data, citations, mainAlpha);
+  log(`graph α=${mainAlpha}: ${main.seconds.toFixed(1)} s`);
+
+  const gold = neighbourGold(main.graph, "both");
+  const goldOut = neighbourGold(main.graph, "out");
+  const citeGold = citationGold(data.refs);
+  const split = (s: string): number[] => data.splits.flatMap((x, i) => (x === s ? [i] : []));
+  const test = split("test");
+  const dev = split("dev");
+
+  const engine = await MaxSimEngine.create();
+  const index = prepareFacetIndex(data.items);
+  try {
+    // ── 1. in-corpus, test split ──
+    const inCorpus: Row[] = [];
+    const memo = listMemo();
+    const dgTest = memo("dg", (q) => denseGraphInCorpus(main.graph, q));
+    const doTest = memo("do", async (q) => papersOf(await denseOnlyRetrieve(engine, index, paperItems(data.items, q), { exclude: q })));
+    inCorpus.push(await run("Dense-graph (2-hop, RRF)", test, dgTest, (q) => gold[q]));
+    inCorpus.push(await run("Dense-only (facet max-sim, RRF)", test, doTest, (q) => gold[q]));
+    const inCorpusOut: Row[] = [await run("Dense-graph", test, dgTest, (q) => goldOut[q]), await run("Dense-only", test, doTest, (q) => goldOut[q])];
+    const inCorpusCite: Row[] = [await run("Dense-graph", test, dgTest, (q) => citeGold[q]), await run("Dense-only", test, doTest, (q) => citeGold[q])];
+
+    // ── 2. out of corpus ──
+    const oocIdx = data.queries.ids.map((_, i) => i);
+    const oocItems = (i: number): Partial<Record<Facet, Float32Array[]>> => Object.fromEntries(FACETS.map((f) => [f, data.queries.items[f][i]]));
+    const oocGold = (i: number): Set<number> => new Set(data.queries.gold[i]);
+    // A query id that is also a corpus id would be the query itself: never return it.
+    const selfOf = (i: number): number => data.index.get(data.queries.ids[i]) ?? -1;
+    const ooc: Row[] = [
+      await run(
+        "Dense-graph (ephemeral insertion, 2-hop)",
+        oocIdx,
+        async (i) => papersOf(await denseGraphOutOfCorpus(engine, index, main.graph, oocItems(i), { exclude: selfOf(i) })),
+        oocGold,
+      ),
+      await run(
+        "Dense-only (facet max-sim, RRF)",
+        oocIdx,
+        async (i) => papersOf(await denseOnlyRetrieve(engine, index, oocItems(i), { exclude: selfOf(i) })),
+        oocGold,
+      ),
+    ];
+
+    // ── 3. α sweep, dev split, gold fixed to the main graph ──
+    const sweep: SweepRow[] = [];
+    for (const alpha of ALPHAS) {
+      const g = alpha === mainAlpha ? main : await buildGraph(data, citations, alpha);
+      const retrieve = memo(`sweep${alpha}`, (q) => denseGraphInCorpus(g.graph, q));
+      sweep.push({
+        alpha,
+        graph: await run(`α=${alpha}`, dev, retrieve, (q) => gold[q]),
+        cite: await run(`α=${alpha} (citation gold)`, dev, retrieve, (q) => citeGold[q]),
+        buildSeconds: g.seconds,
+      });
+    }
+
+    // ── 4. walk depth, test split ──
+    const hops: Row[] = [];
+    for (const h of HOPS)
+      hops.push(
+        await run(
+          `${h}-hop`,
+          test,
+          memo(`hops${h}`, (q) => denseGraphInCorpus(main.graph, q, { hops: h })),
+          (q) => gold[q],
+        ),
+      );
+
+    // ── report ──
+    const totalSeconds = seconds(tStart);
+    const { md, json } = denseGraphReport({
+      data,
+      mainAlpha,
+      mainSeconds: main.seconds,
+      test,
+      dev,
       totalSeconds,
-      inCorpus: { gold: "neighbours-both", rows: inCorpus.map(plain) },
-      inCorpusOutGold: { gold: "neighbours-out", rows: inCorpusOut.map(plain) },
-      inCorpusCitationGold: { gold: "citations", rows: inCorpusCite.map(plain) },
-      outOfCorpus: { queries: data.queries.ids.length, goldPairs: oocPairs, rows: ooc.map(plain) },
-      alphaSweep: sweep.map((s) => ({
-        alpha: s.alpha,
-        beta: 1 - s.alpha,
-        buildSeconds: s.buildSeconds,
-        graphGold: plain(s.graph),
-        citationGold: plain(s.cite),
-      })),
-      hops: hops.map(plain),
-    };
+      inCorpus,
+      inCorpusOut,
+      inCorpusCite,
+      ooc,
+      sweep,
+      hops,
+    });
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, "dense-graph.md"), md);
     writeFileSync(path.join(outDir, "dense-graph.json"), `${JSON.stringify(json, null, 2)}\n`);

@@ -134,6 +134,28 @@ function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: 
   );
 }
 
+/** A job's corpus, build, attempts, worker and times (relative to `now`). */
+function JobFacts({ d, now }: { d: JobDetail; now: number }) {
+  return (
+    <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4">
+      <dt className="text-ink-faint">Corpus</dt>
+      <dd>{d.corpus ?? "—"}</dd>
+      <dt className="text-ink-faint">Build</dt>
+      <dd>{d.buildId === null ? "—" : `${d.buildId}${d.serving ? " (served)" : ""}`}</dd>
+      <dt className="text-ink-faint">Attempts</dt>
+      <dd>{d.attempts}</dd>
+      <dt className="text-ink-faint">Worker</dt>
+      <dd className="truncate font-mono text-xs">{d.workerId ?? "—"}</dd>
+      <dt className="text-ink-faint">Queued</dt>
+      <dd>{ago(d.createdAt, now)}</dd>
+      <dt className="text-ink-faint">Started</dt>
+      <dd>{ago(d.startedAt, now) || "—"}</dd>
+      <dt className="text-ink-faint">Finished</dt>
+      <dd>{ago(d.finishedAt, now) || "—"}</dd>
+    </dl>
+  );
+}
+
 /** One job's live view; keyed by id, so selecting another job starts a fresh log. */
 function JobPanel({ id }: { id: number }) {
   const client = useQueryClient();
@@ -214,22 +236,7 @@ function JobPanel({ id }: { id: number }) {
           {d.error}
         </pre>
       )}
-      <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4">
-        <dt className="text-ink-faint">Corpus</dt>
-        <dd>{d.corpus ?? "—"}</dd>
-        <dt className="text-ink-faint">Build</dt>
-        <dd>{d.buildId === null ? "—" : `${d.buildId}${d.serving ? " (served)" : ""}`}</dd>
-        <dt className="text-ink-faint">Attempts</dt>
-        <dd>{d.attempts}</dd>
-        <dt className="text-ink-faint">Worker</dt>
-        <dd className="truncate font-mono text-xs">{d.workerId ?? "—"}</dd>
-        <dt className="text-ink-faint">Queued</dt>
-        <dd>{ago(d.createdAt, now)}</dd>
-        <dt className="text-ink-faint">Started</dt>
-        <dd>{ago(d.startedAt, now) || "—"}</dd>
-        <dt className="text-ink-faint">Finished</dt>
-        <dd>{ago(d.finishedAt, now) || "—"}</dd>
-      </dl>
+      <JobFacts d={d} now={now} />
       <details>
         <summary className="cursor-pointer text-sm text-ink-muted">Parameters{d.result ? " and result" : ""}</summary>
         <pre className="mt-2 overflow-x-auto rounded-md bg-canvas px-3 py-2 text-xs">{JSON.stringify({ params: d.params, result: d.result }, null, 2)}</pre>

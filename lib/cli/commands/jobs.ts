@@ -86,7 +86,17 @@ function printRun(opts: { json?: boolean }, report: RunReport & { job: Parameter
 
 export function registerJobs(program: Command): void {
   const jobs = program.command("jobs").description("the pipeline job queue: list, show, enqueue, run, cancel, retry");
+  registerList(jobs);
+  registerShow(jobs);
+  registerEnqueue(jobs);
+  registerRun(jobs);
+  registerCancel(jobs);
+  registerRetry(jobs);
+  registerStages(jobs);
+}
 
+/** `graft jobs list` */
+function registerList(jobs: Command): void {
   jobs
     .command("list")
     .description("jobs, newest first")
@@ -109,7 +119,10 @@ export function registerJobs(program: Command): void {
       const list = await listJobs(getDb(), opts);
       emit(opts, list, () => (list.length ? table(["id", "stage", "status", "corpus", "build", "done", "message", "queued"], list.map(jobRow)) : "no jobs"));
     });
+}
 
+/** `graft jobs show <id>` */
+function registerShow(jobs: Command): void {
   jobs
     .command("show")
     .description("a job with its parameters, result, error and log")
@@ -135,7 +148,10 @@ export function registerJobs(program: Command): void {
           .join("\n"),
       );
     });
+}
 
+/** `graft jobs enqueue <stage>` */
+function registerEnqueue(jobs: Command): void {
   jobs
     .command("enqueue")
     .description("queue a stage for the workers (npm run worker)")
@@ -153,7 +169,10 @@ export function registerJobs(program: Command): void {
       const { job, created } = await asUsage(() => enqueueStage(getDb(), stage, paramsFrom(raw)));
       emit(raw, { job: toJobView(job), created }, () => `queued job ${job.id} (${stage}); run it with \`npm run worker\` or \`graft jobs run ${job.id}\``);
     });
+}
 
+/** `graft jobs run [id]` */
+function registerRun(jobs: Command): void {
   jobs
     .command("run")
     .description("run a queued job in this process (recorded and resumable, as on a worker); with --stage, queue one first")
@@ -192,7 +211,10 @@ export function registerJobs(program: Command): void {
         process.off("SIGINT", onSigint);
       }
     });
+}
 
+/** `graft jobs cancel <id>` */
+function registerCancel(jobs: Command): void {
   jobs
     .command("cancel")
     .description("cancel a queued or running job (its build is never served)")
@@ -203,7 +225,10 @@ export function registerJobs(program: Command): void {
       const job = await asUsage(() => cancelJob(getDb(), n));
       emit(raw, toJobView(job), () => `job ${n} cancelled`);
     });
+}
 
+/** `graft jobs retry <id>` */
+function registerRetry(jobs: Command): void {
   jobs
     .command("retry")
     .description("queue a failed or cancelled job again (it resumes its build)")
@@ -214,7 +239,10 @@ export function registerJobs(program: Command): void {
       const job = await asUsage(() => retryJob(getDb(), n));
       emit(raw, toJobView(job), () => `job ${n} queued again`);
     });
+}
 
+/** `graft jobs stages` */
+function registerStages(jobs: Command): void {
   jobs
     .command("stages")
     .description("the stages workers can run")

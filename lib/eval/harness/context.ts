@@ -104,6 +104,7 @@ export interface EvalContextOptions {
 }
 
 /** Builds the shared graph, samples the queries and sets up the machinery every table uses. */
+// eslint-disable-next-line max-lines-per-function -- the eval-side assembly that issue 30 replaces with the Retriever registry and the shared retrieve-and-fuse step
 export async function evalContext(data: CorpusData, options: EvalContextOptions): Promise<EvalContext> {
   const { seed, resamples, limits, provider, log, timed } = options;
   const boot = { resamples, seed };

@@ -65,10 +65,27 @@ export function renderAuditText(s: AuditSummary): string {
   return lines.join("\n");
 }
 
-export function renderAuditReport(s: AuditSummary, meta: { command: string; seconds: number; newlyEmbedded: number; texts: number }): string {
-  const st = s.structural;
+type AuditReportMeta = { command: string; seconds: number; newlyEmbedded: number; texts: number };
+
+export function renderAuditReport(s: AuditSummary, meta: AuditReportMeta): string {
+  return [
+    ...headerSection(s, meta),
+    ...summarySection(s),
+    ...structuralSection(s),
+    ...groundingSection(s),
+    ...redundancySection(s),
+    ...specificitySection(s),
+    ...flagsSection(s),
+    ...differencesSection(s),
+  ].join("\n");
+}
+
+/** `k` and its share of `of`. */
+const rate = (k: number, of: number) => `${n(k)} (${((k / Math.max(1, of)) * 100).toFixed(2)}%)`;
+
+/** The title, the command and its costs, and what the paper's figures are over. */
+function headerSection(s: AuditSummary, meta: AuditReportMeta): string[] {
   const P = PAPER_FIGURES;
-  const L = STRUCTURAL_LIMITS;
   const out: string[] = [];
   out.push(`# Facet audit: ${s.corpus}`, "");
   out.push(
@@ -82,7 +99,14 @@ export function renderAuditReport(s: AuditSummary, meta: { command: string; seco
       `(${n(P.papers)} papers, LLM facets from full texts), so counts compare as rates, not numbers.`,
     "",
   );
+  return out;
+}
 
+/** The summary: each check against the paper's figure in one line. */
+function summarySection(s: AuditSummary): string[] {
+  const st = s.structural;
+  const P = PAPER_FIGURES;
+  const out: string[] = [];
   out.push("## Summary", "");
   const violations = (
     [
@@ -114,10 +138,17 @@ export function renderAuditReport(s: AuditSummary, meta: { command: string; seco
     `- Specificity: mean ${f3(s.specificity.all.mean)}, p10 ${f3(s.specificity.all.p10)} (paper: ${P.specificityMean}, ${P.specificityP10}).`,
     "",
   );
+  return out;
+}
 
+/** The structural checks' counts against the paper's. */
+function structuralSection(s: AuditSummary): string[] {
+  const st = s.structural;
+  const P = PAPER_FIGURES;
+  const L = STRUCTURAL_LIMITS;
+  const out: string[] = [];
   out.push("## Structural", "");
   out.push("| check | this corpus | paper |", "|---|---|---|");
-  const rate = (k: number, of: number) => `${n(k)} (${((k / Math.max(1, of)) * 100).toFixed(2)}%)`;
   const facets = s.papers * FACETS.length;
   out.push(`| items over ${L.maxChars} characters | ${rate(st.overLength, s.items)} of items | ${P.overLength} |`);
   out.push(`| items over ${L.maxSentences} sentences | ${rate(st.overSentences, s.items)} of items | ${P.overSentences} |`);
@@ -130,7 +161,13 @@ export function renderAuditReport(s: AuditSummary, meta: { command: string; seco
   out.push(`| facets with more than ${L.maxItems} items | ${rate(st.tooManyItemsFacets, facets)} of facets | ${P.tooManyItemsFacets} |`);
   out.push(`| empty facets | ${n(st.emptyFacets)} | — |`);
   out.push(`| papers with no structural issue | ${pct(st.shareClean)} | ${P.shareClean} |`, "");
+  return out;
+}
 
+/** Grounding per facet, the null and the whole-abstract analogue, and the ungrounded flag. */
+function groundingSection(s: AuditSummary): string[] {
+  const P = PAPER_FIGURES;
+  const out: string[] = [];
   out.push("## Grounding", "");
   out.push(
     "An item's grounding is its maximum cosine over the paper's passages: the title and each abstract sentence (and full-text " +
@@ -166,7 +203,13 @@ export function renderAuditReport(s: AuditSummary, meta: { command: string; seco
       "The paper reports no such flag; it is a coarse screen, since cosine under this embedder also rewards shared topic words.",
     "",
   );
+  return out;
+}
 
+/** Intra-facet near-duplicates and cross-facet overlaps. */
+function redundancySection(s: AuditSummary): string[] {
+  const P = PAPER_FIGURES;
+  const out: string[] = [];
   out.push("## Redundancy", "");
   out.push("| check | this corpus | paper |", "|---|---|---|");
   out.push(
@@ -178,17 +221,32 @@ export function renderAuditReport(s: AuditSummary, meta: { command: string; seco
   );
   const byPair = Object.entries(s.redundancy.overlapByFacets).sort((x, y) => y[1] - x[1]);
   if (byPair.length > 0) out.push(`Overlapping pairs by facets: ${byPair.map(([k, v]) => `${k.replace("~", " – ")} ${n(v)}`).join(", ")}.`, "");
+  return out;
+}
 
+function specificitySection(s: AuditSummary): string[] {
+  const P = PAPER_FIGURES;
+  const out: string[] = [];
   out.push("## Specificity", "");
   out.push("| | this corpus | paper |", "|---|---|---|");
   out.push(`| mean | ${f3(s.specificity.all.mean)} | ${P.specificityMean} |`);
   out.push(`| p10 | ${f3(s.specificity.all.p10)} | ${P.specificityP10} |`);
   out.push(`| items flagged generic (specificity < ${s.thresholds.genericBelow}) | ${rate(s.specificity.generic, s.items)} | — |`, "");
+  return out;
+}
 
+/** What each item flag means and how many items carry it. */
+function flagsSection(s: AuditSummary): string[] {
+  const out: string[] = [];
   out.push("## Flags per item", "", "| flag | meaning | items |", "|---|---|---|");
   for (const f of ITEM_FLAGS) out.push(`| \`${f}\` | ${FLAG_LABELS[f]} | ${n(s.flags[f])} |`);
   out.push("");
+  return out;
+}
 
+/** How this audit differs from the paper's. */
+function differencesSection(s: AuditSummary): string[] {
+  const out: string[] = [];
   out.push("## How this differs from the paper's audit", "");
   out.push(
     `- Embedder: the paper embeds with all-MiniLM-L12-v2; this run used \`${s.embedder}\`. Cosine scales differ between models, ` +
@@ -201,5 +259,5 @@ export function renderAuditReport(s: AuditSummary, meta: { command: string; seco
     "- The `ungrounded` and `generic` flags are ours (the paper reports means only); thresholds are stated above.",
     "",
   );
-  return out.join("\n");
+  return out;
 }

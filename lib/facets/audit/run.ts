@@ -68,56 +68,15 @@ interface PaperWork {
   items: { id: number; facet: Facet; position: number; text: string; row: number }[];
 }
 
+type AuditedPaper = { work: PaperWork; result: PaperAuditResult };
+type PaperText = { title: string; abstract: string; fullText: string | null };
+
 export async function auditCorpus(db: Db, options: AuditCorpusOptions): Promise<AuditCorpusReport> {
   const t0 = performance.now();
   const progress = options.onProgress ?? (() => {});
   const role = options.role ?? "all";
-  const corpus = await db.corpus.findUnique({ where: { name: options.corpus } });
-  if (!corpus) throw new Error(`no corpus named "${options.corpus}" (import it first)`);
-  const paperWhere = { corpusId: corpus.id, ...(role === "all" ? {} : { role }) };
-
-  const items = await db.facetItem.findMany({
-    where: { paper: paperWhere },
-    select: { id: true, paperId: true, facet: true, position: true, text: true },
-    orderBy: [{ paperId: "asc" }, { facet: "asc" }, { position: "asc" }],
-  });
-  if (items.length === 0) throw new Error(`no paper of "${options.corpus}" has facets yet: run \`graft extract\` first`);
-  const paperIds = [...new Set(items.map((i) => i.paperId))];
-  const papers = new Map<number, { title: string; abstract: string; fullText: string | null }>();
-  for (let i = 0; i < paperIds.length; i += 500) {
-    for (const p of await db.paper.findMany({
-      where: { id: { in: paperIds.slice(i, i + 500) } },
-      select: { id: true, title: true, abstract: true, fullText: true },
-    }))
-      papers.set(p.id, p);
-  }
-
-  // ── texts to embed: items, passages, whole abstracts (deduplicated by the cache) ──
-  const texts: string[] = [];
-  const rowOf = new Map<string, number>();
-  const row = (text: string) => {
-    let r = rowOf.get(text);
-    if (r === undefined) {
-      r = texts.length;
-      texts.push(text);
-      rowOf.set(text, r);
-    }
-    return r;
-  };
-  const work: PaperWork[] = [];
-  const byPaper = new Map<number, PaperWork>();
-  for (const id of paperIds) {
-    const p = papers.get(id)!;
-    const passages = paperPassages(p);
-    const abstract = p.abstract.trim().replace(/\s+/g, " ");
-    const w: PaperWork = { id, passages, passageRows: passages.map((x) => row(x.text)), abstractRow: abstract ? row(abstract) : null, items: [] };
-    work.push(w);
-    byPaper.set(id, w);
-  }
-  for (const i of items) {
-    if (!(FACETS as readonly string[]).includes(i.facet)) continue;
-    byPaper.get(i.paperId)!.items.push({ id: i.id, facet: i.facet as Facet, position: i.position, text: i.text, row: row(i.text) });
-  }
+  const { corpus, items, papers } = await loadAuditInput(db, options.corpus, role);
+  const { texts, work } = auditWork(items, papers);
 
   const tEmbed = performance.now();
   const { vectors, embedderId, newlyEmbedded } = await embedAll(texts, options, (d, t) => progress("embed", d, t));
@@ -125,38 +84,12 @@ export async function auditCorpus(db: Db, options: AuditCorpusOptions): Promise<
 
   // ── checks ──
   const tCheck = performance.now();
-  const rand = mulberry32(options.seed ?? 20_241_122);
-  const withPassages = work.filter((w) => w.passages.length > 0);
-  const nullOf = (w: PaperWork): number[] => {
-    if (withPassages.length < 2) return [];
-    let other: PaperWork;
-    do other = withPassages[Math.floor(rand() * withPassages.length)];
-    while (other.id === w.id);
-    return w.items.map((it) => Math.max(...other.passageRows.map((r) => dot(vectors[it.row], vectors[r]))));
-  };
-  const nulls = work.map(nullOf);
+  const nulls = nullScores(work, vectors, options.seed ?? 20_241_122);
   const q = options.ungroundedQuantile === undefined ? 0.5 : options.ungroundedQuantile;
   const allNull = nulls.flat().sort((a, b) => a - b);
   const threshold = q === null || allNull.length === 0 ? null : Math.round(quantileLinear(allNull, q) * 10_000) / 10_000;
   const thresholds: AuditThresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds, ungroundedBelow: threshold };
-
-  const stats = new AuditStats();
-  const results: { work: PaperWork; result: PaperAuditResult }[] = [];
-  work.forEach((w, k) => {
-    const facets = Object.fromEntries(FACETS.map((f) => [f, [] as { text: string; vector: Float32Array }[]])) as Record<
-      Facet,
-      { text: string; vector: Float32Array }[]
-    >;
-    // Positions can have gaps after edits; the audit indexes items by their order in the facet.
-    for (const it of w.items) facets[it.facet].push({ text: it.text, vector: vectors[it.row] });
-    const result = auditPaper({ facets, passages: w.passages, passageVectors: w.passageRows.map((r) => vectors[r]) }, thresholds);
-    const abstractScores =
-      w.abstractRow === null ? undefined : orderedItems(w).map((it) => Math.round(dot(vectors[it.row], vectors[w.abstractRow!]) * 10_000) / 10_000);
-    stats.add(result, { nullScores: nulls[k], abstractScores });
-    results.push({ work: w, result });
-    if (k % 200 === 0) progress("check", k, work.length);
-  });
-  progress("check", work.length, work.length);
+  const { stats, results } = auditPapers(work, vectors, nulls, thresholds, progress);
   const summary = stats.finish({ corpus: corpus.name, embedder: embedderId, thresholds });
   const checkSeconds = (performance.now() - tCheck) / 1000;
 
@@ -173,30 +106,7 @@ export async function auditCorpus(db: Db, options: AuditCorpusOptions): Promise<
     },
   });
   try {
-    const batch = options.batchSize ?? 200;
-    const provider = dbProvider(db);
-    for (let s = 0; s < results.length; s += batch) {
-      const part = results.slice(s, s + batch);
-      await db.$transaction(
-        async (tx) => {
-          const ids = part.flatMap((r) => r.work.items.map((i) => i.id));
-          // Items replaced since they were read (a re-extraction) are skipped: their new rows get audited next time.
-          const current = new Map((await tx.facetItem.findMany({ where: { id: { in: ids } }, select: { id: true, text: true } })).map((i) => [i.id, i.text]));
-          await tx.itemAudit.deleteMany({ where: { facetItemId: { in: ids } } });
-          const rows: (string | number | null)[][] = [];
-          for (const { work: w, result } of part) {
-            orderedItems(w).forEach((it, k) => {
-              if (current.get(it.id) !== it.text) return;
-              const r = result.items[k];
-              rows.push([it.id, r.grounding, JSON.stringify(r.evidence), JSON.stringify(r.flags), r.specificity]);
-            });
-          }
-          await bulkInsert(tx, provider, "ItemAudit", ["facetItemId", "grounding", "evidence", "flags", "specificity"], rows);
-        },
-        { timeout: 5 * 60_000, maxWait: 60_000 },
-      );
-      progress("store", Math.min(results.length, s + batch), results.length);
-    }
+    await storeAudits(db, results, options.batchSize ?? 200, progress);
     const storeSeconds = (performance.now() - tStore) / 1000;
     const seconds = { embed: embedSeconds, check: checkSeconds, store: storeSeconds, total: (performance.now() - t0) / 1000 };
     await db.job.update({
@@ -215,6 +125,131 @@ export async function auditCorpus(db: Db, options: AuditCorpusOptions): Promise<
       .update({ where: { id: job.id }, data: { status: "failed", error: err instanceof Error ? err.message : String(err), finishedAt: new Date() } })
       .catch(() => {});
     throw err;
+  }
+}
+
+/** The corpus, its facet items (of papers in `role`) and the texts of the papers that have any. */
+async function loadAuditInput(db: Db, corpusName: string, role: NonNullable<AuditCorpusOptions["role"]>) {
+  const corpus = await db.corpus.findUnique({ where: { name: corpusName } });
+  if (!corpus) throw new Error(`no corpus named "${corpusName}" (import it first)`);
+  const paperWhere = { corpusId: corpus.id, ...(role === "all" ? {} : { role }) };
+
+  const items = await db.facetItem.findMany({
+    where: { paper: paperWhere },
+    select: { id: true, paperId: true, facet: true, position: true, text: true },
+    orderBy: [{ paperId: "asc" }, { facet: "asc" }, { position: "asc" }],
+  });
+  if (items.length === 0) throw new Error(`no paper of "${corpusName}" has facets yet: run \`graft extract\` first`);
+  const paperIds = [...new Set(items.map((i) => i.paperId))];
+  const papers = new Map<number, PaperText>();
+  for (let i = 0; i < paperIds.length; i += 500) {
+    for (const p of await db.paper.findMany({
+      where: { id: { in: paperIds.slice(i, i + 500) } },
+      select: { id: true, title: true, abstract: true, fullText: true },
+    }))
+      papers.set(p.id, p);
+  }
+  return { corpus, items, papers };
+}
+
+/** Texts to embed: items, passages, whole abstracts (each once), and per paper its rows among them; papers in first-item order. */
+function auditWork(
+  items: { id: number; paperId: number; facet: string; position: number; text: string }[],
+  papers: ReadonlyMap<number, PaperText>,
+): { texts: string[]; work: PaperWork[] } {
+  const texts: string[] = [];
+  const rowOf = new Map<string, number>();
+  const row = (text: string) => {
+    let r = rowOf.get(text);
+    if (r === undefined) {
+      r = texts.length;
+      texts.push(text);
+      rowOf.set(text, r);
+    }
+    return r;
+  };
+  const work: PaperWork[] = [];
+  const byPaper = new Map<number, PaperWork>();
+  for (const id of new Set(items.map((i) => i.paperId))) {
+    const p = papers.get(id)!;
+    const passages = paperPassages(p);
+    const abstract = p.abstract.trim().replace(/\s+/g, " ");
+    const w: PaperWork = { id, passages, passageRows: passages.map((x) => row(x.text)), abstractRow: abstract ? row(abstract) : null, items: [] };
+    work.push(w);
+    byPaper.set(id, w);
+  }
+  for (const i of items) {
+    if (!(FACETS as readonly string[]).includes(i.facet)) continue;
+    byPaper.get(i.paperId)!.items.push({ id: i.id, facet: i.facet as Facet, position: i.position, text: i.text, row: row(i.text) });
+  }
+  return { texts, work };
+}
+
+/** Per paper, each item's best score against the passages of another paper drawn at random: the null the ungrounded threshold comes from. */
+function nullScores(work: PaperWork[], vectors: Float32Array[], seed: number): number[][] {
+  const rand = mulberry32(seed);
+  const withPassages = work.filter((w) => w.passages.length > 0);
+  const nullOf = (w: PaperWork): number[] => {
+    if (withPassages.length < 2) return [];
+    let other: PaperWork;
+    do other = withPassages[Math.floor(rand() * withPassages.length)];
+    while (other.id === w.id);
+    return w.items.map((it) => Math.max(...other.passageRows.map((r) => dot(vectors[it.row], vectors[r]))));
+  };
+  return work.map(nullOf);
+}
+
+function auditPapers(
+  work: PaperWork[],
+  vectors: Float32Array[],
+  nulls: number[][],
+  thresholds: AuditThresholds,
+  progress: NonNullable<AuditCorpusOptions["onProgress"]>,
+): { stats: AuditStats; results: AuditedPaper[] } {
+  const stats = new AuditStats();
+  const results: AuditedPaper[] = [];
+  work.forEach((w, k) => {
+    const facets = Object.fromEntries(FACETS.map((f) => [f, [] as { text: string; vector: Float32Array }[]])) as Record<
+      Facet,
+      { text: string; vector: Float32Array }[]
+    >;
+    // Positions can have gaps after edits; the audit indexes items by their order in the facet.
+    for (const it of w.items) facets[it.facet].push({ text: it.text, vector: vectors[it.row] });
+    const result = auditPaper({ facets, passages: w.passages, passageVectors: w.passageRows.map((r) => vectors[r]) }, thresholds);
+    const abstractScores =
+      w.abstractRow === null ? undefined : orderedItems(w).map((it) => Math.round(dot(vectors[it.row], vectors[w.abstractRow!]) * 10_000) / 10_000);
+    stats.add(result, { nullScores: nulls[k], abstractScores });
+    results.push({ work: w, result });
+    if (k % 200 === 0) progress("check", k, work.length);
+  });
+  progress("check", work.length, work.length);
+  return { stats, results };
+}
+
+/** The item audits into the store, `batch` papers per transaction, replacing earlier ones. */
+async function storeAudits(db: Db, results: AuditedPaper[], batch: number, progress: NonNullable<AuditCorpusOptions["onProgress"]>): Promise<void> {
+  const provider = dbProvider(db);
+  for (let s = 0; s < results.length; s += batch) {
+    const part = results.slice(s, s + batch);
+    await db.$transaction(
+      async (tx) => {
+        const ids = part.flatMap((r) => r.work.items.map((i) => i.id));
+        // Items replaced since they were read (a re-extraction) are skipped: their new rows get audited next time.
+        const current = new Map((await tx.facetItem.findMany({ where: { id: { in: ids } }, select: { id: true, text: true } })).map((i) => [i.id, i.text]));
+        await tx.itemAudit.deleteMany({ where: { facetItemId: { in: ids } } });
+        const rows: (string | number | null)[][] = [];
+        for (const { work: w, result } of part) {
+          orderedItems(w).forEach((it, k) => {
+            if (current.get(it.id) !== it.text) return;
+            const r = result.items[k];
+            rows.push([it.id, r.grounding, JSON.stringify(r.evidence), JSON.stringify(r.flags), r.specificity]);
+          });
+        }
+        await bulkInsert(tx, provider, "ItemAudit", ["facetItemId", "grounding", "evidence", "flags", "specificity"], rows);
+      },
+      { timeout: 5 * 60_000, maxWait: 60_000 },
+    );
+    progress("store", Math.min(results.length, s + batch), results.length);
   }
 }
 

@@ -47,6 +47,59 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return paper ? { title: paper.title, description: paper.abstract.slice(0, 200) } : { title: "Paper not found" };
 }
 
+type LoadedPaper = NonNullable<Awaited<ReturnType<typeof loadPaper>>>;
+
+/** Breadcrumb, title, authors, year and venue, and the paper's actions. */
+function PaperHeader({ paper, browseHref, record }: { paper: LoadedPaper; browseHref: string; record: ExportRecord }) {
+  return (
+    <header className="border-b border-line bg-surface">
+      <div className="mx-auto max-w-6xl px-4 pb-7 pt-6 sm:px-6">
+        <nav aria-label="Breadcrumb" className="flex min-w-0 items-center gap-1.5 text-sm text-ink-faint">
+          <Link href={browseHref} className="hover:text-ink hover:underline">
+            Browse
+          </Link>
+          <span aria-hidden="true">/</span>
+          <Link href={browseHref} className="font-mono hover:text-ink hover:underline">
+            {paper.corpus}
+          </Link>
+          <span aria-hidden="true">/</span>
+          <span className="truncate font-mono text-ink-muted" aria-current="page">
+            {paper.externalId}
+          </span>
+        </nav>
+        <h1 className="mt-4 max-w-4xl text-2xl font-semibold leading-tight tracking-tight text-balance sm:text-[1.875rem]">{paper.title}</h1>
+        <p className="mt-3 max-w-4xl text-[0.9375rem] leading-relaxed text-ink-muted" data-testid="paper-authors">
+          {paper.authors.length > 0 ? paper.authors.join(", ") : "Unknown authors"}
+        </p>
+        <dl className="mt-4 flex flex-wrap gap-x-6 gap-y-2 text-sm">
+          <Meta label="Year">{paper.year ?? "—"}</Meta>
+          {paper.venue && <Meta label="Venue">{paper.venue}</Meta>}
+          {paper.split && (
+            <Meta label="Split">
+              <span className="rounded bg-canvas px-1.5 py-0.5 font-mono text-xs text-ink-muted">{paper.split}</span>
+            </Meta>
+          )}
+          {paper.role !== "corpus" && (
+            <Meta label="Role">
+              <span className="rounded bg-canvas px-1.5 py-0.5 text-xs text-ink-muted">Query paper (outside the graph)</span>
+            </Meta>
+          )}
+        </dl>
+        <div className="mt-5 flex flex-wrap items-center gap-2">
+          {paper.role === "corpus" && (
+            <Link href={exploreHref(paper.corpus, paper.externalId)} className={primaryButtonClass} data-testid="explore-related">
+              Explore related work
+              <Icon name="chevronRight" className="size-4" />
+            </Link>
+          )}
+          <SaveButton record={record} />
+          <ExportMenu records={[record]} name={paper.title} label="Cite" align="left" />
+        </div>
+      </div>
+    </header>
+  );
+}
+
 export default async function PaperPage({ params }: { params: Params }) {
   const { corpus, id } = await params;
   const paper = await loadPaper(corpus, id);
@@ -69,51 +122,7 @@ export default async function PaperPage({ params }: { params: Params }) {
 
   return (
     <article>
-      <header className="border-b border-line bg-surface">
-        <div className="mx-auto max-w-6xl px-4 pb-7 pt-6 sm:px-6">
-          <nav aria-label="Breadcrumb" className="flex min-w-0 items-center gap-1.5 text-sm text-ink-faint">
-            <Link href={browseHref} className="hover:text-ink hover:underline">
-              Browse
-            </Link>
-            <span aria-hidden="true">/</span>
-            <Link href={browseHref} className="font-mono hover:text-ink hover:underline">
-              {paper.corpus}
-            </Link>
-            <span aria-hidden="true">/</span>
-            <span className="truncate font-mono text-ink-muted" aria-current="page">
-              {paper.externalId}
-            </span>
-          </nav>
-          <h1 className="mt-4 max-w-4xl text-2xl font-semibold leading-tight tracking-tight text-balance sm:text-[1.875rem]">{paper.title}</h1>
-          <p className="mt-3 max-w-4xl text-[0.9375rem] leading-relaxed text-ink-muted" data-testid="paper-authors">
-            {paper.authors.length > 0 ? paper.authors.join(", ") : "Unknown authors"}
-          </p>
-          <dl className="mt-4 flex flex-wrap gap-x-6 gap-y-2 text-sm">
-            <Meta label="Year">{paper.year ?? "—"}</Meta>
-            {paper.venue && <Meta label="Venue">{paper.venue}</Meta>}
-            {paper.split && (
-              <Meta label="Split">
-                <span className="rounded bg-canvas px-1.5 py-0.5 font-mono text-xs text-ink-muted">{paper.split}</span>
-              </Meta>
-            )}
-            {paper.role !== "corpus" && (
-              <Meta label="Role">
-                <span className="rounded bg-canvas px-1.5 py-0.5 text-xs text-ink-muted">Query paper (outside the graph)</span>
-              </Meta>
-            )}
-          </dl>
-          <div className="mt-5 flex flex-wrap items-center gap-2">
-            {paper.role === "corpus" && (
-              <Link href={exploreHref(paper.corpus, paper.externalId)} className={primaryButtonClass} data-testid="explore-related">
-                Explore related work
-                <Icon name="chevronRight" className="size-4" />
-              </Link>
-            )}
-            <SaveButton record={record} />
-            <ExportMenu records={[record]} name={paper.title} label="Cite" align="left" />
-          </div>
-        </div>
-      </header>
+      <PaperHeader paper={paper} browseHref={browseHref} record={record} />
 
       <div className="mx-auto max-w-6xl space-y-10 px-4 pt-8 sm:px-6">
         <section aria-labelledby="abstract-heading" className="max-w-4xl">
