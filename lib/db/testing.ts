@@ -5,6 +5,7 @@ import pg from "pg";
 import { config as settings } from "@/lib/config";
 import { createDb, type Db } from "./client";
 import { type DbConfig, pgPoolConfig } from "./config";
+import { assertGeneratedClientsFresh } from "./generated";
 import { migrateDeploy } from "./migrate";
 
 // Fresh, migrated databases for integration tests. GRAFT_TEST_PG_URL (a server the test
@@ -19,7 +20,12 @@ export interface TestDb {
 
 export const testProvider = settings().GRAFT_TEST_PG_URL ? "postgresql" : "sqlite";
 
+let checkedClients = false;
+
 export async function createTestDb(): Promise<TestDb> {
+  // A client older than the schema fails tests far from the cause (e.g. limits silently counted in memory).
+  if (!checkedClients) assertGeneratedClientsFresh();
+  checkedClients = true;
   const pgUrl = settings().GRAFT_TEST_PG_URL;
   if (pgUrl) {
     const name = `graft_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
