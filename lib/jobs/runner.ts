@@ -169,12 +169,15 @@ export async function runClaimedJob(db: Db, job: JobRow, workerId: string, optio
   log(
     `${job.attempts > 1 ? `attempt ${job.attempts}: resuming` : "starting"} stage ${job.stage} on worker ${workerId}${job.buildId !== null ? ` (build ${job.buildId})` : ""}`,
   );
-  const ctx: StageContext<unknown> = { db, job, params, progress, log, signal: controller.signal };
+  const ctx: StageContext<unknown> = { db, job, params, progress, log, flush, signal: controller.signal };
   try {
     const result = await stage.handler(ctx);
     if (abortReason === "cancelled" || abortReason === "lost") return finish({ outcome: abortReason });
     // The stage's work is durable but the job is not yet marked done: a crash here must not redo or duplicate anything.
-    await failpoint(`job:${job.stage}:done`, (line) => log(line, "warn"));
+    await failpoint(`job:${job.stage}:done`, (line) => {
+      log(line, "warn");
+      return flush();
+    });
     await flush();
     if (!(await succeedJob(db, job.id, workerId, result))) {
       await ownershipLost();
