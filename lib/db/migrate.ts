@@ -40,15 +40,21 @@ async function withEngine<T>(config: DbConfig, fn: (engine: SchemaEngine, schema
   const logs: string[] = [];
   const safe = migrationSafe(adapterFactory(config, { create: true }));
   const factory = bindMigrationAwareSqlAdapterFactory(safe);
-  const Engine = await loadSchemaEngine();
-  const engine = await Engine.new({ datamodels: [[file, schema]] }, (line: string) => logs.push(line), factory);
+  // The engine's own timers do not hold the process open (schema-engine.ts): this does, while it works.
+  const keepAlive = setInterval(() => {}, 60_000);
   try {
-    return await fn(engine, schema);
-  } catch (err) {
-    throw new Error(`schema engine: ${engineMessage(err)}`, { cause: err });
+    const Engine = await loadSchemaEngine();
+    const engine = await Engine.new({ datamodels: [[file, schema]] }, (line: string) => logs.push(line), factory);
+    try {
+      return await fn(engine, schema);
+    } catch (err) {
+      throw new Error(`schema engine: ${engineMessage(err)}`, { cause: err });
+    } finally {
+      engine.free();
+      await safe.dispose();
+    }
   } finally {
-    engine.free();
-    await safe.dispose();
+    clearInterval(keepAlive);
   }
 }
 

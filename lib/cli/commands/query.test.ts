@@ -3,23 +3,36 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { after, describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
 import { FACETS } from "@/lib/corpus/types";
 import { repoRoot } from "@/lib/paths";
 import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/retrieve/testing";
 import type { MultiSeedResult } from "@/lib/query/multi-seed";
 import type { RelatedResult } from "@/lib/query/types";
+import { runMain } from "../testing";
 
-// `graft query` as a user runs it (a subprocess) against the hand-made graph build.
+// `graft query` as a user runs it against the hand-made graph build: through the CLI's main()
+// in this process (exit code, stdout, stderr), and as a subprocess where the process itself is
+// what is tested (standard input, its own settings). A process start costs ~1.5 s of imports.
 
 describe(`graft query (${testProvider})`, { concurrency: false }, () => {
   const t = useHandGraphStore("graft-cli-query-");
   const dir = mkdtempSync(path.join(os.tmpdir(), "graft-cli-query-files-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  function graft(...args: string[]) {
-    return spawnGraft("", {}, ...args);
+  const savedUrl = process.env.DATABASE_URL;
+  before(() => {
+    process.env.DATABASE_URL = t.databaseUrl;
+  });
+  after(() => {
+    if (savedUrl === undefined) delete process.env.DATABASE_URL;
+    else process.env.DATABASE_URL = savedUrl;
+  });
+
+  async function graft(...args: string[]) {
+    const r = await runMain(["query", "--corpus", HAND_CORPUS, ...args]);
+    return { code: r.code, stdout: r.stdout, stderr: r.stderr };
   }
 
   function graftWithStdin(stdin: string, ...args: string[]) {
@@ -36,9 +49,9 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   }
 
-  test("--paper-id: ranked results with provenance and per-facet lists (--json), and a table", () => {
+  test("--paper-id: ranked results with provenance and per-facet lists (--json), and a table", async () => {
     // The default (hybrid, fusion auto → RRF), as the explorer and the API answer it.
-    const d = graft("--paper-id", "H0", "--k", "5", "--json");
+    const d = await graft("--paper-id", "H0", "--k", "5", "--json");
     assert.equal(d.code, 0, d.stderr);
     const byDefault = JSON.parse(d.stdout) as RelatedResult;
     assert.equal(byDefault.retriever, "hybrid");
@@ -46,7 +59,7 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     assert.equal(byDefault.fusion, "rrf");
     assert.ok(byDefault.results.length > 0 && !byDefault.results.some((x) => x.externalId === "H0"));
 
-    const r = graft("--paper-id", "H0", "--k", "5", "--json", "--retriever", "dense-graph", "--fusion", "graph-rrf");
+    const r = await graft("--paper-id", "H0", "--k", "5", "--json", "--retriever", "dense-graph", "--fusion", "graph-rrf");
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as RelatedResult;
     assert.equal(out.query.externalId, "H0");
@@ -54,15 +67,15 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     assert.ok(out.results.length > 0);
     assert.ok(out.results.every((x) => x.facets.length > 0 && x.facets.every((f) => f.rank >= 1 && f.weight > 0 && f.evidence !== null)));
     assert.ok(out.perFacet.problems.length > 0);
-    const human = graft("--paper-id", "H0", "--k", "5", "--retriever", "dense-graph", "--fusion", "graph-rrf");
+    const human = await graft("--paper-id", "H0", "--k", "5", "--retriever", "dense-graph", "--fusion", "graph-rrf");
     assert.equal(human.code, 0);
     assert.match(human.stdout, new RegExp(`1 +${out.results[0].externalId}`));
   });
 
-  test("--file with a JSON record: an unseen paper, with the fusion that ran", () => {
+  test("--file with a JSON record: an unseen paper, with the fusion that ran", async () => {
     const file = path.join(dir, "paper.json");
     writeFileSync(file, JSON.stringify({ title: "Unseen", facets: Object.fromEntries(FACETS.map((f) => [f, [handItem(f, 0)]])) }));
-    const r = graft("--file", file, "--json", "--fusion", "corroboration-rrf");
+    const r = await graft("--file", file, "--json", "--fusion", "corroboration-rrf");
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as RelatedResult;
     assert.equal(out.query.source, "record");
@@ -71,23 +84,23 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     assert.ok(out.results.length > 0);
   });
 
-  test("--candidates: a file of ids re-ranked, k all of them, the unreached ones said apart", () => {
+  test("--candidates: a file of ids re-ranked, k all of them, the unreached ones said apart", async () => {
     const file = path.join(dir, "reading-list.txt");
     writeFileSync(file, "# my reading list\nH4\nH2, H1\n\nH2\n");
-    const r = graft("--paper-id", "H0", "--candidates", file, "--retriever", "dense-graph", "--fusion", "rrf", "--json");
+    const r = await graft("--paper-id", "H0", "--candidates", file, "--retriever", "dense-graph", "--fusion", "rrf", "--json");
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as RelatedResult;
     assert.deepEqual(out.results.map((x) => x.externalId).sort(), ["H1", "H2", "H4"]);
     assert.equal(out.candidates?.given, 3);
-    const human = graft("--paper-id", "H0", "--candidates", file, "--retriever", "dense-graph", "--fusion", "rrf");
+    const human = await graft("--paper-id", "H0", "--candidates", file, "--retriever", "dense-graph", "--fusion", "rrf");
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /Re-ranked 3 of 3 candidates/);
-    const missing = graft("--paper-id", "H0", "--candidates", path.join(dir, "nope.txt"));
+    const missing = await graft("--paper-id", "H0", "--candidates", path.join(dir, "nope.txt"));
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--candidates: cannot read/);
   });
 
-  test("--batch: one JSON line per input line, bad lines as file:line: reason, the others still run", () => {
+  test("--batch: one JSON line per input line, bad lines as file:line: reason, the others still run", async () => {
     const file = path.join(dir, "batch.jsonl");
     const record = { id: "mine-1", title: "Unseen", facets: Object.fromEntries(FACETS.map((f) => [f, [handItem(f, 0)]])) };
     writeFileSync(
@@ -96,7 +109,7 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
         "\n",
       ),
     );
-    const r = graft("--batch", file, "--k", "3", "--retriever", "dense-graph", "--fusion", "rrf");
+    const r = await graft("--batch", file, "--k", "3", "--retriever", "dense-graph", "--fusion", "rrf");
     assert.equal(r.code, 2, r.stderr);
     const out = r.stdout
       .trim()
@@ -107,7 +120,7 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
       [1, 3, 4, 5, 6],
     );
     // Each answer is what a single query with the same options gives.
-    const single = JSON.parse(graft("--paper-id", "H0", "--k", "3", "--retriever", "dense-graph", "--fusion", "rrf", "--json").stdout) as RelatedResult;
+    const single = JSON.parse((await graft("--paper-id", "H0", "--k", "3", "--retriever", "dense-graph", "--fusion", "rrf", "--json")).stdout) as RelatedResult;
     assert.deepEqual(
       out[0].result?.results.map((x) => x.externalId),
       single.results.map((x) => x.externalId),
@@ -126,16 +139,16 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
 
     const good = path.join(dir, "good.jsonl");
     writeFileSync(good, `${JSON.stringify({ paperId: "H2" })}\n`);
-    const ok = graft("--batch", good, "--k", "2");
+    const ok = await graft("--batch", good, "--k", "2");
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(ok.stdout.trim().split("\n").length, 1);
-    const missing = graft("--batch", path.join(dir, "nope.jsonl"));
+    const missing = await graft("--batch", path.join(dir, "nope.jsonl"));
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--batch: cannot read/);
   });
 
-  test("--paper-id A,B: several seeds fused, seeds never returned, provenance per seed", () => {
-    const r = graft("--paper-id", "H0,H2", "--k", "5", "--retriever", "dense-graph", "--fusion", "rrf", "--json");
+  test("--paper-id A,B: several seeds fused, seeds never returned, provenance per seed", async () => {
+    const r = await graft("--paper-id", "H0,H2", "--k", "5", "--retriever", "dense-graph", "--fusion", "rrf", "--json");
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as MultiSeedResult;
     assert.deepEqual(
@@ -144,24 +157,24 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     );
     assert.ok(out.results.length > 0);
     assert.ok(out.results.every((p) => !["H0", "H2"].includes(p.externalId) && p.seeds.length > 0));
-    const human = graft("--paper-id", "H0,H2", "--k", "5", "--retriever", "dense-graph", "--fusion", "rrf");
+    const human = await graft("--paper-id", "H0,H2", "--k", "5", "--retriever", "dense-graph", "--fusion", "rrf");
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /2 seeds \(S1 H0, S2 H2\)/);
     assert.match(human.stdout, new RegExp(`1 +${out.results[0].externalId} .*S\\d#\\d`));
-    const missing = graft("--paper-id", "H0,NOPE");
+    const missing = await graft("--paper-id", "H0,NOPE");
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /no paper "NOPE"/);
   });
 
-  test("--direction: each result says earlier or later work against the paper's year; the option keeps one kind", () => {
+  test("--direction: each result says earlier or later work against the paper's year; the option keeps one kind", async () => {
     const ask = (...extra: string[]) => graft("--paper-id", "H0", "--k", "5", "--retriever", "dense-graph", "--fusion", "graph-rrf", ...extra);
-    const all = JSON.parse(ask("--json").stdout) as RelatedResult;
+    const all = JSON.parse((await ask("--json")).stdout) as RelatedResult;
     assert.deepEqual(all.query.year, { value: 2018, source: "paper" }, "H0's own year");
     for (const r of all.results) assert.equal(r.direction, r.year! < 2018 ? "earlier" : r.year! > 2018 ? "later" : "neither", r.externalId);
     const kinds = new Set(all.results.map((r) => r.direction));
     assert.ok(kinds.has("earlier") && kinds.has("later"), "the hand graph reaches both");
     for (const d of ["earlier", "later"] as const) {
-      const run = ask("--direction", d, "--json");
+      const run = await ask("--direction", d, "--json");
       assert.equal(run.code, 0, run.stderr);
       const only = JSON.parse(run.stdout) as RelatedResult;
       assert.ok(only.results.length > 0);
@@ -170,12 +183,12 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
         `${d}: ${only.results.map((r) => r.direction)}`,
       );
     }
-    const human = ask();
+    const human = await ask();
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /measured from the paper's year, 2018/);
     const later = all.results.find((r) => r.direction === "later")!;
     assert.match(human.stdout, new RegExp(`${later.externalId} +${later.year} +later `));
-    const bad = ask("--direction", "sideways");
+    const bad = await ask("--direction", "sideways");
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /direction must be one of: both, earlier, later/);
   });
@@ -190,19 +203,19 @@ describe(`graft query (${testProvider})`, { concurrency: false }, () => {
     assert.match(big.stderr, /The text on standard input is .* more than the 1 KB limit/);
   });
 
-  test("bad input exits 2 with the reason", () => {
-    const both = graft("--paper-id", "H0", "--text", "x");
+  test("bad input exits 2 with the reason", async () => {
+    const both = await graft("--paper-id", "H0", "--text", "x");
     assert.equal(both.code, 2);
     assert.match(both.stderr, /exactly one of --paper-id, --file, --text or --batch/);
     const short = path.join(dir, "short.txt");
     writeFileSync(short, "Too short to be a paper.");
-    const s = graft("--file", short);
+    const s = await graft("--file", short);
     assert.equal(s.code, 2);
     assert.match(s.stderr, /fewer than the 100 needed/);
-    const missing = graft("--file", path.join(dir, "nope.pdf"));
+    const missing = await graft("--file", path.join(dir, "nope.pdf"));
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /cannot read/);
-    const graftRetriever = graft("--paper-id", "H0", "--retriever", "graft");
+    const graftRetriever = await graft("--paper-id", "H0", "--retriever", "graft");
     assert.equal(graftRetriever.code, 2);
     assert.match(graftRetriever.stderr, /needs a trained .*model/);
   });

@@ -29,7 +29,7 @@ export const EMBED_SLICE_STAGE = "embed-slice";
 
 registerStage<EmbedSliceParams>(
   EMBED_SLICE_STAGE,
-  async ({ db, params, progress, log, signal }) => {
+  async ({ db, params, progress, log, flush, signal }) => {
     const { embedSlice } = await import("@/lib/embed/shards");
     // A slice re-queued after its worker died may come back after its build went on without it.
     const build = await db.build.findUnique({ where: { id: params.build }, select: { status: true } });
@@ -45,7 +45,10 @@ registerStage<EmbedSliceParams>(
         betweenSteps: async () => {
           // Between pool calls: the safe point to stop at for a shutdown or a cancellation.
           signal.throwIfAborted();
-          await failpoint("embed-slice:midway", (line) => log(line, "warn"));
+          await failpoint("embed-slice:midway", (line) => {
+            log(line, "warn");
+            return flush();
+          });
         },
       },
     );

@@ -30,7 +30,7 @@ export const GRAPH_BLOCK_STAGE = "graph-block";
 
 registerStage<GraphBlockParams>(
   GRAPH_BLOCK_STAGE,
-  async ({ db, params, progress, log, signal }) => {
+  async ({ db, params, progress, log, flush, signal }) => {
     const { computeShard } = await import("@/lib/graph/shards");
     // A block re-queued after its worker died may come back after its build completed (the
     // coordinator found its lists stored and went on): nothing is left to do for it.
@@ -52,7 +52,10 @@ registerStage<GraphBlockParams>(
     );
     if (!r.computed) log(`build ${params.build}: ${params.facet} shard ${params.shard} was stored already`);
     else log(`build ${params.build}: ${params.facet} shard ${params.shard} stored (${r.stats?.blocks ?? 0} blocks, ${(r.stats?.seconds ?? 0).toFixed(2)} s)`);
-    await failpoint("graph-block:stored", (line) => log(line, "warn"));
+    await failpoint("graph-block:stored", (line) => {
+      log(line, "warn");
+      return flush();
+    });
     return { build: params.build, facet: params.facet, shard: params.shard, computed: r.computed, seconds: r.stats?.seconds ?? 0 };
   },
   {

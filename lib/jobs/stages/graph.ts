@@ -106,7 +106,7 @@ const SPANS = { embed: [0, 0.5], graph: [0.5, 0.85], store: [0.85, 0.9], ann: [0
 registerStage<GraphStageParams>(
   "graph",
   async (ctx) => {
-    const { db, job, params, progress, log, signal } = ctx;
+    const { db, job, params, progress, log, flush, signal } = ctx;
     const { buildGraphStage } = await import("@/lib/graph/build");
     let resume: BuildHandle | undefined;
     if (job.buildId !== null) {
@@ -159,7 +159,10 @@ registerStage<GraphStageParams>(
           indexes: "ANN index files written (corpora above GRAFT_ANN_MIN_PAPERS papers)",
         }[phase];
         log(what);
-        await failpoint(`graph:${phase}`, (line) => log(line, "warn"));
+        await failpoint(`graph:${phase}`, (line) => {
+          log(line, "warn");
+          return flush();
+        });
       },
     });
     log(`build ${report.build} complete: ${report.papers} papers, ${report.items} items; served from now on`);
