@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { writeFileAtomicWith } from "@/lib/atomic-write";
 import { config as settings } from "@/lib/config";
 import { createDb, type Db } from "./client";
 import { type DbConfig, type DbProvider, migrationsDir, pgPoolConfig } from "./config";
@@ -79,14 +80,8 @@ let sqliteTemplateFile: string | undefined;
 async function sqliteTemplate(): Promise<string> {
   if (sqliteTemplateFile) return sqliteTemplateFile;
   const file = path.join(os.tmpdir(), `graft-test-template-${migrationsKey("sqlite")}.db`);
-  if (!existsSync(file)) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "graft-test-template-"));
-    const fresh = path.join(dir, "template.db");
-    await migrateDeploy({ provider: "sqlite", url: `file:${fresh}`, file: fresh });
-    // Atomic: a process reading the name sees a whole store; one made at the same time is the same.
-    renameSync(fresh, file);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  // Atomic: a process reading the name sees a whole store; one made at the same time is the same.
+  if (!existsSync(file)) await writeFileAtomicWith(file, (tmp) => migrateDeploy({ provider: "sqlite", url: `file:${tmp}`, file: tmp }));
   sqliteTemplateFile = file;
   return file;
 }
