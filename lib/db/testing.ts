@@ -81,7 +81,10 @@ async function sqliteTemplate(): Promise<string> {
   if (sqliteTemplateFile) return sqliteTemplateFile;
   const file = path.join(os.tmpdir(), `graft-test-template-${migrationsKey("sqlite")}.db`);
   // Atomic: a process reading the name sees a whole store; one made at the same time is the same.
-  if (!existsSync(file)) await writeFileAtomicWith(file, (tmp) => migrateDeploy({ provider: "sqlite", url: `file:${tmp}`, file: tmp }));
+  if (!existsSync(file))
+    await writeFileAtomicWith(file, async (tmp) => {
+      await migrateDeploy({ provider: "sqlite", url: `file:${tmp}`, file: tmp });
+    });
   sqliteTemplateFile = file;
   return file;
 }
