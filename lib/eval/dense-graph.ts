@@ -26,7 +26,7 @@
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { PaperGraph } from "@/lib/graph/csr";
 import { itemsOfPaper, type PackedFacetItems } from "@/lib/graph/maxsim";
-import { denseGraphEphemeral } from "@/lib/retrieve/ephemeral";
+import { denseGraphEphemeral, type EphemeralOptions, type FacetBlockIndex } from "@/lib/retrieve/ephemeral";
 import { prepareFacetBlocks, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/maxsim-engine";
 import { queryFacetTopK } from "@/lib/graph/topk";
 import { denseGraphRetrieve, rrf, type DenseGraphOptions, type FusedResult } from "@/lib/retrieve/walk";
@@ -113,10 +113,8 @@ export function denseGraphInCorpus(graph: PaperGraph, query: number, options: De
 }
 
 /** One onnxruntime block layout per facet, prepared once and reused by every query. */
-export type FacetIndex = Partial<Record<Facet, FacetBlocks>>;
-
-export function prepareFacetIndex(items: Partial<Record<Facet, PackedFacetItems>>): FacetIndex {
-  const index: FacetIndex = {};
+export function prepareFacetIndex(items: Partial<Record<Facet, PackedFacetItems>>): FacetBlockIndex {
+  const index: Partial<Record<Facet, FacetBlocks>> = {};
   for (const f of FACETS) if (items[f]) index[f] = prepareFacetBlocks(items[f] as PackedFacetItems);
   return index;
 }
@@ -137,7 +135,7 @@ const DEFAULT_CAP = 500;
 /** Dense-only: per facet, corpus papers ranked by s_f against the query's items, fused with RRF. */
 export async function denseOnlyRetrieve(
   engine: MaxSimEngine,
-  index: FacetIndex,
+  index: FacetBlockIndex,
   queryItems: Partial<Record<Facet, readonly Float32Array[]>>,
   options: DenseOnlyOptions = {},
 ): Promise<FusedResult[]> {
@@ -151,19 +149,10 @@ export async function denseOnlyRetrieve(
   return rrf(lists, { k: options.rrfK, topN: options.topN });
 }
 
-export interface EphemeralOptions extends DenseGraphOptions {
-  /** First-hop edges per facet; default 20 (the graph's K). */
-  edgesPerFacet?: number;
-  /** α of the first-hop weights α·s; default the graph's 0.75. */
-  alpha?: number;
-  /** Corpus paper never returned (only relevant if the query also is a corpus paper). */
-  exclude?: number;
-}
-
 /** Dense-graph retrieval for an unseen paper: ephemeral first-hop edges per facet, then the walk. */
 export async function denseGraphOutOfCorpus(
   engine: MaxSimEngine,
-  index: FacetIndex,
+  index: FacetBlockIndex,
   graph: PaperGraph,
   queryItems: Partial<Record<Facet, readonly Float32Array[]>>,
   options: EphemeralOptions = {},

@@ -13,8 +13,9 @@ import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
 import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
 import { buildPaperGraph } from "@/lib/graph/topk";
 import { mulberry32 } from "@/lib/random";
+import type { FacetBlockIndex } from "@/lib/retrieve/ephemeral";
 import { denseItemLists, prepareItemLists, type ItemListIndex } from "../baselines";
-import { neighbourGold, paperItems, papersOf, prepareFacetIndex, scoreRuns, type FacetIndex, type RecallReport } from "../dense-graph";
+import { neighbourGold, paperItems, papersOf, prepareFacetIndex, scoreRuns, type RecallReport } from "../dense-graph";
 import {
   availability,
   paperQuery,
@@ -58,7 +59,7 @@ export interface EvalContext {
   dev: number[];
   ooc: number[];
   engine: MaxSimEngine;
-  facetIndex: FacetIndex;
+  facetIndex: FacetBlockIndex;
   itemIndex: ItemListIndex;
   seed: number;
   boot: { resamples: number; seed: number };
