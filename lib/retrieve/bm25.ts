@@ -3,37 +3,60 @@
  * BM25 index per graph build whose documents are each paper's title and facet items; per
  * facet, the query is that facet's items, so each list says which of the query's facets the
  * words matched.
+ *
+ * The paper's table row is one ranking for the whole query paper: the query is its title and
+ * every facet item (`titleAndFacets`, the text the documents are made of) against the same
+ * index and tokenizer; the evaluation harness ranks with these functions, so the row measures
+ * the code the API serves.
  */
-import { FACETS } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus/types";
 import { Bm25Index } from "./bm25-index";
 import type { LoadedGraph } from "./graph-store";
 import { itemsOf } from "./graph-store";
-import type { FacetCandidateLists, Retriever, RetrieveContext } from "./retriever";
+import type { FacetCandidate, FacetCandidateLists, Retriever, RetrieveContext } from "./retriever";
 
 /** Function words carry no topic; dropping them keeps long facet-item queries focused. */
 const TOKENIZE = { stopwords: true } as const;
 
-function indexOf(g: LoadedGraph): { index: Bm25Index; tokenize: (text: string) => string[] } {
-  return g.memo("bm25", () =>
-    Bm25Index.fromTexts(
-      g.papers.map((p, node) => [p.title, ...FACETS.flatMap((f) => itemsOf(g, f, node))].join(" ")),
-      TOKENIZE,
-    ),
-  );
+/** A paper's text for BM25, as a document and as a whole-paper query: its title and every facet item. */
+export function titleAndFacets(title: string, items: Partial<Record<Facet, readonly string[]>>): string {
+  return [title, ...FACETS.flatMap((f) => items[f] ?? [])].join(" ");
+}
+
+export interface Bm25Search {
+  index: Bm25Index;
+  tokenize: (text: string) => string[];
+}
+
+/** The BM25 index over papers' texts (see titleAndFacets), with the tokenizer its queries use. */
+export function bm25Index(documents: readonly string[]): Bm25Search {
+  return Bm25Index.fromTexts(documents, TOKENIZE);
+}
+
+function indexOf(g: LoadedGraph): Bm25Search {
+  return g.memo("bm25", () => bm25Index(g.papers.map((p, node) => titleAndFacets(p.title, Object.fromEntries(FACETS.map((f) => [f, itemsOf(g, f, node)]))))));
+}
+
+/** The first `n` papers for a query text, best first, none of `skip`. */
+export function bm25Ranking(search: Bm25Search, text: string, n: number, skip: ReadonlySet<number>): FacetCandidate[] {
+  return search.index
+    .search(search.tokenize(text), n + skip.size)
+    .filter((h) => !skip.has(h.doc))
+    .slice(0, n)
+    .map((h) => ({ paper: h.doc, score: h.score }));
+}
+
+function skipOf(ctx: RetrieveContext): Set<number> {
+  return new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
 }
 
 async function retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
-  const { index, tokenize } = indexOf(ctx.graph);
-  const skip = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
+  const search = indexOf(ctx.graph);
+  const skip = skipOf(ctx);
   const out: FacetCandidateLists = {};
   for (const f of ctx.facets) {
     const items = ctx.query.items[f];
-    if (items.length === 0) continue;
-    const hits = index.search(tokenize(items.join(" ")), ctx.pool + skip.size);
-    out[f] = hits
-      .filter((h) => !skip.has(h.doc))
-      .slice(0, ctx.pool)
-      .map((h) => ({ paper: h.doc, score: h.score }));
+    if (items.length > 0) out[f] = bm25Ranking(search, items.join(" "), ctx.pool, skip);
   }
   return out;
 }

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { packFacetItems } from "@/lib/graph/maxsim";
-import { bm25Retriever, denseDocumentRetrieve, denseItemLists, packVectors, prepareItemLists, titleAndFacets, topKIndices } from "./index";
-import type { PaperText } from "@/lib/graph/corpus-data";
+import { denseDocumentRetrieve, denseItemLists, packVectors, prepareItemLists, topKIndices } from "./index";
 import { documentText } from "@/lib/graph/corpus-data";
 
 const unit = (...xs: number[]): Float32Array => {
@@ -49,24 +48,6 @@ test("dense item lists: per item nearest items, concatenated in bullet order, qu
     [1, 2],
   );
   assert.equal(ex.problems, undefined);
-});
-
-const paper = (title: string, problems: string[], methods: string[] = []): PaperText => ({
-  title,
-  abstract: "",
-  facets: { problems, methods, results: [], contributions: [] },
-});
-
-test("BM25 over title and facets finds the lexical match and skips the query", () => {
-  const corpus = [
-    paper("Neural machine translation", ["translation quality"]),
-    paper("Named entity recognition", ["tagging entities in tweets"]),
-    paper("Sentiment of reviews", ["polarity"], ["lexicon features"]),
-  ];
-  const bm25 = bm25Retriever(corpus);
-  assert.deepEqual([...bm25.retrieve(paper("Entity tagging", ["entities in clinical notes"]), 2)], [1]);
-  assert.deepEqual([...bm25.retrieve(corpus[0], 5, 0)], []);
-  assert.equal(titleAndFacets(corpus[2]), "Sentiment of reviews\npolarity\nlexicon features");
 });
 
 test("documentText joins title and abstract", () => {

@@ -2,8 +2,8 @@
  * The non-graph baselines of the paper's main table (§"Experiments > Setup > Baselines"), and
  * item-level dense candidate lists that have the generative retriever's shape:
  *
- * - BM25 "over title and facets": one document per corpus paper (title + every facet item),
- *   the query is the query paper's own title and facet items (rank-bm25 Okapi defaults).
+ * - BM25 "over title and facets" is the served retriever's index and query text
+ *   (lib/retrieve/bm25.ts), not repeated here.
  * - Document-level dense "embeddings of title and abstract": cosine between the query's and
  *   each corpus paper's "title. abstract" vector, with the project's embedder (the paper used
  *   all-MiniLM-L12-v2; USE-lite is the offline default here).
@@ -15,26 +15,7 @@
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Candidate, FacetLists } from "@/lib/fusion";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
-import { Bm25Index } from "@/lib/retrieve/bm25-index";
-import type { PaperText } from "@/lib/graph/corpus-data";
 import { Heap } from "@/lib/heap";
-
-/** Title and every facet item, the text BM25 indexes and queries with. */
-export function titleAndFacets(p: PaperText): string {
-  return [p.title, ...FACETS.flatMap((f) => p.facets[f])].join("\n");
-}
-
-export interface LexicalRetriever {
-  /** Corpus papers best first; `exclude` is never returned (the query when it is indexed). */
-  retrieve(query: PaperText, topN: number, exclude?: number): Int32Array;
-}
-
-export function bm25Retriever(corpus: readonly PaperText[]): LexicalRetriever {
-  const { index, tokenize } = Bm25Index.fromTexts(corpus.map(titleAndFacets));
-  return {
-    retrieve: (query, topN, exclude) => Int32Array.from(index.search(tokenize(titleAndFacets(query)), topN, { exclude }), (h) => h.doc),
-  };
-}
 
 /** Indices of the `k` largest scores, best first (ties: lower index), skipping `exclude`. */
 export function topKIndices(scores: ArrayLike<number>, k: number, exclude: (i: number) => boolean = () => false): Int32Array {

@@ -7,12 +7,13 @@
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { createFusion, csrFacetRow, csrWeightOf, type FacetLists, type Fusion, type FusedResult } from "@/lib/fusion";
 import { citationRows } from "@/lib/graph/citation-score";
-import type { CorpusData } from "@/lib/graph/corpus-data";
+import type { CorpusData, PaperText } from "@/lib/graph/corpus-data";
 import type { PaperGraph } from "@/lib/graph/csr";
 import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
 import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
 import { buildPaperGraph } from "@/lib/graph/topk";
 import { mulberry32 } from "@/lib/random";
+import { bm25Index, bm25Ranking, titleAndFacets } from "@/lib/retrieve/bm25";
 import type { FacetBlockIndex } from "@/lib/retrieve/ephemeral";
 import { denseItemLists, prepareItemLists, type ItemListIndex } from "../baselines";
 import { neighbourGold, paperItems, papersOf, prepareFacetIndex, scoreRuns, type RecallReport } from "../dense-graph";
@@ -61,6 +62,8 @@ export interface EvalContext {
   engine: MaxSimEngine;
   facetIndex: FacetBlockIndex;
   itemIndex: ItemListIndex;
+  /** BM25 over title and facets (the served bm25 retriever's index): the top papers for a paper's text, never `self`. */
+  bm25: (text: PaperText, self: number) => Int32Array;
   seed: number;
   boot: { resamples: number; seed: number };
   log: (message: string) => void;
@@ -130,6 +133,9 @@ export async function evalContext(data: CorpusData, options: EvalContextOptions)
   const engine = await MaxSimEngine.create();
   const facetIndex = prepareFacetIndex(data.items);
   const itemIndex = prepareItemLists(data.items);
+  const bm25Search = bm25Index(data.texts.map((p) => titleAndFacets(p.title, p.facets)));
+  const bm25 = (text: PaperText, self: number): Int32Array =>
+    Int32Array.from(bm25Ranking(bm25Search, titleAndFacets(text.title, text.facets), TOP_N, new Set(self >= 0 ? [self] : [])), (c) => c.paper);
   const generativeManifest: Record<string, unknown> = { provider: provider ? "given" : "none" };
 
   const goldOf = (q: number): Set<number> => gold[q];
@@ -232,6 +238,7 @@ export async function evalContext(data: CorpusData, options: EvalContextOptions)
     engine,
     facetIndex,
     itemIndex,
+    bm25,
     seed,
     boot,
     log,

@@ -10,7 +10,7 @@ import { buildDocIdIndex } from "@/lib/genret/docid";
 import { coverage as coverageAtK } from "@/lib/graph/coverage";
 import { rescaleCosine } from "@/lib/graph/maxsim";
 import { attributionOf, graphPairFacets } from "../attribution";
-import { bm25Retriever, denseDocumentRetrieve, packVectors } from "../baselines";
+import { denseDocumentRetrieve, packVectors } from "../baselines";
 import { denseGraphInCorpus, denseOnlyRetrieve, paperItems, papersOf } from "../dense-graph";
 import { FUSION_VARIANT, GENERATIVE_VARIANTS, hasModelScores } from "../generative";
 import { PAPER_COVERAGE_K, PAPER_FUSION, PAPER_LEAVE_ONE_OUT, PAPER_MAIN, PAPER_TARGET_COVERAGE } from "../paper-figures";
@@ -20,8 +20,7 @@ import type { EvalContext } from "./context";
 
 /** The main table: dense-graph, document dense, dense-only, BM25, the unreproducible baselines and the generative ladder. */
 export async function mainTable(ctx: EvalContext): Promise<RecallRow[]> {
-  const { data, test, graph, engine, facetIndex, rowFrom, goldOf, generativeRow } = ctx;
-  const bm25 = bm25Retriever(data.texts);
+  const { data, test, graph, engine, facetIndex, bm25, rowFrom, goldOf, generativeRow } = ctx;
   const docs = packVectors(data.documents?.papers ?? []);
   const rows: RecallRow[] = [];
   const testRow = async (method: string, label: string, retrieve: (q: number) => ArrayLike<number> | Promise<ArrayLike<number>>, extra: Partial<RecallRow>) =>
@@ -43,7 +42,7 @@ export async function mainTable(ctx: EvalContext): Promise<RecallRow[]> {
       { paper: PAPER_MAIN["dense-only"] },
     ),
   );
-  rows.push(await testRow("bm25", "BM25 (title + facets)", (q) => bm25.retrieve(data.texts[q], TOP_N, q), { paper: PAPER_MAIN.bm25 }));
+  rows.push(await testRow("bm25", "BM25 (title + facets)", (q) => bm25(data.texts[q], q), { paper: PAPER_MAIN.bm25 }));
   rows.push(notReproducedRow("specter2", "SPECTER2 (title + abstract)", SPECTER2_REASON, PAPER_MAIN.specter2));
   rows.push(notReproducedRow("s2-recommendations", "S2 Recommendations API", S2_REASON, PAPER_MAIN["s2-recommendations"]));
   rows.push(await generativeRow("minder", "minder", GENERATIVE_VARIANTS.minder.label, { paper: PAPER_MAIN.minder }));

@@ -6,7 +6,7 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import { createFusion, type FacetLists, type FusedResult } from "@/lib/fusion";
 import { queryFacetTopK } from "@/lib/graph/topk";
 import { attributionOf, edgeListPairFacets } from "../attribution";
-import { bm25Retriever, denseDocumentRetrieve, denseItemLists, packVectors } from "../baselines";
+import { denseDocumentRetrieve, denseItemLists, packVectors } from "../baselines";
 import { denseGraphOutOfCorpus, denseOnlyRetrieve, papersOf } from "../dense-graph";
 import { GENERATIVE_VARIANTS, GRAFT_VARIANT, type GenerativeVariant } from "../generative";
 import {
@@ -80,8 +80,7 @@ interface OocTable {
 
 /** The out-of-corpus table: dense-graph with ephemeral insertion, the baselines, and each generative model fused two ways. */
 async function oocTable(ctx: EvalContext, nearest: Nearest): Promise<OocTable> {
-  const { data, ooc, graph, engine, facetIndex, itemIndex, oocGold, oocItems, oocSelf, rowFrom, decode, corroboration, mainAlpha } = ctx;
-  const bm25 = bm25Retriever(data.texts);
+  const { data, ooc, graph, engine, facetIndex, itemIndex, oocGold, oocItems, oocSelf, rowFrom, decode, corroboration, mainAlpha, bm25 } = ctx;
   const docs = packVectors(data.documents?.papers ?? []);
   const rows: RecallRow[] = [];
   const runs = new Map<string, OocRun>();
@@ -96,7 +95,7 @@ async function oocTable(ctx: EvalContext, nearest: Nearest): Promise<OocTable> {
     async (i) => papersOf(await denseGraphOutOfCorpus(engine, facetIndex, graph, oocItems(i), { exclude: oocSelf(i) })),
     PAPER_OOC["dense-graph"],
   );
-  await add("bm25", "BM25 (title + facets)", (i) => bm25.retrieve(data.queries.texts[i], TOP_N, oocSelf(i)), PAPER_OOC.bm25);
+  await add("bm25", "BM25 (title + facets)", (i) => bm25(data.queries.texts[i], oocSelf(i)), PAPER_OOC.bm25);
   await add(
     "doc-dense",
     `Document dense (title + abstract, ${data.embedderId})`,
