@@ -4,16 +4,15 @@
  * facet, the query is that facet's items, so each list says which of the query's facets the
  * words matched.
  *
- * The paper's table row is one ranking for the whole query paper: the query is its title and
- * every facet item (`titleAndFacets`, the text the documents are made of) against the same
- * index and tokenizer; the evaluation harness ranks with these functions, so the row measures
- * the code the API serves.
+ * The paper's table row is one ranking for the whole query paper (`bm25WholePaper`): the query
+ * is its title and every facet item (`titleAndFacets`, the text the documents are made of)
+ * against the same index and tokenizer. Both read only the narrow index (./retrieval-index.ts),
+ * so the evaluation harness runs them on its files-based corpus: the row measures served code.
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { Bm25Index } from "./bm25-index";
-import type { LoadedGraph } from "./graph-store";
-import { itemsOf } from "./graph-store";
-import type { FacetCandidate, FacetCandidateLists, Retriever, RetrieveContext } from "./retriever";
+import { itemsOf, type RetrievalIndex } from "./retrieval-index";
+import type { FacetCandidate, FacetCandidateLists, IndexRetrieveContext, Retriever } from "./retriever";
 
 /** Function words carry no topic; dropping them keeps long facet-item queries focused. */
 const TOKENIZE = { stopwords: true } as const;
@@ -33,7 +32,7 @@ export function bm25Index(documents: readonly string[]): Bm25Search {
   return Bm25Index.fromTexts(documents, TOKENIZE);
 }
 
-function indexOf(g: LoadedGraph): Bm25Search {
+function indexOf(g: RetrievalIndex): Bm25Search {
   return g.memo("bm25", () => bm25Index(g.papers.map((p, node) => titleAndFacets(p.title, Object.fromEntries(FACETS.map((f) => [f, itemsOf(g, f, node)]))))));
 }
 
@@ -46,11 +45,11 @@ export function bm25Ranking(search: Bm25Search, text: string, n: number, skip: R
     .map((h) => ({ paper: h.doc, score: h.score }));
 }
 
-function skipOf(ctx: RetrieveContext): Set<number> {
+function skipOf(ctx: IndexRetrieveContext): Set<number> {
   return new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
 }
 
-async function retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
+async function retrieve(ctx: IndexRetrieveContext): Promise<FacetCandidateLists> {
   const search = indexOf(ctx.graph);
   const skip = skipOf(ctx);
   const out: FacetCandidateLists = {};
@@ -61,5 +60,10 @@ async function retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
   return out;
 }
 
+/** The paper's "BM25 over title and facets": one ranking whose query is the paper's title and every facet item. */
+export function bm25WholePaper(ctx: IndexRetrieveContext): FacetCandidate[] {
+  return bm25Ranking(indexOf(ctx.graph), titleAndFacets(ctx.query.title, ctx.query.items), ctx.pool, skipOf(ctx));
+}
+
 // It reads words only: a pasted paper's items need no embedding (the evidence pairs them with the text encoder).
-export const bm25Retriever: Retriever = { name: "bm25", scoreKind: "score", readsItemVectors: false, retrieve };
+export const bm25Retriever: Retriever<IndexRetrieveContext> = { name: "bm25", scoreKind: "score", readsItemVectors: false, retrieve };

@@ -8,7 +8,7 @@
 import type { Facet } from "@/lib/corpus/types";
 import { ephemeralStarts } from "./ephemeral";
 import { walkFacet, type WalkOptions, type WalkStartEdges } from "./walk";
-import type { FacetCandidate, FacetCandidateLists, Retriever, RetrieveContext } from "./retriever";
+import type { FacetCandidate, FacetCandidateLists, IndexRetrieveContext, Retriever } from "./retriever";
 import { maxSimEngine } from "./services";
 
 /**
@@ -26,7 +26,7 @@ export const UNSEEN_WALK: WalkOptions = Object.freeze({ combine: "sum" });
  * An unseen paper's first-hop edges per facet: its items scored against every corpus paper's with
  * the build's s_f (ephemeral insertion), the top K weighted α·s.
  */
-export async function unseenStarts(ctx: RetrieveContext): Promise<Partial<Record<Facet, WalkStartEdges>>> {
+export async function unseenStarts(ctx: IndexRetrieveContext): Promise<Partial<Record<Facet, WalkStartEdges>>> {
   const { graph: g, query } = ctx;
   const lexical = g.lexical();
   return ephemeralStarts(await maxSimEngine(), g.blocks(), g.graph, query.vectors, {
@@ -38,7 +38,7 @@ export async function unseenStarts(ctx: RetrieveContext): Promise<Partial<Record
   });
 }
 
-async function retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
+async function retrieve(ctx: IndexRetrieveContext): Promise<FacetCandidateLists> {
   const { graph: g, query } = ctx;
   let starts: Partial<Record<Facet, number | WalkStartEdges>>;
   if (query.index !== null) {
@@ -65,4 +65,4 @@ async function retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists> {
   return out;
 }
 
-export const denseGraphRetriever: Retriever = { name: "dense-graph", scoreKind: "score", retrieve };
+export const denseGraphRetriever: Retriever<IndexRetrieveContext> = { name: "dense-graph", scoreKind: "score", retrieve };

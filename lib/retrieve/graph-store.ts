@@ -14,6 +14,7 @@ import { similarityOfParams, type ItemSimilarity } from "@/lib/graph/similarity"
 import { prepareFacetBlocks, type FacetBlocks } from "@/lib/graph/maxsim-engine";
 import type { FacetBlockIndex } from "./ephemeral";
 import { RetrievalError } from "./retriever";
+import { itemsOf, memoMap, type FacetItemTexts, type IndexPaper, type RetrievalIndex } from "./retrieval-index";
 
 // The serving side of a graph build, loaded once per process and shared by every request
 // (CLI, HTTP API, web app). It follows the newest complete build: a new build is picked up
@@ -30,24 +31,17 @@ import { RetrievalError } from "./retriever";
 // exact insertion blocks, the ANN, a mix build's dense side) asks; a query's few hundred
 // candidates read theirs from the file (the page cache, not this process, holds them).
 
-export interface GraphPaper {
-  externalId: string;
-  title: string;
-  year: number | null;
+export interface GraphPaper extends IndexPaper {
   venue: string | null;
   authors: string[];
 }
 
-/** One facet's items of every node: texts.at(offsets[p] .. offsets[p+1] − 1) belong to node p. */
-export interface FacetItemTexts {
-  offsets: Int32Array;
-  texts: PackedTexts;
-}
+export type { FacetItemTexts };
 
-export interface LoadedGraph {
+/** A served build: the narrow index retrievers read (./retrieval-index.ts), and what the query pipeline shows. */
+export interface LoadedGraph extends RetrievalIndex {
   build: number;
   corpus: string;
-  graph: PaperGraph;
   /** Node index → external id / store id. */
   externalIds: string[];
   dbIds: number[];
@@ -55,36 +49,23 @@ export interface LoadedGraph {
   indexOfExternalId: Map<string, number>;
   /** Node index → display fields. */
   papers: GraphPaper[];
-  /** Per facet, the items of every node that have a vector, aligned with `vectors`. */
-  items: Record<Facet, FacetItemTexts>;
   /**
-   * Per facet, the same items' unit vectors (maxsim layout), read from the vector cache when a
-   * facet is first asked for (333 MB at 64k papers); a query's candidates use `itemVectors`.
+   * Per facet, the unit vectors of the items that have one (`items` holds only those), read from
+   * the vector cache when a facet is first asked for (333 MB at 64k papers); a query's candidates
+   * use `itemVectors`.
    */
   vectors: Record<Facet, PackedFacetItems>;
-  /** The vectors of node p's items in facet f (aligned with itemsOf), without loading the facet's. */
-  itemVectors(f: Facet, p: number): Float32Array[];
-  alpha: number;
   beta: number;
-  /** The build's item similarity behind s_f (cosine, or a mix with the lexical score). */
-  similarity: ItemSimilarity;
-  /** A mix build's TF-IDF model and per-facet inverted files (ephemeral insertion), built on first use; null for a cosine build. */
-  lexical(): LexicalFacetIndex | null;
   /** The embedder id of the build; query items must be embedded with it. */
   embedder: string;
   dim: number;
   /** Item vectors by exact text (the build's cache), for corpus and stored query papers. */
   vectorOf(text: string): Float32Array | undefined;
   /**
-   * onnxruntime block layout of every facet's items (ephemeral insertion), each built when first
-   * read; above the ANN threshold, dropped once the facet's index (kept in the build directory) is ready.
+   * Each facet's block layout is built when first read; above the ANN threshold, dropped once the
+   * facet's index (kept in the build directory) is ready. The memo's indexes are dropped with the build.
    */
   blocks(): FacetBlockIndex;
-  /**
-   * Per-build memo for retrievers' own indexes (BM25, tries, models): built once per build and
-   * process, dropped with the build. `key` should name the retriever.
-   */
-  memo<T>(key: string, make: () => T): T;
 }
 
 const cache = new Map<string, LoadedGraph>();
@@ -235,7 +216,6 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
   const papers = await loadPaperFields(db, ids, indexOfDbId);
   const { items, itemRows } = await loadItemTexts(db, ids.dbIds, indexOfDbId, vectorCache.rowOfText);
   const { vectors, itemVectors } = facetVectors(items, itemRows, vectorCache);
-  const memos = new Map<string, unknown>();
   const loaded: LoadedGraph = {
     build: build.id,
     corpus,
@@ -256,10 +236,7 @@ async function readBuild(db: Db, corpus: string, build: { id: number; dir: strin
     dim: vectorCache.dim,
     vectorOf: vectorCache.vectorOf,
     blocks: lazyBlockIndex(dir, graph, vectors),
-    memo: <T>(key: string, make: () => T): T => {
-      if (!memos.has(key)) memos.set(key, make());
-      return memos.get(key) as T;
-    },
+    memo: memoMap(),
   };
   return loaded;
 }
@@ -481,11 +458,7 @@ function packPapers(externalIds: string[], display: readonly { title: string; ye
   return externalIds.map((_, p) => new ServedPaper(fields, p));
 }
 
-/** The items of node p in facet f (texts). */
-export function itemsOf(g: LoadedGraph, f: Facet, p: number): string[] {
-  const { offsets, texts } = g.items[f];
-  return texts.slice(offsets[p], offsets[p + 1]);
-}
+export { itemsOf };
 
 /** The vectors of node p in facet f, aligned with itemsOf (views of the facet's packed vectors once loaded). */
 export function vectorsOf(g: LoadedGraph, f: Facet, p: number): Float32Array[] {

@@ -30,6 +30,7 @@ import type { Db } from "@/lib/db/client";
 import type { FusedResult } from "@/lib/fusion/types";
 import { CodedError, type ErrorCode } from "@/lib/errors";
 import type { LoadedGraph } from "./graph-store";
+import type { RetrievalIndex } from "./retrieval-index";
 
 /** A retrieval that cannot run: "not_ready" (a build step is missing) or "invalid_request". */
 export class RetrievalError extends CodedError {
@@ -62,10 +63,13 @@ export interface FacetCandidate {
 
 export type FacetCandidateLists = Partial<Record<Facet, FacetCandidate[]>>;
 
-export interface RetrieveContext {
-  /** The store the request runs against (use it, not getDb(): tests and tools pass their own). */
-  db: Db;
-  graph: LoadedGraph;
+/**
+ * A retrieval over an index (./retrieval-index.ts): what the dense-graph walk and BM25 read, so
+ * they also run on the evaluation's files-based corpus. RetrieveContext adds the served build
+ * and the store.
+ */
+export interface IndexRetrieveContext<G extends RetrievalIndex = RetrievalIndex> {
+  graph: G;
   query: {
     /** Node index when the query is a paper of this graph build; null for an unseen paper. */
     index: number | null;
@@ -118,19 +122,25 @@ export interface RetrieveContext {
   signal?: AbortSignal;
 }
 
+export interface RetrieveContext extends IndexRetrieveContext<LoadedGraph> {
+  /** The store the request runs against (use it, not getDb(): tests and tools pass their own). */
+  db: Db;
+}
+
 /** An unseen query's ephemeral row of one facet graph: corpus nodes and edge weights w_f(q, d). */
 export interface QueryEdges {
   targets: ArrayLike<number>;
   weights: ArrayLike<number>;
 }
 
-export interface Retriever {
+/** A retriever; one that reads only the narrow index (C = IndexRetrieveContext) also runs in the evaluation harness. */
+export interface Retriever<C extends IndexRetrieveContext = RetrieveContext> {
   readonly name: string;
   /** What FacetCandidate.score is: a log-probability, a probability, or another score. */
   readonly scoreKind: "log-prob" | "prob" | "score";
   /** The fusion a request's "auto" runs (default graph-rrf). */
   readonly preferredFusion?: "graph-rrf" | "rrf";
-  retrieve(ctx: RetrieveContext): Promise<FacetCandidateLists>;
+  retrieve(ctx: C): Promise<FacetCandidateLists>;
   /**
    * false: neither stage reads ctx.query.vectors (they arrive empty for a pasted paper), so
    * relatedPapers need not run the build's embedder on the query's items (default true).
@@ -140,7 +150,7 @@ export interface Retriever {
    * A second stage: re-orders the fused results (the facet lists and the whole-paper list after
    * fusion) with what the retriever knows of the query; provenance stays as fused.
    */
-  rerank?(ctx: RetrieveContext, fused: readonly FusedResult[]): Promise<FusedResult[]>;
+  rerank?(ctx: C, fused: readonly FusedResult[]): Promise<FusedResult[]>;
 }
 
 const registry = new Map<string, Retriever>();
