@@ -22,22 +22,13 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dot } from "@/lib/embed/types";
 import type { FacetExtractor } from "@/lib/facets/extractor";
-import {
-  collapseList,
-  createFusion,
-  csrFacetRow,
-  csrWeightOf,
-  fuseWholePaper,
-  type Candidate,
-  type FacetLists,
-  type Fusion,
-  type FusedResult,
-} from "@/lib/fusion";
+import { collapseList, type FacetLists, type FusedResult } from "@/lib/fusion";
 import { readPaperInput, type InputLimits, type InputPaper } from "@/lib/input";
 import { QueryError } from "./errors";
 import { itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "@/lib/retrieve/graph-store";
 import type { RelatedOptions } from "./options";
-import { getRetriever, type FacetCandidate, type FacetCandidateLists, type QueryEdges, type RetrieveContext, type Retriever } from "@/lib/retrieve/retriever";
+import { getRetriever, type FacetCandidate, type RetrieveContext, type Retriever } from "@/lib/retrieve/retriever";
+import { retrieveAndFuse } from "@/lib/retrieve/retrieve-and-fuse";
 import "@/lib/retrieve";
 import { textEncoder } from "@/lib/retrieve/text-encoder";
 import type { LsaEmbedder } from "@/lib/embed/lsa";
@@ -105,19 +96,17 @@ interface ResolvedQuery {
   extractMs?: number;
 }
 
-/** The retriever's per-facet candidate lists for the query (only the candidates, when given), with the context it filled in. */
-async function retrieveFacetLists(
+/** The retrieve context of a request: the query, the facets it may use, the pool, candidates and hidden papers. */
+function requestContext(
   db: Db,
   g: LoadedGraph,
-  retriever: Retriever,
   { q, requested, usable, emb }: { q: ResolvedQuery; requested: Record<Facet, string[]>; usable: Facet[]; emb: QueryVectors },
   options: RelatedOptions,
   hooks: RelatedHooks,
   candidates: CandidateNodes | null,
   hidden: ReadonlySet<number>,
-) {
-  const queryEdges: Partial<Record<Facet, QueryEdges>> = {};
-  const ctx: RetrieveContext = {
+): RetrieveContext {
+  return {
     db,
     graph: g,
     query: {
@@ -135,15 +124,10 @@ async function retrieveFacetLists(
     // Re-ranking: as deep as the corpus, so that the lists reach as many candidates as they can.
     pool: candidates ? Math.max(POOL, g.papers.length) : POOL,
     ...(candidates ? { candidates: candidates.set } : {}),
-    queryEdges,
+    queryEdges: {},
     ...(hidden.size > 0 ? { hidden } : {}),
     signal: hooks.signal,
   };
-  const raw = await retriever.retrieve(ctx);
-  const lists = restrictCandidates(raw, usable, candidates?.set);
-  const wholePaper =
-    ctx.wholePaper && candidates ? { ...ctx.wholePaper, list: ctx.wholePaper.list.filter((c) => candidates.set.has(c.paper)) } : ctx.wholePaper;
-  return { ctx, queryEdges, lists, wholePaper };
 }
 
 /**
@@ -213,32 +197,30 @@ export async function relatedPapers(db: Db, input: RelatedInput, options: Relate
   const emb = q.index !== null ? { vectors: nodeVectors(g, q.index, usable), ms: 0 } : await embedPastedItems(g, retriever, requested);
   hooks.signal?.throwIfAborted();
 
-  // ── retrieve ──
+  // ── retrieve, fuse ──
   step("retrieve", `Retrieving per-facet candidates with ${retriever.name}`);
-  const t1 = performance.now();
   const hidden = new Set((hooks.hidden ?? []).map((id) => g.indexOfExternalId.get(id)).filter((n): n is number => n !== undefined));
-  const { ctx, queryEdges, lists, wholePaper } = await retrieveFacetLists(db, g, retriever, { q, requested, usable, emb }, options, hooks, candidates, hidden);
-  const retrieveMs = performance.now() - t1;
-
-  // ── fuse ──
-  const requestedFusion = options.fusion === "auto" ? (retriever.preferredFusion ?? "graph-rrf") : options.fusion;
-  const { fuse, applied, note } = chooseFusion(g, requestedFusion, retriever, q.index, queryEdges);
-  step("fuse", `Fusing ${usable.length} facet list${usable.length === 1 ? "" : "s"} with ${FUSION_LABEL[applied]}`);
+  const ctx = requestContext(db, g, { q, requested, usable, emb }, options, hooks, candidates, hidden);
+  const {
+    lists,
+    fusionLists,
+    wholePaper,
+    fused,
+    applied,
+    note,
+    retrieveMs,
+    fuseMs: fusedMs,
+  } = await retrieveAndFuse(retriever, ctx, options.fusion, (rule) =>
+    step("fuse", `Fusing ${usable.length} facet list${usable.length === 1 ? "" : "s"} with ${FUSION_LABEL[rule]}`),
+  );
   const t2 = performance.now();
-  const skip = q.index ?? q.exclude ?? undefined;
-  const fusionLists = toFusionLists(lists);
-  const facetFused = fuse(fusionLists, skip);
-  const pooled = wholePaper
-    ? fuseWholePaper(facetFused, { papers: wholePaper.list.map((c) => c.paper), weight: wholePaper.weight }, { exclude: skip })
-    : facetFused;
-  const fused = retriever.rerank ? await retriever.rerank(ctx, pooled) : pooled;
   const year = q.year ? { value: q.year, source: "paper" as const } : ctx.referenceYear ? { value: ctx.referenceYear, source: "inferred" as const } : null;
   const directionOf = (node: number): Direction => paperDirection(g.papers[node].year, year?.value ?? null);
   const passes = filterOf(g, options, new Set([q.index, q.exclude, ...hidden].filter((x): x is number => x !== null)), directionOf);
   const describe = (r: FusedResult): RelatedPaper => ({ ...describeResult(g, r, lists, q.facets, emb), direction: directionOf(r.paper) });
   const { results, candidateSummary } = pickResults(g, fused, describe, passes, options.k, candidates);
   const perFacet = perFacetLists(g, fusionLists, options.k, passes);
-  const fuseMs = performance.now() - t2;
+  const fuseMs = fusedMs + (performance.now() - t2);
 
   return {
     corpus,
@@ -415,105 +397,6 @@ async function storedPaper(db: Db, g: LoadedGraph, paperId: string): Promise<Res
   for (const i of row.facetItems) if ((FACETS as readonly string[]).includes(i.facet)) facets[i.facet as Facet].push(i.text);
   const meta = { authors: parseAuthors(row.authors) };
   return { source: "corpus", externalId: row.externalId, title: row.title, abstract: row.abstract, index: null, exclude: null, facets, ...meta };
-}
-
-// ── fusion ───────────────────────────────────────────────────────────────────────────────
-
-/** The requested facets' lists, and with candidates only the candidates (ranks then count among them). */
-function restrictCandidates(lists: FacetCandidateLists, facets: readonly Facet[], only?: ReadonlySet<number>): Partial<Record<Facet, FacetCandidate[]>> {
-  const out: Partial<Record<Facet, FacetCandidate[]>> = {};
-  for (const f of facets) {
-    const l = lists[f];
-    if (l) out[f] = only ? l.filter((c) => only.has(c.paper)) : l;
-  }
-  return out;
-}
-
-function toFusionLists(lists: Partial<Record<Facet, FacetCandidate[]>>): FacetLists {
-  const out: Partial<Record<Facet, Candidate[]>> = {};
-  for (const f of FACETS) {
-    const l = lists[f];
-    if (l) out[f] = l.map((c) => ({ paper: c.paper, score: c.score, ...(c.queryItem !== undefined ? { queryItem: c.queryItem } : {}) }));
-  }
-  return out;
-}
-
-/** Every candidate is kept: filters apply after fusion, and the union is at most 4 × POOL. */
-const ALL = Number.MAX_SAFE_INTEGER;
-
-/**
- * Corroboration RRF's retrieved set C: each facet list's top 50 (the generative retriever's
- * beam width). Over the walk's full 500-candidate lists, corr_f rewards hubs of the retrieved
- * neighbourhood whatever their rank: on the 212 out-of-corpus queries with BM25 lists,
- * R@20/R@50 = 0.226/0.358 with C = top 500 against 0.264/0.396 with C = top 50.
- */
-export const CORROBORATION_DEPTH = 50;
-
-const UNSEEN_NOTE = "The query is not a node of the paper graph, so it has no stored edges w_f(q, d)";
-
-interface ChosenFusion {
-  applied: AppliedFusion;
-  note: string | null;
-  fuse(lists: FacetLists, exclude: number | undefined): FusedResult[];
-}
-
-function truncate(lists: FacetLists, depth: number): FacetLists {
-  const out: Partial<Record<Facet, readonly Candidate[]>> = {};
-  for (const f of FACETS) {
-    const l = lists[f];
-    if (!l) continue;
-    // Depth counts unique papers, as ranks do.
-    const seen = new Set<number>();
-    let end = 0;
-    while (end < l.length && (seen.size < depth || seen.has(l[end].paper))) seen.add(l[end++].paper);
-    out[f] = l.slice(0, end);
-  }
-  return out;
-}
-
-function chooseFusion(
-  g: LoadedGraph,
-  requested: AppliedFusion,
-  retriever: Retriever,
-  node: number | null,
-  queryEdges: Partial<Record<Facet, QueryEdges>>,
-): ChosenFusion {
-  const corroboration = (note: string | null): ChosenFusion => {
-    const fusion: Fusion = createFusion("corroboration", { facetRow: csrFacetRow(g.graph), topN: ALL });
-    return { applied: "corroboration-rrf", note, fuse: (lists, exclude) => fusion.fuse(truncate(lists, CORROBORATION_DEPTH), { query: exclude }) };
-  };
-  const plain = (fusion: Fusion, applied: AppliedFusion): ChosenFusion => ({
-    applied,
-    note: null,
-    fuse: (lists, exclude) => fusion.fuse(lists, { query: exclude }),
-  });
-  switch (requested) {
-    case "graph-rrf": {
-      if (node !== null) return plain(createFusion("graph-rrf", { weightOf: csrWeightOf(g.graph), topN: ALL }), "graph-rrf");
-      const edges = new Map<Facet, Map<number, number>>();
-      for (const f of FACETS) {
-        const e = queryEdges[f];
-        if (e) edges.set(f, new Map(Array.from(e.targets, (t, i) => [t, e.weights[i]])));
-      }
-      if (edges.size > 0) {
-        const fusion = createFusion("graph-rrf", { weightOf: (f, _q, d) => edges.get(f)?.get(d) ?? 0, topN: ALL });
-        return {
-          applied: "graph-rrf",
-          note: `${UNSEEN_NOTE}; graph-RRF read them from the ${retriever.name} retriever's walk of the typed graph, which starts from the query's ephemeral edges (its top-${g.graph.k} corpus papers per facet by facet similarity, weighted α·s)${retriever.name === "graft" ? " and the papers the model generated" : ""}.`,
-          fuse: (lists, exclude) => fusion.fuse(lists, { query: exclude ?? -1 }),
-        };
-      }
-      return corroboration(
-        `${UNSEEN_NOTE}, so graph-RRF ran as corroboration RRF: each candidate is weighted by its facet similarity to the other top-${CORROBORATION_DEPTH} candidates.`,
-      );
-    }
-    case "corroboration-rrf":
-      return corroboration(null);
-    case "rrf":
-      return plain(createFusion("rrf", { topN: ALL }), "rrf");
-    case "lm-score":
-      return plain(createFusion("lm-score", { topN: ALL, logProb: retriever.scoreKind === "log-prob" }), "lm-score");
-  }
 }
 
 // ── results ──────────────────────────────────────────────────────────────────────────────

@@ -6,6 +6,7 @@
  */
 import type { Facet } from "@/lib/corpus/types";
 import type { ApiErrorCode } from "@/lib/http/types";
+import type { FusionRule } from "@/lib/retrieve/retrieve-and-fuse";
 
 // ── options ──────────────────────────────────────────────────────────────────────────────
 
@@ -26,12 +27,12 @@ export const DEFAULT_RETRIEVER: RetrieverName = "hybrid";
  * result says so). "corroboration-rrf" may also be asked for directly. "lm-score" (MINDER)
  * needs a retriever whose candidate scores are model probabilities.
  */
-export const FUSION_NAMES = ["auto", "graph-rrf", "corroboration-rrf", "rrf", "lm-score"] as const;
+export const FUSION_NAMES = ["auto", "graph-rrf", "corroboration-rrf", "rrf", "lm-score"] as const satisfies readonly ("auto" | FusionRule)[];
 export type FusionName = (typeof FUSION_NAMES)[number];
 export const DEFAULT_FUSION: FusionName = "auto";
 
-/** The rule that actually ran. */
-export type AppliedFusion = Exclude<FusionName, "auto">;
+/** The rule that actually ran (the shared retrieve-and-fuse step's rules). */
+export type AppliedFusion = FusionRule;
 
 export const MAX_K = 100;
 export const DEFAULT_K = 20;
