@@ -105,7 +105,8 @@ export function scoreRuns(runs: readonly QueryRun[], options: EvaluateOptions = 
   return { queries: runs.length, meanGold: runs.length === 0 ? 0 : goldTotal / runs.length, recall };
 }
 
-export const papersOf = (results: readonly FusedResult[]): Int32Array => Int32Array.from(results, (r) => r.paper);
+/** The papers of a fused or candidate list, in order. */
+export const papersOf = (results: readonly { paper: number }[]): Int32Array => Int32Array.from(results, (r) => r.paper);
 
 /** Dense-graph retrieval for an indexed paper: the walk from its own node. */
 export function denseGraphInCorpus(graph: PaperGraph, query: number, options: DenseGraphOptions = {}): Int32Array {

@@ -46,6 +46,8 @@ export interface CorpusData {
   ids: string[];
   index: ReadonlyMap<string, number>;
   splits: (Split | null)[];
+  /** Per paper (node order): its year when the file gives one. */
+  years: (number | null)[];
   /** Per paper (node order): title, abstract, facet items. */
   texts: PaperText[];
   /** The files read (for report manifests). */
@@ -154,6 +156,7 @@ export async function loadCorpusData(dir: string, options: LoadCorpusOptions = {
     ids,
     index,
     splits: input.papers.map((p) => p.split),
+    years: input.papers.map((p) => p.year),
     texts: input.papers.map(paperText),
     files: input.files,
     items,

@@ -7,14 +7,16 @@
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { createFusion, csrFacetRow, csrWeightOf, type FacetLists, type Fusion, type FusedResult } from "@/lib/fusion";
 import { citationRows } from "@/lib/graph/citation-score";
-import type { CorpusData, PaperText } from "@/lib/graph/corpus-data";
+import type { CorpusData } from "@/lib/graph/corpus-data";
 import type { PaperGraph } from "@/lib/graph/csr";
 import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
 import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
 import { buildPaperGraph } from "@/lib/graph/topk";
 import { mulberry32 } from "@/lib/random";
-import { bm25Index, bm25Ranking, titleAndFacets } from "@/lib/retrieve/bm25";
 import type { FacetBlockIndex } from "@/lib/retrieve/ephemeral";
+import type { RetrievalIndex } from "@/lib/retrieve/retrieval-index";
+import type { IndexRetrieveContext } from "@/lib/retrieve/retriever";
+import { corpusIndex, corpusRetrieveContext } from "../corpus-index";
 import { denseItemLists, prepareItemLists, type ItemListIndex } from "../baselines";
 import { neighbourGold, paperItems, papersOf, prepareFacetIndex, scoreRuns, type RecallReport } from "../dense-graph";
 import {
@@ -62,8 +64,11 @@ export interface EvalContext {
   engine: MaxSimEngine;
   facetIndex: FacetBlockIndex;
   itemIndex: ItemListIndex;
-  /** BM25 over title and facets (the served bm25 retriever's index): the top papers for a paper's text, never `self`. */
-  bm25: (text: PaperText, self: number) => Int32Array;
+  /** The corpus and the shared graph as the index the served retrievers read. */
+  index: RetrievalIndex;
+  /** The retrieve context of a corpus paper (its node) and of the out-of-corpus query at a position of `ooc`'s query indexes. */
+  paperContext: (q: number) => IndexRetrieveContext;
+  oocContext: (i: number) => IndexRetrieveContext;
   seed: number;
   boot: { resamples: number; seed: number };
   log: (message: string) => void;
@@ -133,9 +138,7 @@ export async function evalContext(data: CorpusData, options: EvalContextOptions)
   const engine = await MaxSimEngine.create();
   const facetIndex = prepareFacetIndex(data.items);
   const itemIndex = prepareItemLists(data.items);
-  const bm25Search = bm25Index(data.texts.map((p) => titleAndFacets(p.title, p.facets)));
-  const bm25 = (text: PaperText, self: number): Int32Array =>
-    Int32Array.from(bm25Ranking(bm25Search, titleAndFacets(text.title, text.facets), TOP_N, new Set(self >= 0 ? [self] : [])), (c) => c.paper);
+  const index = corpusIndex(data, graph, facetIndex, mainAlpha);
   const generativeManifest: Record<string, unknown> = { provider: provider ? "given" : "none" };
 
   const goldOf = (q: number): Set<number> => gold[q];
@@ -143,6 +146,9 @@ export async function evalContext(data: CorpusData, options: EvalContextOptions)
   const oocItems = (i: number): Partial<Record<Facet, Float32Array[]>> => Object.fromEntries(FACETS.map((f) => [f, data.queries.items[f][i]]));
   // A query id that is also a corpus id would be the query itself: never return it.
   const oocSelf = (i: number): number => data.index.get(data.queries.ids[i]) ?? -1;
+  const paperContext = (q: number) => corpusRetrieveContext(index, { index: q, exclude: null, text: data.texts[q], vectors: paperItems(data.items, q) });
+  const oocContext = (i: number) =>
+    corpusRetrieveContext(index, { index: null, exclude: oocSelf(i) >= 0 ? oocSelf(i) : null, text: data.queries.texts[i], vectors: oocItems(i) });
 
   const score = (queries: readonly number[], lists: readonly ArrayLike<number>[], goldFor: (pos: number) => ReadonlySet<number>) =>
     scoreRuns(
@@ -238,7 +244,9 @@ export async function evalContext(data: CorpusData, options: EvalContextOptions)
     engine,
     facetIndex,
     itemIndex,
-    bm25,
+    index,
+    paperContext,
+    oocContext,
     seed,
     boot,
     log,

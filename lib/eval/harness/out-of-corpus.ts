@@ -7,6 +7,7 @@ import { createFusion, type FacetLists, type FusedResult } from "@/lib/fusion";
 import { queryFacetTopK } from "@/lib/graph/topk";
 import { attributionOf, edgeListPairFacets } from "../attribution";
 import { denseDocumentRetrieve, denseItemLists, packVectors } from "../baselines";
+import { bm25WholePaper } from "@/lib/retrieve/bm25";
 import { denseGraphOutOfCorpus, denseOnlyRetrieve, papersOf } from "../dense-graph";
 import { GENERATIVE_VARIANTS, GRAFT_VARIANT, type GenerativeVariant } from "../generative";
 import {
@@ -80,7 +81,7 @@ interface OocTable {
 
 /** The out-of-corpus table: dense-graph with ephemeral insertion, the baselines, and each generative model fused two ways. */
 async function oocTable(ctx: EvalContext, nearest: Nearest): Promise<OocTable> {
-  const { data, ooc, graph, engine, facetIndex, itemIndex, oocGold, oocItems, oocSelf, rowFrom, decode, corroboration, mainAlpha, bm25 } = ctx;
+  const { data, ooc, graph, engine, facetIndex, itemIndex, oocGold, oocItems, oocSelf, rowFrom, decode, corroboration, mainAlpha, oocContext } = ctx;
   const docs = packVectors(data.documents?.papers ?? []);
   const rows: RecallRow[] = [];
   const runs = new Map<string, OocRun>();
@@ -95,7 +96,7 @@ async function oocTable(ctx: EvalContext, nearest: Nearest): Promise<OocTable> {
     async (i) => papersOf(await denseGraphOutOfCorpus(engine, facetIndex, graph, oocItems(i), { exclude: oocSelf(i) })),
     PAPER_OOC["dense-graph"],
   );
-  await add("bm25", "BM25 (title + facets)", (i) => bm25(data.queries.texts[i], oocSelf(i)), PAPER_OOC.bm25);
+  await add("bm25", "BM25 (title + facets)", (i) => papersOf(bm25WholePaper(oocContext(i)).slice(0, TOP_N)), PAPER_OOC.bm25);
   await add(
     "doc-dense",
     `Document dense (title + abstract, ${data.embedderId})`,

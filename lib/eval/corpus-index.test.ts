@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { FACETS, type Facet } from "@/lib/corpus/types";
+import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import { packFacetItems } from "@/lib/graph/maxsim";
+import "@/lib/retrieve";
+import { bm25Retriever, bm25WholePaper } from "@/lib/retrieve/bm25";
+import { denseGraphRetriever } from "@/lib/retrieve/dense-graph";
+import { retrieveAndFuse } from "@/lib/retrieve/retrieve-and-fuse";
+import { itemsOf } from "@/lib/retrieve/retrieval-index";
+import { getRetriever } from "@/lib/retrieve/retriever";
+import { corpusIndex, corpusRetrieveContext } from "./corpus-index";
+import { denseGraphInCorpus, paperItems, papersOf } from "./dense-graph";
+
+// Five papers with hand-made items and a hand-made graph (problems: 0→1, 1→2, 3→0; methods:
+// 0→4, 4→3), as the harness's index over a corpus read from files.
+
+function csrOf(rows: [number, number][][]): FacetCsr {
+  const offsets = new Int32Array(rows.length + 1);
+  rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
+  const flat = rows.flat();
+  const weights = Float32Array.from(flat, ([, w]) => w);
+  return {
+    numPapers: rows.length,
+    offsets,
+    targets: Int32Array.from(flat, ([t]) => t),
+    weights,
+    facetScores: weights,
+    citationScores: new Float32Array(flat.length),
+  };
+}
+
+const graph: PaperGraph = {
+  numPapers: 5,
+  k: 2,
+  facets: {
+    problems: csrOf([[[1, 0.9]], [[2, 0.8]], [], [[0, 0.5]], []]),
+    methods: csrOf([[[4, 0.7]], [], [], [], [[3, 0.6]]]),
+  },
+};
+
+const titles = ["Neural machine translation", "Named entity recognition", "Sentiment of reviews", "Parsing with grammars", "Question answering"];
+const facetsOf = (p: number): Record<Facet, string[]> => ({
+  problems: [`${titles[p].toLowerCase()} problem`],
+  methods: p === 2 ? ["lexicon features", "polarity classifier"] : [`method ${p}`],
+  results: [],
+  contributions: [`contribution ${p}`],
+});
+const axis = (i: number): Float32Array => Float32Array.from({ length: 8 }, (_, j) => (j === i % 8 ? 1 : 0));
+const texts = titles.map((title, p) => ({ title, abstract: "", facets: facetsOf(p) }));
+let next = 0;
+const items = Object.fromEntries(
+  FACETS.map((f) => [
+    f,
+    packFacetItems(
+      texts.map((t) => t.facets[f].map(() => axis(next++))),
+      8,
+    ),
+  ]),
+) as Record<Facet, ReturnType<typeof packFacetItems>>;
+const data = { ids: titles.map((_, p) => `P${p}`), years: [2018, 2019, null, 2020, 2017], texts, items };
+const index = corpusIndex(data, graph, {}, 0.75);
+const paperContext = (q: number) => corpusRetrieveContext(index, { index: q, exclude: null, text: texts[q], vectors: paperItems(items, q) });
+
+describe("the evaluation corpus as a retrieval index", () => {
+  it("holds every paper's id, title, year, facet item texts and vectors, aligned", () => {
+    assert.deepEqual(index.papers[2], { externalId: "P2", title: "Sentiment of reviews", year: null });
+    for (let p = 0; p < 5; p++) {
+      for (const f of FACETS) {
+        assert.deepEqual(itemsOf(index, f, p), texts[p].facets[f]);
+        assert.deepEqual(index.itemVectors(f, p), paperItems(items, p)[f]);
+      }
+    }
+    assert.equal(index.lexical(), null);
+    assert.equal(
+      index.memo("x", () => 1),
+      index.memo("x", () => 2),
+    );
+  });
+
+  it("runs the registered retrievers' objects", () => {
+    assert.equal(getRetriever("dense-graph", "any"), denseGraphRetriever);
+    assert.equal(getRetriever("bm25", "any"), bm25Retriever);
+  });
+
+  it("the served dense-graph walk fused with RRF ranks as the paper's teacher does, for every paper", async () => {
+    for (let q = 0; q < 5; q++) {
+      const served = await retrieveAndFuse(denseGraphRetriever, paperContext(q), "rrf");
+      assert.equal(served.applied, "rrf");
+      assert.deepEqual(Array.from(papersOf(served.fused)), Array.from(denseGraphInCorpus(graph, q)), `paper ${q}`);
+    }
+    // Paper 0: problems 1 (.9), 2 (.72); methods 4 (.7), 3 (.42).
+    assert.deepEqual(Array.from(papersOf((await retrieveAndFuse(denseGraphRetriever, paperContext(0), "rrf")).fused)).sort(), [1, 2, 3, 4]);
+  });
+
+  it("BM25 over title and facets finds the lexical match, never the query paper or the excluded one", () => {
+    const own = Array.from(papersOf(bm25WholePaper(paperContext(2))));
+    assert.ok(!own.includes(2));
+    const unseen = {
+      title: "Polarity of product reviews",
+      abstract: "",
+      facets: { problems: ["sentiment of reviews"], methods: ["a lexicon of polarity words"], results: [], contributions: [] },
+    };
+    const ctx = (exclude: number | null) => corpusRetrieveContext(index, { index: null, exclude, text: unseen, vectors: {} });
+    assert.equal(papersOf(bm25WholePaper(ctx(null)))[0], 2);
+    assert.ok(!Array.from(papersOf(bm25WholePaper(ctx(2)))).includes(2));
+    // The context asks only for the facets the query has items in.
+    assert.deepEqual(ctx(null).facets, ["problems", "methods"]);
+  });
+});
