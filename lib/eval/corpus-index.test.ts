@@ -6,14 +6,17 @@ import { packFacetItems } from "@/lib/graph/maxsim";
 import "@/lib/retrieve";
 import { bm25Retriever, bm25WholePaper } from "@/lib/retrieve/bm25";
 import { denseGraphRetriever } from "@/lib/retrieve/dense-graph";
+import { denseOnlyRetriever } from "@/lib/retrieve/dense-only";
+import { maxSimEngine } from "@/lib/retrieve/services";
+import { mulberry32 } from "@/lib/random";
 import { retrieveAndFuse } from "@/lib/retrieve/retrieve-and-fuse";
 import { itemsOf } from "@/lib/retrieve/retrieval-index";
 import { getRetriever } from "@/lib/retrieve/retriever";
 import { corpusIndex, corpusRetrieveContext } from "./corpus-index";
-import { denseGraphInCorpus, paperItems, papersOf } from "./dense-graph";
+import { denseGraphInCorpus, denseOnlyRetrieve, paperItems, papersOf, prepareFacetIndex } from "./dense-graph";
 
 // Five papers with hand-made items and a hand-made graph (problems: 0→1, 1→2, 3→0; methods:
-// 0→4, 4→3), as the harness's index over a corpus read from files.
+// 0→4, 4→3; no edges in the other two facets), as the harness's index over a corpus read from files.
 
 function csrOf(rows: [number, number][][]): FacetCsr {
   const offsets = new Int32Array(rows.length + 1);
@@ -36,6 +39,9 @@ const graph: PaperGraph = {
   facets: {
     problems: csrOf([[[1, 0.9]], [[2, 0.8]], [], [[0, 0.5]], []]),
     methods: csrOf([[[4, 0.7]], [], [], [], [[3, 0.6]]]),
+    // Every facet with items has a graph, as in a build (dense-only ranks the facets of the graph).
+    results: csrOf([[], [], [], [], []]),
+    contributions: csrOf([[], [], [], [], []]),
   },
 };
 
@@ -46,20 +52,25 @@ const facetsOf = (p: number): Record<Facet, string[]> => ({
   results: [],
   contributions: [`contribution ${p}`],
 });
-const axis = (i: number): Float32Array => Float32Array.from({ length: 8 }, (_, j) => (j === i % 8 ? 1 : 0));
+const rand = mulberry32(3);
+/** A random unit vector in 8 dimensions (item vectors; the `i`th item). */
+const unitVector = (): Float32Array => {
+  const v = Float32Array.from({ length: 8 }, () => rand() - 0.5);
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+};
 const texts = titles.map((title, p) => ({ title, abstract: "", facets: facetsOf(p) }));
-let next = 0;
 const items = Object.fromEntries(
   FACETS.map((f) => [
     f,
     packFacetItems(
-      texts.map((t) => t.facets[f].map(() => axis(next++))),
+      texts.map((t) => t.facets[f].map(() => unitVector())),
       8,
     ),
   ]),
 ) as Record<Facet, ReturnType<typeof packFacetItems>>;
 const data = { ids: titles.map((_, p) => `P${p}`), years: [2018, 2019, null, 2020, 2017], texts, items };
-const index = corpusIndex(data, graph, {}, 0.75);
+const index = corpusIndex(data, graph, prepareFacetIndex(items), 0.75);
 const paperContext = (q: number) => corpusRetrieveContext(index, { index: q, exclude: null, text: texts[q], vectors: paperItems(items, q) });
 
 describe("the evaluation corpus as a retrieval index", () => {
@@ -91,6 +102,16 @@ describe("the evaluation corpus as a retrieval index", () => {
     }
     // Paper 0: problems 1 (.9), 2 (.72); methods 4 (.7), 3 (.42).
     assert.deepEqual(Array.from(papersOf((await retrieveAndFuse(denseGraphRetriever, paperContext(0), "rrf")).fused)).sort(), [1, 2, 3, 4]);
+  });
+
+  it("dense-only ranks each facet by s_f and fuses with RRF, never returning the query paper", async () => {
+    for (let q = 0; q < 5; q++) {
+      const served = papersOf((await retrieveAndFuse(denseOnlyRetriever, paperContext(q), "rrf")).fused);
+      const direct = papersOf(await denseOnlyRetrieve(await maxSimEngine(), index.blocks(), paperItems(items, q), { exclude: q }));
+      assert.deepEqual(Array.from(served), Array.from(direct), `paper ${q}`);
+      assert.equal(served.length, 4);
+      assert.ok(!served.includes(q));
+    }
   });
 
   it("BM25 over title and facets finds the lexical match, never the query paper or the excluded one", () => {

@@ -24,15 +24,20 @@ export const UNSEEN_WALK: WalkOptions = Object.freeze({ combine: "sum" });
 
 /**
  * An unseen paper's first-hop edges per facet: its items scored against every corpus paper's with
- * the build's s_f (ephemeral insertion), the top K weighted α·s.
+ * the build's s_f (ephemeral insertion), the top K weighted α·s. `options` overrides K, α and the
+ * paper never returned (dense-only ranks ctx.pool papers by s_f itself).
  */
-export async function unseenStarts(ctx: IndexRetrieveContext): Promise<Partial<Record<Facet, WalkStartEdges>>> {
+export async function unseenStarts(
+  ctx: IndexRetrieveContext,
+  options: { edgesPerFacet?: number; alpha?: number; exclude?: number } = {},
+): Promise<Partial<Record<Facet, WalkStartEdges>>> {
   const { graph: g, query } = ctx;
   const lexical = g.lexical();
   return ephemeralStarts(await maxSimEngine(), g.blocks(), g.graph, query.vectors, {
     facets: ctx.facets,
-    alpha: g.alpha,
-    exclude: query.exclude ?? undefined,
+    alpha: options.alpha ?? g.alpha,
+    exclude: options.exclude ?? query.exclude ?? undefined,
+    ...(options.edgesPerFacet !== undefined ? { edgesPerFacet: options.edgesPerFacet } : {}),
     // A mix build scores the query's items with the build's lexical model too (the same s_f as its edges).
     ...(g.similarity.kind === "mix" && lexical ? { mix: { lexicalWeight: g.similarity.lexicalWeight, lexical, dense: g.vectors, texts: query.items } } : {}),
   });

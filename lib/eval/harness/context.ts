@@ -15,7 +15,8 @@ import { buildPaperGraph } from "@/lib/graph/topk";
 import { mulberry32 } from "@/lib/random";
 import type { FacetBlockIndex } from "@/lib/retrieve/ephemeral";
 import type { RetrievalIndex } from "@/lib/retrieve/retrieval-index";
-import type { IndexRetrieveContext } from "@/lib/retrieve/retriever";
+import { retrieveAndFuse, type FusionRule } from "@/lib/retrieve/retrieve-and-fuse";
+import type { IndexRetrieveContext, Retriever } from "@/lib/retrieve/retriever";
 import { corpusIndex, corpusRetrieveContext } from "../corpus-index";
 import { denseItemLists, prepareItemLists, type ItemListIndex } from "../baselines";
 import { neighbourGold, paperItems, papersOf, prepareFacetIndex, scoreRuns, type RecallReport } from "../dense-graph";
@@ -43,6 +44,11 @@ export function sampleQueries(items: readonly number[], n: number | undefined, s
     [a[i], a[j]] = [a[j], a[i]];
   }
   return a.slice(0, Math.max(0, n)).sort((x, y) => x - y);
+}
+
+/** The first TOP_N papers of a retriever (the registered objects, or dense-only)'s lists through the shared retrieve-and-fuse step. */
+export async function fusedPapers(retriever: Retriever<IndexRetrieveContext>, c: IndexRetrieveContext, fusion: FusionRule): Promise<Int32Array> {
+  return papersOf((await retrieveAndFuse(retriever, c, fusion)).fused.slice(0, TOP_N));
 }
 
 export type Retrieve = (q: number, pos: number) => ArrayLike<number> | Promise<ArrayLike<number>>;

@@ -13,23 +13,17 @@ import { attributionOf, graphPairFacets } from "../attribution";
 import { denseDocumentRetrieve, packVectors } from "../baselines";
 import { bm25WholePaper } from "@/lib/retrieve/bm25";
 import { denseGraphRetriever } from "@/lib/retrieve/dense-graph";
-import { retrieveAndFuse, type FusionRule } from "@/lib/retrieve/retrieve-and-fuse";
-import type { IndexRetrieveContext, Retriever } from "@/lib/retrieve/retriever";
-import { denseOnlyRetrieve, paperItems, papersOf } from "../dense-graph";
+import { denseOnlyRetriever } from "@/lib/retrieve/dense-only";
+import { papersOf } from "../dense-graph";
 import { FUSION_VARIANT, GENERATIVE_VARIANTS, hasModelScores } from "../generative";
 import { PAPER_COVERAGE_K, PAPER_FUSION, PAPER_LEAVE_ONE_OUT, PAPER_MAIN, PAPER_TARGET_COVERAGE } from "../paper-figures";
 import { notReproducedRow, notRunRow, recallRow, type AttributionRow, type CoverageSection, type CoverageVariantRow, type RecallRow } from "../report";
 import { S2_REASON, SPECTER2_REASON, TOP_N } from "./constants";
-import type { EvalContext } from "./context";
-
-/** The first TOP_N papers of a registered retriever's lists through the shared retrieve-and-fuse step. */
-export async function fusedPapers(retriever: Retriever<IndexRetrieveContext>, c: IndexRetrieveContext, fusion: FusionRule): Promise<Int32Array> {
-  return papersOf((await retrieveAndFuse(retriever, c, fusion)).fused.slice(0, TOP_N));
-}
+import { fusedPapers, type EvalContext } from "./context";
 
 /** The main table: dense-graph, document dense, dense-only, BM25, the unreproducible baselines and the generative ladder. */
 export async function mainTable(ctx: EvalContext): Promise<RecallRow[]> {
-  const { data, test, engine, facetIndex, paperContext, rowFrom, goldOf, generativeRow } = ctx;
+  const { data, test, paperContext, rowFrom, goldOf, generativeRow } = ctx;
   const docs = packVectors(data.documents?.papers ?? []);
   const rows: RecallRow[] = [];
   const testRow = async (method: string, label: string, retrieve: (q: number) => ArrayLike<number> | Promise<ArrayLike<number>>, extra: Partial<RecallRow>) =>
@@ -45,12 +39,9 @@ export async function mainTable(ctx: EvalContext): Promise<RecallRow[]> {
     ),
   );
   rows.push(
-    await testRow(
-      "dense-only",
-      "Dense-only (facet max-sim, RRF)",
-      async (q) => papersOf(await denseOnlyRetrieve(engine, facetIndex, paperItems(data.items, q), { exclude: q })),
-      { paper: PAPER_MAIN["dense-only"] },
-    ),
+    await testRow("dense-only", "Dense-only (facet max-sim, RRF)", (q) => fusedPapers(denseOnlyRetriever, paperContext(q), "rrf"), {
+      paper: PAPER_MAIN["dense-only"],
+    }),
   );
   rows.push(await testRow("bm25", "BM25 (title + facets)", (q) => papersOf(bm25WholePaper(paperContext(q)).slice(0, TOP_N)), { paper: PAPER_MAIN.bm25 }));
   rows.push(notReproducedRow("specter2", "SPECTER2 (title + abstract)", SPECTER2_REASON, PAPER_MAIN.specter2));

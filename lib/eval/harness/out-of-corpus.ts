@@ -8,7 +8,8 @@ import { queryFacetTopK } from "@/lib/graph/topk";
 import { attributionOf, edgeListPairFacets } from "../attribution";
 import { denseDocumentRetrieve, denseItemLists, packVectors } from "../baselines";
 import { bm25WholePaper } from "@/lib/retrieve/bm25";
-import { denseGraphOutOfCorpus, denseOnlyRetrieve, papersOf } from "../dense-graph";
+import { denseOnlyRetriever } from "@/lib/retrieve/dense-only";
+import { denseGraphOutOfCorpus, papersOf } from "../dense-graph";
 import { GENERATIVE_VARIANTS, GRAFT_VARIANT, type GenerativeVariant } from "../generative";
 import {
   combineFacetScores,
@@ -23,7 +24,7 @@ import {
 import { PAPER_NON_OBVIOUS, PAPER_OOC } from "../paper-figures";
 import { notReproducedRow, notRunRow, type AttributionRow, type NonObviousMethodRow, type NonObviousSection, type RecallRow } from "../report";
 import { EVAL_K, NEAREST, NON_OBVIOUS_K, PER_ITEM, SPECTER2_REASON, TOP_N } from "./constants";
-import type { EvalContext, Retrieve } from "./context";
+import { fusedPapers, type EvalContext, type Retrieve } from "./context";
 
 type FacetTopK = { targets: Int32Array; scores: Float32Array };
 /** Per out-of-corpus query: the top-50 corpus papers by s_f in each facet it has items in. */
@@ -104,9 +105,7 @@ async function oocTable(ctx: EvalContext, nearest: Nearest): Promise<OocTable> {
     PAPER_OOC["doc-dense"],
   );
   rows.push(notReproducedRow("specter2", "SPECTER2 (title + abstract)", SPECTER2_REASON, PAPER_OOC.specter2));
-  await add("dense-only", "Dense-only (facet max-sim, RRF)", async (i) =>
-    papersOf(await denseOnlyRetrieve(engine, facetIndex, oocItems(i), { exclude: oocSelf(i) })),
-  );
+  await add("dense-only", "Dense-only (facet max-sim, RRF)", (i) => fusedPapers(denseOnlyRetriever, oocContext(i), "rrf"));
   const denseItemsOoc = ooc.map((i) => denseItemLists(itemIndex, oocItems(i), { perItem: PER_ITEM, exclude: oocSelf(i) }));
   const denseCorroboration = ooc.map((i, pos) => corroboration.fuse(denseItemsOoc[pos], { query: oocSelf(i) >= 0 ? oocSelf(i) : undefined }));
   await add("dense-items-corroboration", "Dense item lists + corroboration RRF (no model)", (_i, pos) => papersOf(denseCorroboration[pos]));
