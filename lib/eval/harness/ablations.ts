@@ -1,13 +1,16 @@
 /**
- * The "ablations" suite: walk depth and the α sweep (dense-graph on the graph itself), and the
+ * The "ablations" suite: walk depth (the eval's walk at 1-3 hops; the served retriever walks 2)
+ * and the α sweep (the served dense-graph retriever on each α's graph), and the
  * K_min, identifier-scheme and supervision tables (one generative model per row).
  */
+import { denseGraphRetriever } from "@/lib/retrieve/dense-graph";
+import { corpusIndex } from "../corpus-index";
 import { denseGraphInCorpus } from "../dense-graph";
 import { GENERATIVE_VARIANTS } from "../generative";
 import { PAPER_ALPHA, PAPER_HOPS, PAPER_IDENTIFIERS, PAPER_KMIN, PAPER_SUPERVISION } from "../paper-figures";
 import type { RecallRow } from "../report";
 import { ALPHAS, HOPS } from "./constants";
-import type { EvalContext } from "./context";
+import { fusedPapers, type EvalContext } from "./context";
 
 /** Dense-graph recall on the test queries at 1, 2 and 3 hops. */
 export async function walkDepthTable(ctx: EvalContext): Promise<RecallRow[]> {
@@ -31,17 +34,18 @@ export async function walkDepthTable(ctx: EvalContext): Promise<RecallRow[]> {
 
 /** Dense-graph recall on the dev queries over graphs built at each α (β = 1 − α); gold stays the α = 0.75 graph's. */
 export async function alphaTable(ctx: EvalContext): Promise<RecallRow[]> {
-  const { dev, graph, mainAlpha, buildGraph, rowFrom, goldOf } = ctx;
+  const { data, dev, index, facetIndex, mainAlpha, buildGraph, paperContext, rowFrom, goldOf } = ctx;
   const sweep: RecallRow[] = [];
   for (const a of ALPHAS) {
-    const g = a === mainAlpha ? graph : await buildGraph(a);
+    // The served dense-graph retriever on the corpus with this α's graph, its walks fused with RRF.
+    const on = a === mainAlpha ? index : corpusIndex(data, await buildGraph(a), facetIndex, a);
     sweep.push(
       (
         await rowFrom(
           `alpha-${a}`,
           `α = ${a.toFixed(2)}, β = ${(1 - a).toFixed(2)}`,
           dev,
-          (q) => denseGraphInCorpus(g, q),
+          (q) => fusedPapers(denseGraphRetriever, paperContext(q, on), "rrf"),
           (p) => goldOf(dev[p]),
           { param: a, paper: PAPER_ALPHA[String(a)] },
         )

@@ -72,8 +72,8 @@ export interface EvalContext {
   itemIndex: ItemListIndex;
   /** The corpus and the shared graph as the index the served retrievers read. */
   index: RetrievalIndex;
-  /** The retrieve context of a corpus paper (its node) and of the out-of-corpus query at a position of `ooc`'s query indexes. */
-  paperContext: (q: number) => IndexRetrieveContext;
+  /** The retrieve context of a corpus paper (its node; over `index` unless another is given) and of the out-of-corpus query at a position of `ooc`'s query indexes. */
+  paperContext: (q: number, on?: RetrievalIndex) => IndexRetrieveContext;
   oocContext: (i: number) => IndexRetrieveContext;
   seed: number;
   boot: { resamples: number; seed: number };
@@ -152,7 +152,9 @@ export async function evalContext(data: CorpusData, options: EvalContextOptions)
   const oocItems = (i: number): Partial<Record<Facet, Float32Array[]>> => Object.fromEntries(FACETS.map((f) => [f, data.queries.items[f][i]]));
   // A query id that is also a corpus id would be the query itself: never return it.
   const oocSelf = (i: number): number => data.index.get(data.queries.ids[i]) ?? -1;
-  const paperContext = (q: number) => corpusRetrieveContext(index, { index: q, exclude: null, text: data.texts[q], vectors: paperItems(data.items, q) });
+  // `on`: another graph of the same corpus (the α sweep's).
+  const paperContext = (q: number, on: RetrievalIndex = index) =>
+    corpusRetrieveContext(on, { index: q, exclude: null, text: data.texts[q], vectors: paperItems(data.items, q) });
   const oocContext = (i: number) =>
     corpusRetrieveContext(index, { index: null, exclude: oocSelf(i) >= 0 ? oocSelf(i) : null, text: data.queries.texts[i], vectors: oocItems(i) });
 
