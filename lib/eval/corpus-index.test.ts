@@ -13,7 +13,7 @@ import { retrieveAndFuse } from "@/lib/retrieve/retrieve-and-fuse";
 import { itemsOf } from "@/lib/retrieve/retrieval-index";
 import { getRetriever } from "@/lib/retrieve/retriever";
 import { corpusIndex, corpusRetrieveContext } from "./corpus-index";
-import { denseGraphInCorpus, denseOnlyRetrieve, paperItems, papersOf, prepareFacetIndex } from "./dense-graph";
+import { denseGraphInCorpus, denseGraphOutOfCorpus, denseOnlyRetrieve, paperItems, papersOf, prepareFacetIndex } from "./dense-graph";
 
 // Five papers with hand-made items and a hand-made graph (problems: 0→1, 1→2, 3→0; methods:
 // 0→4, 4→3; no edges in the other two facets), as the harness's index over a corpus read from files.
@@ -100,8 +100,25 @@ describe("the evaluation corpus as a retrieval index", () => {
       assert.equal(served.applied, "rrf");
       assert.deepEqual(Array.from(papersOf(served.fused)), Array.from(denseGraphInCorpus(graph, q)), `paper ${q}`);
     }
+    // The walk-depth ablation through the context's walk settings.
+    for (let q = 0; q < 5; q++) {
+      const oneHop = await retrieveAndFuse(denseGraphRetriever, { ...paperContext(q), walk: { hops: 1 } }, "rrf");
+      assert.deepEqual(Array.from(papersOf(oneHop.fused)), Array.from(denseGraphInCorpus(graph, q, { hops: 1 })), `paper ${q}, 1 hop`);
+    }
     // Paper 0: problems 1 (.9), 2 (.72); methods 4 (.7), 3 (.42).
     assert.deepEqual(Array.from(papersOf((await retrieveAndFuse(denseGraphRetriever, paperContext(0), "rrf")).fused)).sort(), [1, 2, 3, 4]);
+  });
+
+  it("an unseen paper: the served ephemeral insertion and walk with the paper's best paths rank as the eval's", async () => {
+    const engine = await maxSimEngine();
+    for (let q = 0; q < 5; q++) {
+      // A copy of paper q as an out-of-corpus query that is also a corpus paper: q is never returned.
+      const unseen = corpusRetrieveContext(index, { index: null, exclude: q, text: texts[q], vectors: paperItems(items, q) });
+      const served = papersOf((await retrieveAndFuse(denseGraphRetriever, { ...unseen, walk: { combine: "max" } }, "rrf")).fused);
+      const direct = papersOf(await denseGraphOutOfCorpus(engine, index.blocks(), graph, paperItems(items, q), { exclude: q }));
+      assert.deepEqual(Array.from(served), Array.from(direct), `paper ${q}`);
+      assert.ok(served.length > 0 && !served.includes(q));
+    }
   });
 
   it("dense-only ranks each facet by s_f and fuses with RRF, never returning the query paper", async () => {

@@ -58,7 +58,7 @@ async function retrieve(ctx: IndexRetrieveContext): Promise<FacetCandidateLists>
     const start = starts[f];
     if (!csr || start === undefined) continue;
     const unseen = typeof start !== "number";
-    const list = walkFacet(csr, start, { cap: ctx.pool, ...(unseen ? UNSEEN_WALK : {}) });
+    const list = walkFacet(csr, start, { cap: ctx.pool, ...(unseen ? UNSEEN_WALK : {}), ...ctx.walk });
     // The unseen paper's walk scores are its w_f(q, ·): graph-RRF credits what the walk reached.
     if (unseen) ctx.queryEdges[f] = { targets: list.papers, weights: list.scores };
     const candidates: FacetCandidate[] = [];

@@ -31,6 +31,7 @@ import type { FusedResult } from "@/lib/fusion/types";
 import { CodedError, type ErrorCode } from "@/lib/errors";
 import type { LoadedGraph } from "./graph-store";
 import type { RetrievalIndex } from "./retrieval-index";
+import type { WalkOptions } from "./walk";
 
 /** A retrieval that cannot run: "not_ready" (a build step is missing) or "invalid_request". */
 export class RetrievalError extends CodedError {
@@ -95,6 +96,11 @@ export interface IndexRetrieveContext<G extends RetrievalIndex = RetrievalIndex>
   facetsRestricted?: boolean;
   /** Candidates wanted per facet list (after collapsing repeats, at most). */
   pool: number;
+  /**
+   * The dense-graph walk's settings (hops, how paths combine), for the evaluation's ablations and
+   * the paper's protocol; absent: the retriever's own (2 hops; paths add up for an unseen paper).
+   */
+  walk?: Pick<WalkOptions, "hops" | "combine">;
   /**
    * The request re-ranks these papers only (relatedPapers' `candidates`): every list is cut to
    * them afterwards, so a retriever that fuses lists of its own should rank among them first.

@@ -1,11 +1,10 @@
 /**
- * The "ablations" suite: walk depth (the eval's walk at 1-3 hops; the served retriever walks 2)
- * and the α sweep (the served dense-graph retriever on each α's graph), and the
+ * The "ablations" suite: walk depth and the α sweep (the served dense-graph retriever at 1-3 hops,
+ * and on each α's graph; its walks fused with RRF), and the
  * K_min, identifier-scheme and supervision tables (one generative model per row).
  */
 import { denseGraphRetriever } from "@/lib/retrieve/dense-graph";
 import { corpusIndex } from "../corpus-index";
-import { denseGraphInCorpus } from "../dense-graph";
 import { GENERATIVE_VARIANTS } from "../generative";
 import { PAPER_ALPHA, PAPER_HOPS, PAPER_IDENTIFIERS, PAPER_KMIN, PAPER_SUPERVISION } from "../paper-figures";
 import type { RecallRow } from "../report";
@@ -14,7 +13,7 @@ import { fusedPapers, type EvalContext } from "./context";
 
 /** Dense-graph recall on the test queries at 1, 2 and 3 hops. */
 export async function walkDepthTable(ctx: EvalContext): Promise<RecallRow[]> {
-  const { test, graph, rowFrom, goldOf } = ctx;
+  const { test, paperContext, rowFrom, goldOf } = ctx;
   const walk: RecallRow[] = [];
   for (const h of HOPS)
     walk.push(
@@ -23,7 +22,7 @@ export async function walkDepthTable(ctx: EvalContext): Promise<RecallRow[]> {
           `${h}-hop`,
           `${h}-hop`,
           test,
-          (q) => denseGraphInCorpus(graph, q, { hops: h }),
+          (q) => fusedPapers(denseGraphRetriever, { ...paperContext(q), walk: { hops: h } }, "rrf"),
           (p) => goldOf(test[p]),
           { param: h, paper: PAPER_HOPS[String(h)] },
         )

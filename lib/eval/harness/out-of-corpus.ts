@@ -9,7 +9,8 @@ import { attributionOf, edgeListPairFacets } from "../attribution";
 import { denseDocumentRetrieve, denseItemLists, packVectors } from "../baselines";
 import { bm25WholePaper } from "@/lib/retrieve/bm25";
 import { denseOnlyRetriever } from "@/lib/retrieve/dense-only";
-import { denseGraphOutOfCorpus, papersOf } from "../dense-graph";
+import { denseGraphRetriever } from "@/lib/retrieve/dense-graph";
+import { papersOf } from "../dense-graph";
 import { GENERATIVE_VARIANTS, GRAFT_VARIANT, type GenerativeVariant } from "../generative";
 import {
   combineFacetScores,
@@ -82,7 +83,7 @@ interface OocTable {
 
 /** The out-of-corpus table: dense-graph with ephemeral insertion, the baselines, and each generative model fused two ways. */
 async function oocTable(ctx: EvalContext, nearest: Nearest): Promise<OocTable> {
-  const { data, ooc, graph, engine, facetIndex, itemIndex, oocGold, oocItems, oocSelf, rowFrom, decode, corroboration, mainAlpha, oocContext } = ctx;
+  const { data, ooc, itemIndex, oocGold, oocItems, oocSelf, rowFrom, decode, corroboration, mainAlpha, oocContext } = ctx;
   const docs = packVectors(data.documents?.papers ?? []);
   const rows: RecallRow[] = [];
   const runs = new Map<string, OocRun>();
@@ -91,10 +92,11 @@ async function oocTable(ctx: EvalContext, nearest: Nearest): Promise<OocTable> {
     rows.push(r.row);
     runs.set(method, { label, lists: r.lists });
   };
+  // The served retriever's ephemeral insertion and walk, with the paper's protocol: best paths (not sums), RRF.
   await add(
     "dense-graph",
     "Dense-graph (ephemeral insertion)",
-    async (i) => papersOf(await denseGraphOutOfCorpus(engine, facetIndex, graph, oocItems(i), { exclude: oocSelf(i) })),
+    (i) => fusedPapers(denseGraphRetriever, { ...oocContext(i), walk: { combine: "max" } }, "rrf"),
     PAPER_OOC["dense-graph"],
   );
   await add("bm25", "BM25 (title + facets)", (i) => papersOf(bm25WholePaper(oocContext(i)).slice(0, TOP_N)), PAPER_OOC.bm25);
