@@ -1,7 +1,8 @@
 /**
  * What every table of the evaluation harness shares: the corpus, the top-20 typed graph and its
- * gold, the sampled queries, the retrieval indexes, row scoring, the memoised generative decodes
- * and the three fusions. Built once per run by evalContext(); the table functions only read it
+ * gold, the sampled queries, the corpus as the index the served retrievers read (their rows run
+ * through lib/retrieve's retrieve-and-fuse step via fusedPapers), row scoring, the memoised
+ * generative decodes and the three fusions. Built once per run by evalContext(); the table functions only read it
  * (bar generativeManifest, which each decode fills in).
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
