@@ -1,7 +1,7 @@
 /**
  * What a retriever reads from a build: the narrow index that the served build
  * (./graph-store.ts, `LoadedGraph`) satisfies and that the evaluation harness implements over a
- * corpus read from its files (lib/eval/harness/corpus-index.ts), so that the paper's tables run
+ * corpus read from its files (lib/eval/corpus-index.ts), so that the paper's tables run
  * the retrievers the API serves. A retriever that needs no more than this (the dense-graph
  * walk, BM25) is typed against `IndexRetrieveContext` (./retriever.ts) and runs on either.
  */
