@@ -18,7 +18,10 @@ export default defineConfig({
   fullyParallel: false,
   forbidOnly: CI,
   retries: CI ? 1 : 0,
-  timeout: 30_000,
+  // A whole flow's budget, not a wait (each step waits for its state, up to expect's timeout):
+  // the longest flows make a dozen server round trips, 12-19 s in npm test at load 6-8 and
+  // 21-36 s at load 13 on 2 cores, where 30 s timed one out (1 of 230 runs, --repeat-each 5).
+  timeout: 90_000,
   expect: { timeout: 10_000 },
   reporter: CI ? [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]] : "list",
   use: {

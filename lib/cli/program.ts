@@ -5,39 +5,37 @@ import { Command, CommanderError } from "commander";
 import { config } from "@/lib/config";
 import { CorpusFormatError } from "@/lib/corpus/read";
 import { disconnectDb } from "@/lib/db/client";
-import { registerBuild } from "./commands/build";
-import { registerBuilds } from "./commands/builds";
-import { registerCorpus } from "./commands/corpus";
-import { registerAudit } from "./commands/audit";
-import { registerDb } from "./commands/db";
-import { registerEval } from "./commands/eval";
-import { registerExtract } from "./commands/extract";
-import { registerFitEncoder } from "./commands/fit-encoder";
-import { registerImport } from "./commands/import";
-import { registerJobs } from "./commands/jobs";
-import { registerPapers } from "./commands/papers";
-import { registerQuery } from "./commands/query";
-import { registerUser } from "./commands/user";
 import { exitCodeOf, isUsageError } from "./exit-codes";
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+// Each command group, loaded only when it runs (or for help): a group's modules (models,
+// retrievers, evaluation) cost a process start seconds on 2 cores, and every `graft` line,
+// worker and test that spawns one pays it. Listed in help order.
+const GROUPS: Record<string, () => Promise<Register>> = {
+  db: async () => (await import("./commands/db")).registerDb,
+  import: async () => (await import("./commands/import")).registerImport,
+  corpus: async () => (await import("./commands/corpus")).registerCorpus,
+  papers: async () => (await import("./commands/papers")).registerPapers,
+  extract: async () => (await import("./commands/extract")).registerExtract,
+  audit: async () => (await import("./commands/audit")).registerAudit,
+  "fit-encoder": async () => (await import("./commands/fit-encoder")).registerFitEncoder,
+  build: async () => (await import("./commands/build")).registerBuild,
+  builds: async () => (await import("./commands/builds")).registerBuilds,
+  jobs: async () => (await import("./commands/jobs")).registerJobs,
+  query: async () => (await import("./commands/query")).registerQuery,
+  user: async () => (await import("./commands/user")).registerUser,
+  eval: async () => (await import("./commands/eval")).registerEval,
+};
+
+/** The program with the group `argv` names, or every group (help, a flag, an unknown or misspelt command). */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command("graft")
     .description("Graft: facet-aware exploration of scientific literature")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  registerDb(program);
-  registerImport(program);
-  registerCorpus(program);
-  registerPapers(program);
-  registerExtract(program);
-  registerAudit(program);
-  registerFitEncoder(program);
-  registerBuild(program);
-  registerBuilds(program);
-  registerJobs(program);
-  registerQuery(program);
-  registerUser(program);
-  registerEval(program);
+  const named = argv[0] !== undefined && Object.hasOwn(GROUPS, argv[0]) ? [argv[0]] : Object.keys(GROUPS);
+  for (const register of await Promise.all(named.map((g) => GROUPS[g]()))) register(program);
   return program;
 }
 
@@ -54,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
   const json = argv.includes("--json");
   try {
     // Inside the try: building the commands reads settings (option defaults), and a bad one exits 2.
-    await buildProgram().parseAsync(argv, { from: "user" });
+    await (await buildProgram(argv)).parseAsync(argv, { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2; // commander already printed it
