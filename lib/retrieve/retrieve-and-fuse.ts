@@ -44,6 +44,12 @@ export interface FusedRetrieval {
   fuseMs: number;
 }
 
+/** Settings of the rules that the evaluation's tables vary; relatedPapers leaves them at their defaults. */
+export interface FusionSettings {
+  /** Corroboration RRF's retrieved set C: each list's top this many papers (default CORROBORATION_DEPTH; Infinity: whole lists, the paper's out-of-corpus table). */
+  corroborationDepth?: number;
+}
+
 /**
  * Retrieves with `retriever` and fuses with `fusion` ("auto": the retriever's preferred rule,
  * default graph-RRF). `onFuse` is told the rule before fusion runs (progress messages).
@@ -53,6 +59,7 @@ export async function retrieveAndFuse<C extends IndexRetrieveContext>(
   ctx: C,
   fusion: FusionRule | "auto",
   onFuse?: (applied: FusionRule) => void,
+  settings: FusionSettings = {},
 ): Promise<FusedRetrieval> {
   const t0 = performance.now();
   const raw = await retriever.retrieve(ctx);
@@ -62,7 +69,7 @@ export async function retrieveAndFuse<C extends IndexRetrieveContext>(
   const retrieveMs = performance.now() - t0;
 
   const requested = fusion === "auto" ? (retriever.preferredFusion ?? "graph-rrf") : fusion;
-  const { fuse, applied, note } = chooseFusion(ctx, requested, retriever);
+  const { fuse, applied, note } = chooseFusion(ctx, requested, retriever, settings);
   onFuse?.(applied);
   const t1 = performance.now();
   const skip = ctx.query.index ?? ctx.query.exclude ?? undefined;
@@ -118,11 +125,17 @@ function truncate(lists: FacetLists, depth: number): FacetLists {
   return out;
 }
 
-function chooseFusion(ctx: IndexRetrieveContext, requested: FusionRule, retriever: Pick<Retriever, "name" | "scoreKind">): ChosenFusion {
+function chooseFusion(
+  ctx: IndexRetrieveContext,
+  requested: FusionRule,
+  retriever: Pick<Retriever, "name" | "scoreKind">,
+  settings: FusionSettings,
+): ChosenFusion {
   const g = ctx.graph;
+  const depth = settings.corroborationDepth ?? CORROBORATION_DEPTH;
   const corroboration = (note: string | null): ChosenFusion => {
     const fusion: Fusion = createFusion("corroboration", { facetRow: csrFacetRow(g.graph), topN: ALL });
-    return { applied: "corroboration-rrf", note, fuse: (lists, exclude) => fusion.fuse(truncate(lists, CORROBORATION_DEPTH), { query: exclude }) };
+    return { applied: "corroboration-rrf", note, fuse: (lists, exclude) => fusion.fuse(truncate(lists, depth), { query: exclude }) };
   };
   const plain = (fusion: Fusion, applied: FusionRule): ChosenFusion => ({
     applied,

@@ -16,7 +16,8 @@ import { buildPaperGraph } from "@/lib/graph/topk";
 import { mulberry32 } from "@/lib/random";
 import type { FacetBlockIndex } from "@/lib/retrieve/ephemeral";
 import type { RetrievalIndex } from "@/lib/retrieve/retrieval-index";
-import { retrieveAndFuse, type FusionRule } from "@/lib/retrieve/retrieve-and-fuse";
+import { precomputedRetriever, type PrecomputedLists } from "@/lib/retrieve/precomputed";
+import { retrieveAndFuse, type FusionRule, type FusionSettings } from "@/lib/retrieve/retrieve-and-fuse";
 import type { IndexRetrieveContext, Retriever } from "@/lib/retrieve/retriever";
 import { corpusIndex, corpusRetrieveContext } from "../corpus-index";
 import { denseItemLists, prepareItemLists, type ItemListIndex } from "../baselines";
@@ -50,6 +51,11 @@ export function sampleQueries(items: readonly number[], n: number | undefined, s
 /** The first TOP_N papers of a retriever (the registered objects, or dense-only)'s lists through the shared retrieve-and-fuse step. */
 export async function fusedPapers(retriever: Retriever<IndexRetrieveContext>, c: IndexRetrieveContext, fusion: FusionRule): Promise<Int32Array> {
   return papersOf((await retrieveAndFuse(retriever, c, fusion)).fused.slice(0, TOP_N));
+}
+
+/** The first TOP_N results of precomputed lists (a provider's decoded lists, the dense item lists) through the same step. */
+export async function fusedLists(lists: PrecomputedLists, c: IndexRetrieveContext, fusion: FusionRule, settings?: FusionSettings): Promise<FusedResult[]> {
+  return (await retrieveAndFuse(precomputedRetriever(lists), c, fusion, undefined, settings)).fused.slice(0, TOP_N);
 }
 
 export type Retrieve = (q: number, pos: number) => ArrayLike<number> | Promise<ArrayLike<number>>;
@@ -219,14 +225,17 @@ export async function evalContext(data: CorpusData, options: EvalContextOptions)
   const generativeRow = async (variant: GenerativeVariant, method: string, label: string, extra: Partial<RecallRow> = {}): Promise<RecallRow> => {
     const results = await decode(variant, "test");
     if (!Array.isArray(results)) return notRunRow(method, label, results.reason, extra);
-    const fuse = (r: GenerativeResult, q: number): FusedResult[] =>
-      r.views ? viewLmScore(r.views, { exclude: q, topN: TOP_N }) : graphRrf.fuse(r.lists ?? {}, { query: q });
+    // MINDER's views are not facet lists: its LM-score sums over views; a facet-list model's lists go through the shared step.
+    const fuse = async (r: GenerativeResult, q: number): Promise<FusedResult[]> =>
+      r.views
+        ? viewLmScore(r.views, { exclude: q, topN: TOP_N })
+        : fusedLists({ name: `generative:${variant}`, scoreKind: "log-prob", lists: r.lists ?? {} }, { ...paperContext(q), facets: FACETS }, "graph-rrf");
     return (
       await rowFrom(
         method,
         label,
         test,
-        (q, pos) => papersOf(fuse(results[pos], q)),
+        async (q, pos) => papersOf(await fuse(results[pos], q)),
         (pos) => goldOf(test[pos]),
         extra,
       )
