@@ -4,7 +4,7 @@
  * coverage by K and training-target coverage per distillation recipe).
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { bestSingleFacet, leaveOneFacetOut, lmScore, restrictFacets, type FacetLists, type FusedResult } from "@/lib/fusion";
+import { bestSingleFacet, leaveOneFacetOut, type FacetLists, type FusedResult } from "@/lib/fusion";
 import { DISTILL_VARIANTS, distill, distillationStatistics, trainMask, type DistillOptions } from "@/lib/genret/distill";
 import { buildDocIdIndex } from "@/lib/genret/docid";
 import { coverage as coverageAtK } from "@/lib/graph/coverage";
@@ -19,7 +19,8 @@ import { FUSION_VARIANT, GENERATIVE_VARIANTS, hasModelScores } from "../generati
 import { PAPER_COVERAGE_K, PAPER_FUSION, PAPER_LEAVE_ONE_OUT, PAPER_MAIN, PAPER_TARGET_COVERAGE } from "../paper-figures";
 import { notReproducedRow, notRunRow, recallRow, type AttributionRow, type CoverageSection, type CoverageVariantRow, type RecallRow } from "../report";
 import { S2_REASON, SPECTER2_REASON, TOP_N } from "./constants";
-import { fusedPapers, type EvalContext } from "./context";
+import type { FusionRule } from "@/lib/retrieve/retrieve-and-fuse";
+import { fusedLists, fusedPapers, type EvalContext } from "./context";
 
 /** The main table: dense-graph, document dense, dense-only, BM25, the unreproducible baselines and the generative ladder. */
 export async function mainTable(ctx: EvalContext): Promise<RecallRow[]> {
@@ -56,25 +57,32 @@ export async function mainTable(ctx: EvalContext): Promise<RecallRow[]> {
   return rows;
 }
 
-/** Candidate lists the fusion table fuses: per test position, the lists of one source. */
-type ListSource = { key: string; label: string; perQuery: (pos: number) => FacetLists; scoresAreLogProbs: boolean };
+/**
+ * Candidate lists the fusion table fuses: per test position, the lists of one source, and what
+ * their scores are (LM-score sums exp(log-prob), or probabilities as they are).
+ */
+type ListSource = { key: string; label: string; perQuery: (pos: number) => FacetLists; scoreKind: "log-prob" | "prob" };
 type MissingSource = { key: string; label: string; reason: string };
+
+/** Cosines are not probabilities: rescaled to [0, 1] as the graph's s_f is, LM-score then sums them like probabilities. */
+function cosinesAsProbabilities(lists: FacetLists): FacetLists {
+  return Object.fromEntries(Object.entries(lists).map(([f, l]) => [f, l?.map((c) => ({ ...c, score: rescaleCosine(c.score ?? -1) }))]));
+}
 
 /** The fusion table's list sources: the dense item lists (always) and the fusion variant's generative lists (when they ran). */
 async function fusionSources(ctx: EvalContext): Promise<(ListSource | MissingSource)[]> {
   const { test, decode, denseItemsOf } = ctx;
   const sources: (ListSource | MissingSource)[] = [
-    { key: "dense-items", label: "dense item lists", perQuery: (pos) => denseItemsOf(test[pos]), scoresAreLogProbs: false },
+    { key: "dense-items", label: "dense item lists", perQuery: (pos) => cosinesAsProbabilities(denseItemsOf(test[pos])), scoreKind: "prob" },
   ];
   const gen = await decode(FUSION_VARIANT, "test");
   const genKey = `generative:${FUSION_VARIANT}`;
   if (Array.isArray(gen)) {
     if (gen.some((r) => !r.lists)) sources.push({ key: genKey, label: `generative ${FUSION_VARIANT}`, reason: "the provider returned views, not facet lists" });
-    else sources.push({ key: genKey, label: `generative ${FUSION_VARIANT}`, perQuery: (pos) => gen[pos].lists as FacetLists, scoresAreLogProbs: true });
+    else sources.push({ key: genKey, label: `generative ${FUSION_VARIANT}`, perQuery: (pos) => gen[pos].lists as FacetLists, scoreKind: "log-prob" });
   } else sources.push({ key: genKey, label: `generative ${FUSION_VARIANT}`, reason: gen.reason });
   return sources;
 }
-
 export interface FusionTables {
   fusion: RecallRow[];
   leaveOneOut: RecallRow[];
@@ -102,34 +110,33 @@ function missingSourceRows(src: MissingSource, out: FusionTables): void {
 }
 
 /** Fusion, leave-one-facet-out and in-corpus attribution rows of one list source. */
-function sourceFusionRows(ctx: EvalContext, src: ListSource, pairFacets: ReturnType<typeof graphPairFacets>, out: FusionTables): void {
-  const { test, graphRrf, plainRrf, score, goldOf, log } = ctx;
+async function sourceFusionRows(ctx: EvalContext, src: ListSource, pairFacets: ReturnType<typeof graphPairFacets>, out: FusionTables): Promise<void> {
+  const { test, paperContext, score, goldOf, log } = ctx;
   const tag = ` [${src.key}]`;
-  const lm = (lists: FacetLists, q: number): FusedResult[] =>
-    src.scoresAreLogProbs
-      ? lmScore(lists, { exclude: q })
-      : // Cosines are not probabilities: rescaled to [0, 1] as the graph's s_f is, then summed like probabilities.
-        lmScore(Object.fromEntries(Object.entries(lists).map(([f, l]) => [f, l?.map((c) => ({ ...c, score: rescaleCosine(c.score ?? -1) }))])), {
-          exclude: q,
-          logProb: false,
-        });
-  const lmUsable = src.scoresAreLogProbs ? test.every((_, pos) => hasModelScores(src.perQuery(pos))) : true;
-  const fused = (rule: "graph-rrf" | "rrf" | "lm-score", facets: readonly Facet[] = FACETS): FusedResult[][] =>
-    test.map((q, pos) => {
-      const lists = facets.length === FACETS.length ? src.perQuery(pos) : restrictFacets(src.perQuery(pos), facets);
-      return rule === "graph-rrf" ? graphRrf.fuse(lists, { query: q }) : rule === "rrf" ? plainRrf.fuse(lists, { query: q }) : lm(lists, q);
-    });
+  const lmUsable = src.scoreKind === "log-prob" ? test.every((_, pos) => hasModelScores(src.perQuery(pos))) : true;
+  // Each query's lists through the shared step; a subset of the facets is the step's facet cut.
+  const fused = (rule: FusionRule, facets: readonly Facet[] = FACETS): Promise<FusedResult[][]> =>
+    Promise.all(test.map((q, pos) => fusedLists({ name: src.key, scoreKind: src.scoreKind, lists: src.perQuery(pos) }, { ...paperContext(q), facets }, rule)));
+  // The ablations' evaluators are synchronous: graph-RRF over every subset they ask for (all, each facet, each facet left out) first.
+  const subsets = [FACETS, ...FACETS.map((f) => [f]), ...FACETS.map((r) => FACETS.filter((f) => f !== r))];
+  const bySubset = new Map<string, FusedResult[][]>();
+  for (const fs of subsets) bySubset.set(fs.join(","), await fused("graph-rrf", fs));
+  const graphRrfOver = (fs: readonly Facet[]): FusedResult[][] => {
+    const r = bySubset.get(fs.join(","));
+    if (!r) throw new Error(`fusion table: no graph-RRF run over ${fs.join(", ")}`);
+    return r;
+  };
   const recallOf = (results: FusedResult[][]) => score(test, results.map(papersOf), (pos) => goldOf(test[pos]));
   const r20 = (results: FusedResult[][]): number => recallOf(results).recall[20].estimate;
 
-  const best = bestSingleFacet((fs) => r20(fused("graph-rrf", fs)));
+  const best = bestSingleFacet((fs) => r20(graphRrfOver(fs)));
   out.fusion.push(
-    recallRow("best-single-facet", `Best single facet (${best.facet}), graph-RRF${tag}`, recallOf(fused("graph-rrf", [best.facet])), {
+    recallRow("best-single-facet", `Best single facet (${best.facet}), graph-RRF${tag}`, recallOf(graphRrfOver([best.facet])), {
       lists: src.key,
       paper: PAPER_FUSION["best-single-facet"],
     }),
   );
-  const results = { rrf: fused("rrf"), "lm-score": lmUsable ? fused("lm-score") : null, "graph-rrf": fused("graph-rrf") };
+  const results = { rrf: await fused("rrf"), "lm-score": lmUsable ? await fused("lm-score") : null, "graph-rrf": graphRrfOver(FACETS) };
   out.fusion.push(recallRow("rrf", `Uniform RRF (no graph)${tag}`, recallOf(results.rrf), { lists: src.key, paper: PAPER_FUSION.rrf }));
   out.fusion.push(
     results["lm-score"]
@@ -144,7 +151,7 @@ function sourceFusionRows(ctx: EvalContext, src: ListSource, pairFacets: ReturnT
   );
   log(`fusion over ${src.key}: done`);
 
-  const loo = leaveOneFacetOut((fs) => r20(fused("graph-rrf", fs)));
+  const loo = leaveOneFacetOut((fs) => r20(graphRrfOver(fs)));
   out.leaveOneOut.push({
     ...recallRow("graph-rrf", `Graph-RRF (all four facets)${tag}`, recallOf(results["graph-rrf"]), { lists: src.key }),
     "R@20": loo.full,
@@ -152,17 +159,7 @@ function sourceFusionRows(ctx: EvalContext, src: ListSource, pairFacets: ReturnT
   });
   for (const r of loo.rows) {
     out.leaveOneOut.push({
-      ...recallRow(
-        `without-${r.removed}`,
-        `− ${r.removed}${tag}`,
-        recallOf(
-          fused(
-            "graph-rrf",
-            FACETS.filter((f) => f !== r.removed),
-          ),
-        ),
-        { lists: src.key },
-      ),
+      ...recallRow(`without-${r.removed}`, `− ${r.removed}${tag}`, recallOf(graphRrfOver(FACETS.filter((f) => f !== r.removed))), { lists: src.key }),
       delta: r.delta,
       paper: { "R@20": PAPER_LEAVE_ONE_OUT[r.removed] },
     });
@@ -197,7 +194,7 @@ export async function fusionTables(ctx: EvalContext): Promise<FusionTables> {
   const out: FusionTables = { fusion: [], leaveOneOut: [], attribution: [] };
   const pairFacets = graphPairFacets(ctx.graph);
   for (const src of sources) {
-    if ("perQuery" in src) sourceFusionRows(ctx, src, pairFacets, out);
+    if ("perQuery" in src) await sourceFusionRows(ctx, src, pairFacets, out);
     else missingSourceRows(src, out);
   }
   return out;
