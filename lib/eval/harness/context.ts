@@ -1,12 +1,13 @@
 /**
  * What every table of the evaluation harness shares: the corpus, the top-20 typed graph and its
- * gold, the sampled queries, the corpus as the index the served retrievers read (their rows run
- * through lib/retrieve's retrieve-and-fuse step via fusedPapers), row scoring, the memoised
- * generative decodes and the three fusions. Built once per run by evalContext(); the table functions only read it
+ * gold, the sampled queries, the corpus as the index the served retrievers read, row scoring and
+ * the memoised generative decodes. Every fused row runs lib/retrieve's retrieve-and-fuse step:
+ * a served retriever's lists via fusedPapers, precomputed lists (a provider's, the dense item
+ * lists) via fusedLists. Built once per run by evalContext(); the table functions only read it
  * (bar generativeManifest, which each decode fills in).
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { createFusion, csrFacetRow, csrWeightOf, type FacetLists, type Fusion, type FusedResult } from "@/lib/fusion";
+import type { FacetLists, FusedResult } from "@/lib/fusion";
 import { citationRows } from "@/lib/graph/citation-score";
 import type { CorpusData } from "@/lib/graph/corpus-data";
 import type { PaperGraph } from "@/lib/graph/csr";
@@ -104,13 +105,10 @@ export interface EvalContext {
   ) => Promise<{ row: RecallRow; lists: ArrayLike<number>[] }>;
   /** The provider's results for the test or out-of-corpus queries, memoised per (variant, setting). */
   decode: (variant: GenerativeVariant, setting: "test" | "ooc") => Promise<DecodeResult>;
-  /** In-corpus generative row: graph-RRF over facet lists, MINDER's LM-score over views. */
+  /** In-corpus generative row: graph-RRF over facet lists (the shared step), MINDER's LM-score over views. */
   generativeRow: (variant: GenerativeVariant, method: string, label: string, extra?: Partial<RecallRow>) => Promise<RecallRow>;
   /** Dense item lists of a test paper, memoised. */
   denseItemsOf: (q: number) => FacetLists;
-  graphRrf: Fusion;
-  plainRrf: Fusion;
-  corroboration: Fusion;
   /** Per generative variant, the provider's description and decode seconds (the manifest's "generative"). */
   generativeManifest: Record<string, unknown>;
 }
@@ -218,9 +216,6 @@ export async function evalContext(data: CorpusData, options: EvalContextOptions)
     }
     return p;
   };
-  const graphRrf = createFusion("graph-rrf", { weightOf: csrWeightOf(graph) });
-  const plainRrf = createFusion("rrf");
-  const corroboration = createFusion("corroboration", { facetRow: csrFacetRow(graph) });
 
   const generativeRow = async (variant: GenerativeVariant, method: string, label: string, extra: Partial<RecallRow> = {}): Promise<RecallRow> => {
     const results = await decode(variant, "test");
@@ -277,9 +272,6 @@ export async function evalContext(data: CorpusData, options: EvalContextOptions)
     decode,
     generativeRow,
     denseItemsOf,
-    graphRrf,
-    plainRrf,
-    corroboration,
     generativeManifest,
   };
 }

@@ -3,7 +3,7 @@
  * papers they cite), the non-obvious retrievals analysis and out-of-corpus attribution.
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import { createFusion, type FacetLists, type FusedResult } from "@/lib/fusion";
+import type { FacetLists, FusedResult } from "@/lib/fusion";
 import { queryFacetTopK } from "@/lib/graph/topk";
 import { attributionOf, edgeListPairFacets } from "../attribution";
 import { denseDocumentRetrieve, denseItemLists, packVectors } from "../baselines";
@@ -25,7 +25,10 @@ import {
 import { PAPER_NON_OBVIOUS, PAPER_OOC } from "../paper-figures";
 import { notReproducedRow, notRunRow, type AttributionRow, type NonObviousMethodRow, type NonObviousSection, type RecallRow } from "../report";
 import { EVAL_K, NEAREST, NON_OBVIOUS_K, PER_ITEM, SPECTER2_REASON, TOP_N } from "./constants";
-import { fusedPapers, type EvalContext, type Retrieve } from "./context";
+import type { PrecomputedLists } from "@/lib/retrieve/precomputed";
+import type { FusionRule } from "@/lib/retrieve/retrieve-and-fuse";
+import type { QueryEdges } from "@/lib/retrieve/retriever";
+import { fusedLists, fusedPapers, type EvalContext, type Retrieve } from "./context";
 
 type FacetTopK = { targets: Int32Array; scores: Float32Array };
 /** Per out-of-corpus query: the top-50 corpus papers by s_f in each facet it has items in. */
@@ -52,19 +55,16 @@ async function nearestByFacet(ctx: EvalContext): Promise<Nearest> {
 }
 
 /**
- * Graph-RRF for an unseen query: w_f(q, d) from its ephemeral edges (top-K by s_f, weighted
- * α·s as lib/retrieve/ephemeral.ts inserts it), the weighting the query pipeline gives the
- * dense-graph lists of an unseen paper.
+ * Per query, its ephemeral first-hop edges w_f(q, d) (top-K by s_f, weighted α·s as
+ * lib/retrieve/ephemeral.ts inserts it), which the shared step's graph-RRF reads for an unseen
+ * query, as it does for the dense-graph lists of an unseen paper.
  */
-function ephemeralGraphRrf(nearest: Nearest, alpha: number): (lists: FacetLists, pos: number) => FusedResult[] {
-  const ephemeralWeights = nearest.map((per) => {
-    const byFacet = new Map<Facet, Map<number, number>>();
-    for (const [f, l] of Object.entries(per) as [Facet, FacetTopK][]) {
-      byFacet.set(f, new Map(Array.from(l.targets.subarray(0, EVAL_K), (t, j) => [t, alpha * l.scores[j]])));
-    }
-    return byFacet;
-  });
-  return (lists, pos) => createFusion("graph-rrf", { weightOf: (f, _q, d) => ephemeralWeights[pos].get(f)?.get(d) ?? 0 }).fuse(lists, { query: -1 });
+function ephemeralEdges(nearest: Nearest, alpha: number): Partial<Record<Facet, QueryEdges>>[] {
+  return nearest.map((per) =>
+    Object.fromEntries(
+      Object.entries(per).map(([f, l]) => [f, { targets: l.targets.subarray(0, EVAL_K), weights: Array.from(l.scores.subarray(0, EVAL_K), (s) => alpha * s) }]),
+    ),
+  );
 }
 
 interface OocRun {
@@ -83,7 +83,7 @@ interface OocTable {
 
 /** The out-of-corpus table: dense-graph with ephemeral insertion, the baselines, and each generative model fused two ways. */
 async function oocTable(ctx: EvalContext, nearest: Nearest): Promise<OocTable> {
-  const { data, ooc, itemIndex, oocGold, oocItems, oocSelf, rowFrom, decode, corroboration, mainAlpha, oocContext } = ctx;
+  const { data, ooc, itemIndex, oocGold, oocItems, oocSelf, rowFrom, decode, mainAlpha, oocContext } = ctx;
   const docs = packVectors(data.documents?.papers ?? []);
   const rows: RecallRow[] = [];
   const runs = new Map<string, OocRun>();
@@ -109,10 +109,15 @@ async function oocTable(ctx: EvalContext, nearest: Nearest): Promise<OocTable> {
   rows.push(notReproducedRow("specter2", "SPECTER2 (title + abstract)", SPECTER2_REASON, PAPER_OOC.specter2));
   await add("dense-only", "Dense-only (facet max-sim, RRF)", (i) => fusedPapers(denseOnlyRetriever, oocContext(i), "rrf"));
   const denseItemsOoc = ooc.map((i) => denseItemLists(itemIndex, oocItems(i), { perItem: PER_ITEM, exclude: oocSelf(i) }));
-  const denseCorroboration = ooc.map((i, pos) => corroboration.fuse(denseItemsOoc[pos], { query: oocSelf(i) >= 0 ? oocSelf(i) : undefined }));
+  // Precomputed lists through the shared step, over every facet they have; the paper's corroboration reads whole lists.
+  const oocFused = (pos: number, lists: PrecomputedLists, fusion: FusionRule): Promise<FusedResult[]> =>
+    fusedLists(lists, { ...oocContext(ooc[pos]), facets: FACETS }, fusion, { corroborationDepth: Number.POSITIVE_INFINITY });
+  const denseCorroboration = await Promise.all(
+    ooc.map((_, pos) => oocFused(pos, { name: "dense-items", scoreKind: "score", lists: denseItemsOoc[pos] }, "corroboration-rrf")),
+  );
   await add("dense-items-corroboration", "Dense item lists + corroboration RRF (no model)", (_i, pos) => papersOf(denseCorroboration[pos]));
 
-  const ephemeral = ephemeralGraphRrf(nearest, mainAlpha);
+  const edges = ephemeralEdges(nearest, mainAlpha);
   /** Out-of-corpus rows of one generative model: corroboration RRF (the paper's) and ephemeral graph-RRF. */
   const oocGenerative = async (variant: GenerativeVariant, method: string, label: string, paper?: RecallRow["paper"]): Promise<FusedResult[][] | null> => {
     const gen = await decode(variant, "ooc");
@@ -122,9 +127,12 @@ async function oocTable(ctx: EvalContext, nearest: Nearest): Promise<OocTable> {
       rows.push(notRunRow(`${method}-ephemeral`, `${label} (graph-RRF over ephemeral edges)`, reason));
       return null;
     }
-    const corr = ooc.map((i, pos) => corroboration.fuse(gen[pos].lists as FacetLists, { query: oocSelf(i) >= 0 ? oocSelf(i) : undefined }));
+    const listsOf = (pos: number): PrecomputedLists => ({ name: `generative:${variant}`, scoreKind: "log-prob", lists: gen[pos].lists as FacetLists });
+    const corr = await Promise.all(ooc.map((_, pos) => oocFused(pos, listsOf(pos), "corroboration-rrf")));
     await add(method, `${label} (corroboration RRF)`, (_i, pos) => papersOf(corr[pos]), paper);
-    await add(`${method}-ephemeral`, `${label} (graph-RRF over ephemeral edges)`, (_i, pos) => papersOf(ephemeral(gen[pos].lists as FacetLists, pos)));
+    await add(`${method}-ephemeral`, `${label} (graph-RRF over ephemeral edges)`, async (_i, pos) =>
+      papersOf(await oocFused(pos, { ...listsOf(pos), queryEdges: edges[pos] }, "graph-rrf")),
+    );
     return corr;
   };
   const graftCorroboration = await oocGenerative(GRAFT_VARIANT, "graft", "Graft", PAPER_OOC.graft);
