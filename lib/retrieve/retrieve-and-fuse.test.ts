@@ -4,6 +4,7 @@ import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
 import { COSINE } from "@/lib/graph/similarity";
 import { PackedTexts } from "./packed-texts";
+import { precomputedRetriever } from "./precomputed";
 import { retrieveAndFuse, type FusionRule } from "./retrieve-and-fuse";
 import { memoMap, type RetrievalIndex } from "./retrieval-index";
 import type { FacetCandidateLists, IndexRetrieveContext, Retriever } from "./retriever";
@@ -145,5 +146,47 @@ describe("the shared retrieve-and-fuse step", () => {
     const zero = r.fused.find((x) => x.paper === 0);
     assert.deepEqual(zero?.wholePaper, { rank: 1, weight: 1 });
     assert.deepEqual(zero?.provenance, []);
+  });
+});
+
+describe("corroboration depth and precomputed lists", () => {
+  // Paper 0 is the hub of the problems graph (s .9 to 1, .3 to 2): corroboration credits a candidate by its links to the others.
+  const hub = fixed({ retrieve: async () => ({ problems: [1, 2, 0].map((paper) => ({ paper, score: 1 })) }) });
+  const problemsOnly = () => context({ index: null }, { facets: ["problems"] });
+
+  it("corroboration RRF reads each list's top CORROBORATION_DEPTH papers, or as many as the settings say", async () => {
+    const whole = await retrieveAndFuse(hub, problemsOnly(), "corroboration-rrf", undefined, { corroborationDepth: Number.POSITIVE_INFINITY });
+    // corr(0) = .9 + .3 over rank 3, corr(1) = .9 over rank 1, corr(2) = .3 over rank 2.
+    assert.deepEqual(papers(whole), [0, 1, 2]);
+    assert.deepEqual(papers(await retrieveAndFuse(hub, problemsOnly(), "corroboration-rrf")), [0, 1, 2]);
+    // Cut to its top paper, the list has nothing to corroborate it: nothing is credited.
+    assert.deepEqual(papers(await retrieveAndFuse(hub, problemsOnly(), "corroboration-rrf", undefined, { corroborationDepth: 1 })), []);
+  });
+
+  it("a query's precomputed lists rank as a retriever's: LM-score by their score kind, graph-RRF over the edges they bring", async () => {
+    const lists = {
+      problems: [
+        { paper: 2, score: Math.log(0.2) },
+        { paper: 1, score: Math.log(0.5) },
+      ],
+      methods: [{ paper: 1, score: Math.log(0.4) }],
+    };
+    const lm = await retrieveAndFuse(precomputedRetriever({ name: "decoded", scoreKind: "log-prob", lists }), context({ index: null }), "lm-score");
+    assert.deepEqual(papers(lm), [1, 2]);
+    assert.ok(Math.abs(lm.fused[0].score - 0.9) < 1e-12);
+
+    const ctx = context({ index: null });
+    const queryEdges = { problems: { targets: [2], weights: [0.5] } };
+    const viaEdges = await retrieveAndFuse(precomputedRetriever({ name: "decoded", scoreKind: "log-prob", lists, queryEdges }), ctx, "graph-rrf");
+    assert.equal(viaEdges.applied, "graph-rrf");
+    assert.deepEqual(ctx.queryEdges, queryEdges);
+    // Only paper 2 has an edge from the query.
+    assert.deepEqual(papers(viaEdges), [2]);
+  });
+
+  it("a candidate without a model score ranks under rank-based rules; LM-score refuses it", async () => {
+    const unscored = precomputedRetriever({ name: "decoded", scoreKind: "log-prob", lists: { problems: [{ paper: 3 }, { paper: 1 }] } });
+    assert.deepEqual(papers(await retrieveAndFuse(unscored, context({ index: null }), "rrf")), [3, 1]);
+    await assert.rejects(retrieveAndFuse(unscored, context({ index: null }), "lm-score"), /no model score/);
   });
 });
