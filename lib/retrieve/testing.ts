@@ -10,11 +10,12 @@ import type { Db } from "@/lib/db/client";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
 import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
 import { FakeEmbedder } from "@/lib/embed/fixtures/fake-embedder";
-import { writePaperGraph, type FacetCsr, type PaperGraph } from "@/lib/graph/csr";
+import { writePaperGraph, type PaperGraph } from "@/lib/graph/csr";
+import { csrOf } from "@/lib/graph/csr-testing";
 import { clearGraphCache } from "./graph-store";
 
 // A hand-made graph build for tests whose expected scores are computed by hand: five papers
-// H0-H4 (node i = Hi), one item per facet, and facet graphs whose weights w and facet scores s
+// H0-H4 (node i = Hi), one item per facet, and facet graphs whose weights w (= facet scores s)
 // are chosen below (dyadic, so exact in float32). Item vectors come from the deterministic
 // fake embedder, written to the build's vector cache, so evidence is computed as in serving.
 
@@ -33,21 +34,6 @@ export const handPapers: PaperRecord[] = [0, 1, 2, 3, 4].map((i) => ({
   facets: Object.fromEntries(FACETS.map((f) => [f, [`${f} item of H${i}`]])),
 }));
 
-/** Rows as [target, w, s] triples; c = 0. */
-function csr(rows: [number, number, number][][]): FacetCsr {
-  const offsets = new Int32Array(rows.length + 1);
-  rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
-  const flat = rows.flat();
-  return {
-    numPapers: rows.length,
-    offsets,
-    targets: Int32Array.from(flat, (e) => e[0]),
-    weights: Float32Array.from(flat, (e) => e[1]),
-    facetScores: Float32Array.from(flat, (e) => e[2]),
-    citationScores: new Float32Array(flat.length),
-  };
-}
-
 /**
  * problems: 0→1 (w .75), 0→3 (w .5); s: 1→2 .375, 2→1 .625, 1→3 .25.
  * methods:  0→3 (w .625); s: 1→2 .25, 2→3 .5.
@@ -57,22 +43,22 @@ export const handGraph: PaperGraph = {
   numPapers: 5,
   k: 2,
   facets: {
-    problems: csr([
+    problems: csrOf([
       [
-        [1, 0.75, 0.75],
-        [3, 0.5, 0.5],
+        [1, 0.75],
+        [3, 0.5],
       ],
       [
-        [2, 0.375, 0.375],
-        [3, 0.25, 0.25],
+        [2, 0.375],
+        [3, 0.25],
       ],
-      [[1, 0.625, 0.625]],
+      [[1, 0.625]],
       [],
       [],
     ]),
-    methods: csr([[[3, 0.625, 0.625]], [[2, 0.25, 0.25]], [[3, 0.5, 0.5]], [], []]),
-    results: csr([[], [], [], [], []]),
-    contributions: csr([[], [], [], [], []]),
+    methods: csrOf([[[3, 0.625]], [[2, 0.25]], [[3, 0.5]], [], []]),
+    results: csrOf([[], [], [], [], []]),
+    contributions: csrOf([[], [], [], [], []]),
   },
 };
 
