@@ -33,28 +33,24 @@ export async function createTestDb(): Promise<TestDb> {
     const name = uniqueName("graft_test");
     const template = await pgTemplate(pgUrl);
     await onPgServer(pgUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-    const config: DbConfig = { provider: "postgresql", url: pgDatabaseUrl(pgUrl, name) };
-    const db = createDb(config);
-    return {
-      db,
-      config,
-      cleanup: async () => {
-        await db.$disconnect();
-        await onPgServer(pgUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      },
-    };
+    return openTestDb({ provider: "postgresql", url: pgDatabaseUrl(pgUrl, name) }, () => onPgServer(pgUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), "graft-test-"));
   const file = path.join(dir, "test.db");
   const config: DbConfig = { provider: "sqlite", url: `file:${file}`, file };
   copyFileSync(await sqliteTemplate(), file);
+  return openTestDb(config, () => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** A client on a fresh test database; `drop` removes the database once the client is closed. */
+function openTestDb(config: DbConfig, drop: () => Promise<unknown> | void): TestDb {
   const db = createDb(config);
   return {
     db,
     config,
     cleanup: async () => {
       await db.$disconnect();
-      rmSync(dir, { recursive: true, force: true });
+      await drop();
     },
   };
 }
