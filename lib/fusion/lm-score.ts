@@ -13,7 +13,7 @@
  * adds every occurrence (SEAL/MINDER's passage-level sum) for ablation.
  */
 import { FACETS } from "@/lib/corpus/types";
-import { collapseList, DEFAULT_TOP_N, rankFused, type FacetLists, type FusedResult, type Provenance, type RankMode } from "./types";
+import { collapseList, creditCandidate, DEFAULT_TOP_N, rankFused, type FacetLists, type FusedResult, type RankMode } from "./types";
 
 export interface LmScoreOptions {
   topN?: number;
@@ -43,13 +43,7 @@ export function lmScore(lists: FacetLists, options: LmScoreOptions = {}): FusedR
         view = withinView === "max" ? Math.max(view, p) : view + p;
       }
       if (!(view > 0)) continue;
-      let r = fused.get(c.paper);
-      if (!r) fused.set(c.paper, (r = { paper: c.paper, score: 0, provenance: [] }));
-      r.score += view;
-      const prov: Provenance = { facet, rank: c.rank, weight: view };
-      if (c.first.queryItem !== undefined) prov.queryItem = c.first.queryItem;
-      if (c.first.docId !== undefined) prov.docId = c.first.docId;
-      r.provenance.push(prov);
+      creditCandidate(fused, facet, c, view, view);
     }
   }
   return rankFused(fused.values(), options.topN ?? DEFAULT_TOP_N);

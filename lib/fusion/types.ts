@@ -131,6 +131,17 @@ export function rankFused(results: Iterable<FusedResult>, topN: number): FusedRe
     .slice(0, topN);
 }
 
+/** Adds `score` to a candidate's fused result, with its provenance in `facet` (rank, `weight`, the query item and DocID it came from). */
+export function creditCandidate(fused: Map<number, FusedResult>, facet: Facet, c: RankedCandidate, score: number, weight: number): void {
+  let r = fused.get(c.paper);
+  if (!r) fused.set(c.paper, (r = { paper: c.paper, score: 0, provenance: [] }));
+  r.score += score;
+  const p: Provenance = { facet, rank: c.rank, weight };
+  if (c.first.queryItem !== undefined) p.queryItem = c.first.queryItem;
+  if (c.first.docId !== undefined) p.docId = c.first.docId;
+  r.provenance.push(p);
+}
+
 /**
  * The shared core of every rank-based rule: score(d) = Σ_f weight_f(d) / (k + rank_f(d)) over the
  * facets whose list holds d, crediting only facets with weight > 0; papers with no credited
@@ -152,13 +163,7 @@ export function weightedRrf(
       if (c.paper === options.exclude) continue;
       const w = weightOf(facet, c);
       if (!(w > 0)) continue;
-      let r = fused.get(c.paper);
-      if (!r) fused.set(c.paper, (r = { paper: c.paper, score: 0, provenance: [] }));
-      r.score += w / (k + c.rank);
-      const p: Provenance = { facet, rank: c.rank, weight: w };
-      if (c.first.queryItem !== undefined) p.queryItem = c.first.queryItem;
-      if (c.first.docId !== undefined) p.docId = c.first.docId;
-      r.provenance.push(p);
+      creditCandidate(fused, facet, c, w / (k + c.rank), w);
     }
   }
   return rankFused(fused.values(), topN);
