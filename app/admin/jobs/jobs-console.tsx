@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Card, formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "@/components/ui";
-import { ApiError, fetchJson } from "@/lib/http/client";
+import { ApiError, fetchJson, sendJson } from "@/lib/http/client";
 import type { JobDetail, JobStatus, JobView } from "@/lib/jobs/types";
 
 // The live jobs console: a list of jobs polled while any is active, the selected job's progress
@@ -61,13 +61,9 @@ function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: 
   const [embedder, setEmbedder] = useState("");
   const start = useMutation({
     mutationFn: () =>
-      fetchJson<{ job: JobView; created: boolean }>("/api/admin/jobs", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          stage: "graph",
-          params: { corpus: corpus || corpora[0], k: Number(k), ...(alpha.trim() ? { alpha: Number(alpha) } : {}), ...(embedder.trim() ? { embedder } : {}) },
-        }),
+      sendJson<{ job: JobView; created: boolean }>("/api/admin/jobs", "POST", {
+        stage: "graph",
+        params: { corpus: corpus || corpora[0], k: Number(k), ...(alpha.trim() ? { alpha: Number(alpha) } : {}), ...(embedder.trim() ? { embedder } : {}) },
       }),
     onSuccess: (r) => {
       void client.invalidateQueries({ queryKey: ["admin-jobs"] });
