@@ -12,7 +12,8 @@ import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
 import { FakeEmbedder } from "@/lib/embed/fixtures/fake-embedder";
 import { writePaperGraph, type PaperGraph } from "@/lib/graph/csr";
 import { csrOf } from "@/lib/graph/csr-testing";
-import { clearGraphCache } from "./graph-store";
+import { clearGraphCache, itemsOf, vectorsOf, type LoadedGraph } from "./graph-store";
+import type { RetrieveContext } from "./retriever";
 
 // A hand-made graph build for tests whose expected scores are computed by hand: five papers
 // H0-H4 (node i = Hi), one item per facet, and facet graphs whose weights w (= facet scores s)
@@ -117,5 +118,19 @@ export function useHandGraphStore(prefix: string): { readonly db: Db; readonly d
     get dataRoot() {
       return root;
     },
+  };
+}
+
+/** An unseen copy of corpus node `node` of `g` as a query context: its items and vectors, itself excluded. */
+export function unseenCopy(g: LoadedGraph, node: number, facets: readonly Facet[] = FACETS): RetrieveContext {
+  const items = Object.fromEntries(FACETS.map((f) => [f, itemsOf(g, f, node)])) as Record<Facet, string[]>;
+  const vectors = Object.fromEntries(FACETS.map((f) => [f, vectorsOf(g, f, node)])) as Record<Facet, Float32Array[]>;
+  return {
+    db: undefined as never,
+    graph: g,
+    query: { index: null, exclude: node, title: "", abstract: "", items, vectors },
+    facets,
+    pool: 50,
+    queryEdges: {},
   };
 }
