@@ -46,18 +46,11 @@ function SourceTable({ rows, caption, withTuning }: { rows: readonly UserPaperRo
           <th scope="col" className="px-3 py-2 font-medium">
             Method
           </th>
-          <th scope="col" className={th}>
-            R@5
-          </th>
-          <th scope="col" className={th}>
-            R@10
-          </th>
-          <th scope="col" className={th}>
-            R@20
-          </th>
-          <th scope="col" className={th}>
-            R@50
-          </th>
+          {(["R@5", "R@10", "R@20", "R@50"] as const).map((c) => (
+            <th key={c} scope="col" className={th}>
+              {c}
+            </th>
+          ))}
           <th scope="col" className={th} title="R@20 over the BM25 row's R@20 on the same queries, with a paired bootstrap interval">
             × BM25 (R@20)
           </th>
