@@ -1,13 +1,12 @@
 /** Test helpers of the job queue: a real `npm run worker` process (tests only). */
+import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { after, before } from "node:test";
+import type { TestContext } from "node:test";
 import { importCorpus } from "@/lib/corpus/import";
 import type { CorpusInput } from "@/lib/corpus/read";
 import type { Db } from "@/lib/db/client";
-import { createTestDb, type TestDb } from "@/lib/db/testing";
+import { useTestStore } from "@/lib/db/testing";
 import { repoRoot } from "@/lib/paths";
 import { failpointBanner } from "./failpoints";
 import type { JobRow } from "./queue";
@@ -120,40 +119,32 @@ export const SHARD_WORDS = {
 export const pickWord = (list: readonly string[], i: number): string => list[i % list.length];
 
 /**
- * Registers before/after hooks (call it inside a describe): a fresh store holding `input` as
- * `corpus`, a private GRAFT_DATA_ROOT, and a list for the worker processes a test starts; the
- * workers still running are killed and the rest removed afterwards.
+ * A fresh store holding `input` as `corpus`, with a private GRAFT_DATA_ROOT (see useTestStore),
+ * and a list for the worker processes a test starts: those still running are killed afterwards.
  */
 export function useWorkerStore(prefix: string, corpus: string, input: () => CorpusInput) {
-  let store: TestDb | undefined;
-  let root = "";
-  const saved = process.env.GRAFT_DATA_ROOT;
   const workers: WorkerProcess[] = [];
-  before(async () => {
-    store = await createTestDb();
-    root = mkdtempSync(path.join(os.tmpdir(), prefix));
-    process.env.GRAFT_DATA_ROOT = root;
-    await importCorpus(store.db, input(), { corpus });
-  });
-  after(async () => {
-    for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
-    process.env.GRAFT_DATA_ROOT = saved;
-    await store?.cleanup();
-    rmSync(root, { recursive: true, force: true });
-  });
-  const held = (): TestDb => {
-    if (!store) throw new Error("useWorkerStore: the store exists only inside tests");
-    return store;
-  };
-  return {
-    get db(): Db {
-      return held().db;
+  const store = useTestStore(prefix, {
+    setup: (db) => importCorpus(db, input(), { corpus }),
+    teardown: () => {
+      for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
     },
-    get root(): string {
-      return root;
-    },
+  });
+  // Added to the store's own object: its getters stay lazy.
+  return Object.assign(store, {
     /** A worker's environment on this store and data root. */
-    env: (): NodeJS.ProcessEnv => workerEnv(held().config.url, root),
+    env: (): NodeJS.ProcessEnv => workerEnv(store.databaseUrl, store.dataRoot),
     workers,
-  };
+  });
+}
+
+/** Every job (a `what`) succeeded at its first claim, and the jobs ran on at least two workers (noted in the test's output). */
+export function assertSharedOnce(t: TestContext, jobs: readonly JobRow[], what: string): void {
+  assert.ok(
+    jobs.every((j) => j.status === "succeeded" && j.attempts === 1),
+    `every ${what} claimed once`,
+  );
+  const owners = new Set(jobs.map((j) => j.workerId));
+  t.diagnostic(`${jobs.length} ${what} jobs ran on ${owners.size} workers`);
+  assert.ok(owners.size >= 2, `${what}s ran on ${owners.size} worker(s): ${[...owners].join(", ")}`);
 }

@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { after, before } from "node:test";
 import { completeBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds/build-dir";
 import { importCorpus } from "@/lib/corpus/import";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { PaperRecord } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
-import { createTestDb, type TestDb } from "@/lib/db/testing";
+import { type TestStore, useTestStore } from "@/lib/db/testing";
 import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
 import { FakeEmbedder } from "@/lib/embed/fixtures/fake-embedder";
 import { writePaperGraph, type PaperGraph } from "@/lib/graph/csr";
@@ -65,60 +62,34 @@ export const handGraph: PaperGraph = {
 
 export const handItem = (f: Facet, node: number): string => `${f} item of H${node}`;
 
-/** A fresh store holding the hand corpus and its one complete graph build. */
-export function useHandGraphStore(prefix: string): { readonly db: Db; readonly databaseUrl: string; readonly dataRoot: string } {
-  let store: TestDb | undefined;
-  let root = "";
-  const saved = process.env.GRAFT_DATA_ROOT;
-  before(async () => {
-    store = await createTestDb();
-    root = mkdtempSync(path.join(os.tmpdir(), prefix));
-    process.env.GRAFT_DATA_ROOT = root;
-    clearGraphCache();
-    const db = store.db;
-    await importCorpus(
-      db,
-      {
-        files: { papers: "hand/papers.jsonl", citations: "hand/citations.tsv", queries: null, queryGold: null },
-        papers: handPapers,
-        citations: [],
-        queries: [],
-        queryGold: [],
-        skipped: [],
-      },
-      { corpus: HAND_CORPUS },
-    );
-    const texts = handPapers.flatMap((p) => FACETS.flatMap((f) => p.facets?.[f] ?? []));
-    await embedWithCache(new FakeEmbedder(8), texts, { dir: cacheDirFor(HAND_CORPUS, HAND_EMBEDDER) });
-    const rows = await db.paper.findMany({ where: { corpus: { name: HAND_CORPUS } }, select: { id: true, externalId: true }, orderBy: { externalId: "asc" } });
-    const build = await startBuild(db, HAND_CORPUS, { stage: "graph", alpha: 0.75, beta: 0.25, k: 2 });
-    writePaperGraph(path.join(build.dir, "graph.csr"), handGraph);
-    recordArtefact(build, "graph", "graph.csr", "graph.csr");
-    writeArtefact(build, "graph", "papers.json", "papers.json", JSON.stringify({ externalIds: rows.map((r) => r.externalId), dbIds: rows.map((r) => r.id) }));
-    await completeBuild(db, build, { stage: "graph", embedder: { id: HAND_EMBEDDER, dim: 8 } });
-  });
-  after(async () => {
-    process.env.GRAFT_DATA_ROOT = saved;
-    clearGraphCache();
-    await store?.cleanup();
-    rmSync(root, { recursive: true, force: true });
-  });
-  const held = (): TestDb => {
-    if (!store) throw new Error("useHandGraphStore: the store exists only inside tests");
-    return store;
-  };
-  return {
-    get db() {
-      return held().db;
+/** A fresh store holding the hand corpus and its one complete graph build (see useTestStore). */
+export function useHandGraphStore(prefix: string): TestStore {
+  return useTestStore(prefix, { setup: writeHandGraphBuild, teardown: clearGraphCache });
+}
+
+/** The hand corpus, its item vectors in the build's cache and its graph build, in a fresh store. */
+async function writeHandGraphBuild(db: Db): Promise<void> {
+  clearGraphCache();
+  await importCorpus(
+    db,
+    {
+      files: { papers: "hand/papers.jsonl", citations: "hand/citations.tsv", queries: null, queryGold: null },
+      papers: handPapers,
+      citations: [],
+      queries: [],
+      queryGold: [],
+      skipped: [],
     },
-    /** For subprocesses (the CLI): the store's URL and the data root holding the build. */
-    get databaseUrl() {
-      return held().config.url;
-    },
-    get dataRoot() {
-      return root;
-    },
-  };
+    { corpus: HAND_CORPUS },
+  );
+  const texts = handPapers.flatMap((p) => FACETS.flatMap((f) => p.facets?.[f] ?? []));
+  await embedWithCache(new FakeEmbedder(8), texts, { dir: cacheDirFor(HAND_CORPUS, HAND_EMBEDDER) });
+  const rows = await db.paper.findMany({ where: { corpus: { name: HAND_CORPUS } }, select: { id: true, externalId: true }, orderBy: { externalId: "asc" } });
+  const build = await startBuild(db, HAND_CORPUS, { stage: "graph", alpha: 0.75, beta: 0.25, k: 2 });
+  writePaperGraph(path.join(build.dir, "graph.csr"), handGraph);
+  recordArtefact(build, "graph", "graph.csr", "graph.csr");
+  writeArtefact(build, "graph", "papers.json", "papers.json", JSON.stringify({ externalIds: rows.map((r) => r.externalId), dbIds: rows.map((r) => r.id) }));
+  await completeBuild(db, build, { stage: "graph", embedder: { id: HAND_EMBEDDER, dim: 8 } });
 }
 
 /** An unseen copy of corpus node `node` of `g` as a query context: its items and vectors, itself excluded. */
