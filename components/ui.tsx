@@ -106,7 +106,8 @@ export function Card({ title, children, className = "", testId }: { title?: Reac
   );
 }
 
-export function ProgressBar({ value, total, label }: { value: number; total: number; label: string }) {
+/** `value` of `total` as a thin bar; "live" (a running job's) in the accent colour, easing as it grows. */
+export function ProgressBar({ value, total, label, live = false }: { value: number; total: number; label: string; live?: boolean }) {
   const pct = total > 0 ? Math.round((value / total) * 100) : 0;
   return (
     <div
@@ -117,7 +118,19 @@ export function ProgressBar({ value, total, label }: { value: number; total: num
       aria-valuemax={total}
       aria-valuenow={value}
     >
-      <div className="h-full rounded-full bg-ink-muted" style={{ width: `${pct}%` }} />
+      <div className={`h-full rounded-full ${live ? "bg-accent transition-[width]" : "bg-ink-muted"}`} style={{ width: `${pct}%` }} />
+    </div>
+  );
+}
+
+/** A study's progress as its list shows it: the bar, then the count in words. */
+export function ProgressLine({ value, total, label, children }: { value: number; total: number; label: string; children: ReactNode }) {
+  return (
+    <div className="mt-3 flex items-center gap-3 text-sm text-ink-muted">
+      <div className="w-48">
+        <ProgressBar value={value} total={total} label={label} />
+      </div>
+      <span className="tabular-nums">{children}</span>
     </div>
   );
 }

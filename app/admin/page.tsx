@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
-import { Card, fmtPct, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressBar } from "@/components/ui";
+import { Card, fmtPct, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressLine } from "@/components/ui";
 import { listStudies } from "@/lib/annotation/study";
 import { requireUser } from "@/lib/auth/guard";
 import { listUsers } from "@/lib/auth/users";
@@ -63,14 +63,9 @@ export default async function AdminHome() {
                       Agreement
                     </Link>
                   </div>
-                  <div className="mt-3 flex items-center gap-3 text-sm text-ink-muted">
-                    <div className="w-48">
-                      <ProgressBar value={s.ratings} total={s.expectedRatings} label={`Ratings of ${s.name}`} />
-                    </div>
-                    <span className="tabular-nums">
-                      {s.ratings} / {s.expectedRatings} ratings ({fmtPct(s.expectedRatings ? s.ratings / s.expectedRatings : 0, 0)})
-                    </span>
-                  </div>
+                  <ProgressLine value={s.ratings} total={s.expectedRatings} label={`Ratings of ${s.name}`}>
+                    {s.ratings} / {s.expectedRatings} ratings ({fmtPct(s.expectedRatings ? s.ratings / s.expectedRatings : 0, 0)})
+                  </ProgressLine>
                 </Card>
               </li>
             ))}

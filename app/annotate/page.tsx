@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
-import { Card, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressBar } from "@/components/ui";
+import { Card, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressLine } from "@/components/ui";
 import { myStudies } from "@/lib/annotation/sheet";
 import { requireUser } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";
@@ -44,14 +44,9 @@ export default async function AnnotateHome() {
                         {done ? "Review" : s.rated > 0 ? "Resume" : "Start"}
                       </Link>
                     </div>
-                    <div className="mt-3 flex items-center gap-3 text-sm text-ink-muted">
-                      <div className="w-48">
-                        <ProgressBar value={s.rated} total={s.total} label={`Progress on ${s.name}`} />
-                      </div>
-                      <span className="tabular-nums">
-                        {s.rated} / {s.total} rated
-                      </span>
-                    </div>
+                    <ProgressLine value={s.rated} total={s.total} label={`Progress on ${s.name}`}>
+                      {s.rated} / {s.total} rated
+                    </ProgressLine>
                   </Card>
                 </li>
               );

@@ -9,6 +9,7 @@ import type { CsfcubeState } from "@/lib/eval/csfcube-report";
 import { readLatestCsfcube, readLatestReport } from "@/lib/eval/latest";
 import { tableNote, TABLES, type EvalReport, type TableName } from "@/lib/eval/report";
 import { coverageLadderSvg, recallCurvesSvg } from "@/lib/eval/svg";
+import { ReportTable } from "@/components/eval/report-table";
 
 export const metadata: Metadata = { title: "Evaluation" };
 // The report is read at request time, so a new `graft eval` shows without a rebuild.
@@ -32,37 +33,37 @@ function Section({ id, title, children, note }: { id: string; title: string; chi
 
 function Table({ header, rows, caption }: { header: string[]; rows: (string | number)[][]; caption: string }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-line bg-surface">
-      <table className="w-full min-w-[36rem] border-collapse text-sm">
-        <caption className="sr-only">{caption}</caption>
-        <thead>
-          <tr className="border-b border-line text-left text-xs uppercase tracking-wide text-ink-faint">
-            {header.map((h, i) => (
-              <th key={h} scope="col" className={`px-3 py-2 font-medium ${i > 0 ? "text-right" : ""}`}>
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r, i) => (
-            <tr key={i} className="border-b border-line last:border-0">
-              {r.map((c, j) =>
-                j === 0 ? (
-                  <th key={j} scope="row" className="px-3 py-2 text-left font-normal text-ink">
-                    {c}
-                  </th>
-                ) : (
-                  <td key={j} className="px-3 py-2 text-right tabular-nums text-ink-muted">
-                    {c}
-                  </td>
-                ),
-              )}
-            </tr>
+    <ReportTable
+      caption={caption}
+      minWidth="min-w-[36rem]"
+      header={
+        <>
+          {header.map((h, i) => (
+            <th key={h} scope="col" className={`px-3 py-2 font-medium ${i > 0 ? "text-right" : ""}`}>
+              {h}
+            </th>
           ))}
-        </tbody>
-      </table>
-    </div>
+        </>
+      }
+    >
+      <tbody>
+        {rows.map((r, i) => (
+          <tr key={i} className="border-b border-line last:border-0">
+            {r.map((c, j) =>
+              j === 0 ? (
+                <th key={j} scope="row" className="px-3 py-2 text-left font-normal text-ink">
+                  {c}
+                </th>
+              ) : (
+                <td key={j} className="px-3 py-2 text-right tabular-nums text-ink-muted">
+                  {c}
+                </td>
+              ),
+            )}
+          </tr>
+        ))}
+      </tbody>
+    </ReportTable>
   );
 }
 

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { Card, formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "@/components/ui";
-import { ApiError, fetchJson } from "@/lib/http/client";
+import { ApiError, fetchJson, sendJson } from "@/lib/http/client";
 import type { JobView } from "@/lib/jobs/types";
 import type { CorpusUploadResult } from "@/lib/query/corpus-upload";
 
@@ -29,12 +29,7 @@ function Count({ label, value, testId }: { label: string; value: number; testId:
 function Result({ r }: { r: CorpusUploadResult }) {
   // A graph build needs facets: offered here only once every paper has them (else extraction comes first, on the CLI).
   const build = useMutation({
-    mutationFn: () =>
-      fetchJson<{ job: JobView; created: boolean }>("/api/admin/jobs", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ stage: "graph", params: { corpus: r.corpus } }),
-      }),
+    mutationFn: () => sendJson<{ job: JobView; created: boolean }>("/api/admin/jobs", "POST", { stage: "graph", params: { corpus: r.corpus } }),
   });
   const n = r.papers.created + r.alreadyPresent;
   return (

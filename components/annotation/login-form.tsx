@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useId, useState, type FormEvent } from "react";
-import { ApiError, fetchJson } from "@/lib/http/client";
+import { ApiError, sendJson } from "@/lib/http/client";
 import { formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "../ui";
 
 /** Email + password sign-in; on success a full page load, so every server component sees the cookie. */
@@ -24,11 +24,7 @@ export function LoginForm({ next, notice }: { next?: string; notice?: string }) 
     setPending(true);
     setError(null);
     try {
-      const res = await fetchJson<{ redirect: string }>("/api/auth/login", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email: form.get("email"), password: form.get("password"), next }),
-      });
+      const res = await sendJson<{ redirect: string }>("/api/auth/login", "POST", { email: form.get("email"), password: form.get("password"), next });
       window.location.assign(res.redirect);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : "Could not sign in. Try again.");

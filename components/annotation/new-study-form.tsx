@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { ITEMS_PER_PAPER, splitSizes } from "@/lib/annotation/study";
-import { ApiError, fetchJson } from "@/lib/http/client";
+import { ApiError, sendJson } from "@/lib/http/client";
 import { formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "../ui";
 
 interface Annotator {
@@ -43,17 +43,13 @@ export function NewStudyForm({
     setPending(true);
     setError(null);
     try {
-      const study = await fetchJson<{ id: number }>("/api/admin/studies", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          name: form.get("name"),
-          corpus: form.get("corpus"),
-          papers,
-          coreItems: core,
-          annotatorIds: chosen,
-          seed: Number(form.get("seed")),
-        }),
+      const study = await sendJson<{ id: number }>("/api/admin/studies", "POST", {
+        name: form.get("name"),
+        corpus: form.get("corpus"),
+        papers,
+        coreItems: core,
+        annotatorIds: chosen,
+        seed: Number(form.get("seed")),
       });
       router.push(`/admin/studies/${study.id}`);
     } catch (err) {

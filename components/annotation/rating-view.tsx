@@ -7,7 +7,7 @@ import { FACET_STYLES, FacetChip, facetVars } from "@/components/facets";
 import { highlightSegments, locateEvidence, type EvidenceSnippet } from "@/lib/annotation/evidence";
 import type { Sheet, SheetItem } from "@/lib/annotation/sheet";
 import type { SessionUser } from "@/lib/auth/users";
-import { ApiError, fetchJson } from "@/lib/http/client";
+import { ApiError, fetchJson, sendJson } from "@/lib/http/client";
 import { eyebrowClass, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressBar } from "../ui";
 
 /**
@@ -104,11 +104,7 @@ export function RatingView({
     if (closed || !complete(d)) return;
     setStates((s) => ({ ...s, [itemId]: { kind: "saving" } }));
     try {
-      const res = await fetchJson<SaveResponse>(itemUrl(itemId), {
-        method: "PUT",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ score: d.score, rationale: d.rationale }),
-      });
+      const res = await sendJson<SaveResponse>(itemUrl(itemId), "PUT", { score: d.score, rationale: d.rationale });
       setEntries((es) => es.map((e) => (e.studyItemId === itemId ? { ...e, score: res.rating.score, rationale: res.rating.rationale } : e)));
       // Drop the draft only if nothing was typed while the request was in flight.
       setDrafts((ds) => {

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ApiError, fetchJson } from "@/lib/http/client";
+import { ApiError, sendJson } from "@/lib/http/client";
 import { formButtonClass as buttonClass } from "../ui";
 
 /** Closes a study (ratings freeze) or opens it again. */
@@ -15,11 +15,7 @@ export function StudyStatusToggle({ studyId, status }: { studyId: number; status
     setPending(true);
     setError(null);
     try {
-      await fetchJson(`/api/admin/studies/${studyId}`, {
-        method: "PATCH",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ status: next }),
-      });
+      await sendJson(`/api/admin/studies/${studyId}`, "PATCH", { status: next });
       router.refresh();
     } catch (err) {
       setError(err instanceof ApiError ? err.message : "Could not change the status.");

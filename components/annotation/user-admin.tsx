@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import type { UserView } from "@/lib/auth/users";
-import { ApiError, fetchJson } from "@/lib/http/client";
+import { ApiError, sendJson } from "@/lib/http/client";
 import { formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "../ui";
 
 type Notice = { kind: "ok" | "error"; text: string; password?: string; email?: string } | null;
@@ -19,7 +19,7 @@ export function UserAdmin({ users, selfId }: { users: UserView[]; selfId: number
   async function call<T>(url: string, method: string, body: unknown): Promise<T | null> {
     setPending(true);
     try {
-      return await fetchJson<T>(url, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return await sendJson<T>(url, method, body);
     } catch (err) {
       setNotice({ kind: "error", text: err instanceof ApiError ? err.message : "The request failed." });
       return null;

@@ -1,4 +1,5 @@
 import { CSFCUBE_HEADING, CSFCUBE_INTRO, csfcubeColumns, csfcubeLines, FACETS_LABEL, type CsfcubeRow, type CsfcubeState } from "@/lib/eval/csfcube-report";
+import { ReportTable } from "./report-table";
 
 const f2 = (x: number): string => x.toFixed(2);
 
@@ -44,42 +45,43 @@ function CsfcubeBody({ report }: { report: Extract<CsfcubeState, { status: "ok" 
       <p className="mt-1 max-w-3xl text-sm text-ink-muted">
         {CSFCUBE_INTRO} Cells: MAP / NDCG%20, with MAP’s 95% interval below. Generated {report.generated} by <code className="text-xs">{report.command}</code>.
       </p>
-      <div className="mt-3 overflow-x-auto rounded-lg border border-line bg-surface">
-        <table className="w-full min-w-[44rem] border-collapse text-sm">
-          <caption className="sr-only">CSFCube dev fold: MAP and NDCG%20 per facet</caption>
-          <thead>
-            <tr className="border-b border-line text-left text-xs uppercase tracking-wide text-ink-faint">
-              <th scope="col" className="px-3 py-2 font-medium">
-                Method
+      <ReportTable
+        caption="CSFCube dev fold: MAP and NDCG%20 per facet"
+        minWidth="min-w-[44rem]"
+        className="mt-3"
+        header={
+          <>
+            <th scope="col" className="px-3 py-2 font-medium">
+              Method
+            </th>
+            <th scope="col" className="px-3 py-2 font-medium">
+              Facets used
+            </th>
+            {cols.map((c) => (
+              <th key={c.facet} scope="col" className="px-3 py-2 text-right font-medium">
+                {c.facet}
+                {c.queries !== null && <span className="block font-normal normal-case">{c.queries} queries</span>}
               </th>
-              <th scope="col" className="px-3 py-2 font-medium">
-                Facets used
+            ))}
+          </>
+        }
+      >
+        <tbody>
+          {csfcubeLines(report).map((l) => (
+            <tr key={`${l.method}-${l.facets}`} className="border-b border-line align-top last:border-0">
+              <th scope="row" className="px-3 py-2 text-left font-normal text-ink">
+                {l.label}
               </th>
+              <td className="px-3 py-2 text-ink-muted">{FACETS_LABEL[l.facets]}</td>
               {cols.map((c) => (
-                <th key={c.facet} scope="col" className="px-3 py-2 text-right font-medium">
-                  {c.facet}
-                  {c.queries !== null && <span className="block font-normal normal-case">{c.queries} queries</span>}
-                </th>
+                <td key={c.facet} className="px-3 py-2 text-right tabular-nums">
+                  <Cell row={l.cells[c.facet]} showQueries={c.queries === null} />
+                </td>
               ))}
             </tr>
-          </thead>
-          <tbody>
-            {csfcubeLines(report).map((l) => (
-              <tr key={`${l.method}-${l.facets}`} className="border-b border-line align-top last:border-0">
-                <th scope="row" className="px-3 py-2 text-left font-normal text-ink">
-                  {l.label}
-                </th>
-                <td className="px-3 py-2 text-ink-muted">{FACETS_LABEL[l.facets]}</td>
-                {cols.map((c) => (
-                  <td key={c.facet} className="px-3 py-2 text-right tabular-nums">
-                    <Cell row={l.cells[c.facet]} showQueries={c.queries === null} />
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          ))}
+        </tbody>
+      </ReportTable>
       {report.references.length > 0 && (
         <div className="mt-3 max-w-xl overflow-x-auto rounded-lg border border-line bg-surface">
           <table className="w-full border-collapse text-sm">

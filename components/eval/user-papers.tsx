@@ -11,6 +11,7 @@ import {
   type UserPapersSection as Section,
   type UserPaperTable,
 } from "@/lib/eval/report";
+import { ReportTable } from "./report-table";
 
 const f3 = (x: number | undefined): string => (x === undefined ? "–" : x.toFixed(3));
 
@@ -37,94 +38,87 @@ function Paired({ text }: { text: string }) {
 function SourceTable({ rows, caption, withTuning }: { rows: readonly UserPaperRow[]; caption: string; withTuning: boolean }) {
   const th = "px-3 py-2 text-right font-medium";
   return (
-    <div className="overflow-x-auto rounded-lg border border-line bg-surface">
-      <table className="w-full min-w-[52rem] border-collapse text-sm">
-        <caption className="sr-only">{caption}</caption>
-        <thead>
-          <tr className="border-b border-line text-left text-xs uppercase tracking-wide text-ink-faint">
-            <th scope="col" className="px-3 py-2 font-medium">
-              Method
+    <ReportTable
+      caption={caption}
+      minWidth="min-w-[52rem]"
+      header={
+        <>
+          <th scope="col" className="px-3 py-2 font-medium">
+            Method
+          </th>
+          {(["R@5", "R@10", "R@20", "R@50"] as const).map((c) => (
+            <th key={c} scope="col" className={th}>
+              {c}
             </th>
-            <th scope="col" className={th}>
-              R@5
+          ))}
+          <th scope="col" className={th} title="R@20 over the BM25 row's R@20 on the same queries, with a paired bootstrap interval">
+            × BM25 (R@20)
+          </th>
+          <th scope="col" className={th} title="Relative change in R@20 from the default pipeline, with a paired bootstrap interval">
+            Δ vs default
+          </th>
+          {withTuning && (
+            <th scope="col" className={th} title="The same row on the tuning half of set 2, which chose the settings">
+              R@20 tuning half
             </th>
-            <th scope="col" className={th}>
-              R@10
-            </th>
-            <th scope="col" className={th}>
-              R@20
-            </th>
-            <th scope="col" className={th}>
-              R@50
-            </th>
-            <th scope="col" className={th} title="R@20 over the BM25 row's R@20 on the same queries, with a paired bootstrap interval">
-              × BM25 (R@20)
-            </th>
-            <th scope="col" className={th} title="Relative change in R@20 from the default pipeline, with a paired bootstrap interval">
-              Δ vs default
-            </th>
-            {withTuning && (
-              <th scope="col" className={th} title="The same row on the tuning half of set 2, which chose the settings">
-                R@20 tuning half
-              </th>
-            )}
-            <th scope="col" className={th} title="Wall time of one answer, warm: mean / 95th percentile">
-              ms mean / p95
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => {
-            const ok = r.status === "ok";
-            return (
-              <tr key={r.method} className="border-b border-line align-top last:border-0" data-method={r.method}>
-                <th scope="row" className="px-3 py-2 text-left font-normal">
-                  <span className="text-ink">{r.label}</span>
-                  {ok && r.appliedFusion && <span className="mt-0.5 block text-xs text-ink-faint">fusion run: {r.appliedFusion}</span>}
-                  {ok && r.failed ? (
-                    <span className="mt-0.5 block text-xs text-ink-faint">{r.failed} queries answered with an error (counted as nothing found)</span>
-                  ) : null}
-                  {!ok && (
-                    <span className="mt-0.5 block text-xs text-ink-faint">
-                      <span className="rounded bg-canvas px-1.5 py-0.5 font-medium text-ink-muted">{r.status}</span> {r.reason}
-                    </span>
-                  )}
-                </th>
-                {(["R@5", "R@10", "R@20", "R@50"] as const).map((c) => (
-                  <td key={c} className="px-3 py-2 text-right tabular-nums">
-                    {ok ? (
-                      <>
-                        <span className={c === "R@20" ? "font-semibold text-ink" : "text-ink"}>{f3(r[c])}</span>
-                        {c === "R@20" && <Interval ci={r.ci?.["R@20"]} />}
-                      </>
-                    ) : (
-                      <span className="text-ink-faint">–</span>
-                    )}
-                  </td>
-                ))}
-                <td className="px-3 py-2 text-right tabular-nums">
-                  {ok ? r.method === "bm25" ? <span className="text-ink-faint">baseline</span> : <Paired text={formatRatio(r.ratio)} /> : "–"}
-                </td>
-                <td className="px-3 py-2 text-right tabular-nums">{ok ? <Paired text={formatChange(r.change)} /> : ""}</td>
-                {withTuning && (
-                  <td className="px-3 py-2 text-right tabular-nums text-ink-muted">
-                    {r.tuning ? (
-                      <>
-                        {f3(r.tuning["R@20"])}
-                        <Interval ci={r.tuning.ci} />
-                      </>
-                    ) : (
-                      "–"
-                    )}
-                  </td>
+          )}
+          <th scope="col" className={th} title="Wall time of one answer, warm: mean / 95th percentile">
+            ms mean / p95
+          </th>
+        </>
+      }
+    >
+      <tbody>
+        {rows.map((r) => {
+          const ok = r.status === "ok";
+          return (
+            <tr key={r.method} className="border-b border-line align-top last:border-0" data-method={r.method}>
+              <th scope="row" className="px-3 py-2 text-left font-normal">
+                <span className="text-ink">{r.label}</span>
+                {ok && r.appliedFusion && <span className="mt-0.5 block text-xs text-ink-faint">fusion run: {r.appliedFusion}</span>}
+                {ok && r.failed ? (
+                  <span className="mt-0.5 block text-xs text-ink-faint">{r.failed} queries answered with an error (counted as nothing found)</span>
+                ) : null}
+                {!ok && (
+                  <span className="mt-0.5 block text-xs text-ink-faint">
+                    <span className="rounded bg-canvas px-1.5 py-0.5 font-medium text-ink-muted">{r.status}</span> {r.reason}
+                  </span>
                 )}
-                <td className="whitespace-nowrap px-3 py-2 text-right tabular-nums text-ink-muted">{ok ? formatLatency(r.latency) : ""}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+              </th>
+              {(["R@5", "R@10", "R@20", "R@50"] as const).map((c) => (
+                <td key={c} className="px-3 py-2 text-right tabular-nums">
+                  {ok ? (
+                    <>
+                      <span className={c === "R@20" ? "font-semibold text-ink" : "text-ink"}>{f3(r[c])}</span>
+                      {c === "R@20" && <Interval ci={r.ci?.["R@20"]} />}
+                    </>
+                  ) : (
+                    <span className="text-ink-faint">–</span>
+                  )}
+                </td>
+              ))}
+              <td className="px-3 py-2 text-right tabular-nums">
+                {ok ? r.method === "bm25" ? <span className="text-ink-faint">baseline</span> : <Paired text={formatRatio(r.ratio)} /> : "–"}
+              </td>
+              <td className="px-3 py-2 text-right tabular-nums">{ok ? <Paired text={formatChange(r.change)} /> : ""}</td>
+              {withTuning && (
+                <td className="px-3 py-2 text-right tabular-nums text-ink-muted">
+                  {r.tuning ? (
+                    <>
+                      {f3(r.tuning["R@20"])}
+                      <Interval ci={r.tuning.ci} />
+                    </>
+                  ) : (
+                    "–"
+                  )}
+                </td>
+              )}
+              <td className="whitespace-nowrap px-3 py-2 text-right tabular-nums text-ink-muted">{ok ? formatLatency(r.latency) : ""}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </ReportTable>
   );
 }
 

@@ -55,10 +55,9 @@ export function FiltersPanel({
   /** Offer earlier / later / both (not for several seeds: each has its own year). */
   directions?: boolean;
 }) {
-  const ids = { from: useId(), to: useId(), venue: useId(), k: useId() };
+  const ids = { venue: useId(), k: useId() };
   const years: number[] = [];
   if (overview?.years.min != null && overview.years.max != null) for (let y = overview.years.max; y >= overview.years.min; y--) years.push(y);
-  const withValue = (list: number[], v: number | undefined) => (v !== undefined && !list.includes(v) ? [v, ...list] : list);
   const venues = overview?.venues ?? [];
   const effective = graftUnavailable && params.retriever === "graft" ? "dense-graph" : params.retriever;
   const directed = directions && params.direction !== "both";
@@ -102,26 +101,13 @@ export function FiltersPanel({
 
       <fieldset>
         <legend className={labelClass}>Fusion</legend>
-        <div className="flex gap-1">
-          {(["auto", "graph-rrf", "rrf"] as FusionName[]).map((f) => (
-            <label
-              key={f}
-              className={`relative flex flex-1 cursor-pointer items-center justify-center gap-1.5 rounded-md border px-2 py-1.5 text-[0.8125rem] has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-focus ${
-                params.fusion === f ? "border-ink bg-surface font-semibold" : "border-line-strong bg-surface text-ink-muted hover:text-ink"
-              }`}
-            >
-              <input
-                type="radio"
-                name="fusion"
-                value={f}
-                checked={params.fusion === f}
-                onChange={() => onChange({ fusion: f })}
-                className={overlayInputClass}
-              />
-              {FUSION_LABELS[f]}
-            </label>
-          ))}
-        </div>
+        <SegmentedChoice<FusionName>
+          name="fusion"
+          options={["auto", "graph-rrf", "rrf"]}
+          labels={FUSION_LABELS}
+          value={params.fusion}
+          onChange={(fusion) => onChange({ fusion })}
+        />
         <p className="mt-1.5 text-xs leading-snug text-ink-faint" data-testid="fusion-hint">
           {FUSION_SHORT[params.fusion]}
         </p>
@@ -152,73 +138,30 @@ export function FiltersPanel({
       </fieldset>
 
       <div className="grid grid-cols-2 gap-2">
-        <div>
-          <label htmlFor={ids.from} className={labelClass}>
-            From year
-          </label>
-          <select
-            id={ids.from}
-            className={fieldClass}
-            value={params.yearFrom ?? ""}
-            onChange={(e) => onChange({ yearFrom: e.target.value ? Number(e.target.value) : undefined })}
-          >
-            <option value="">Any</option>
-            {withValue(
-              years.filter((y) => params.yearTo === undefined || y <= params.yearTo),
-              params.yearFrom,
-            ).map((y) => (
-              <option key={y} value={y}>
-                {y}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor={ids.to} className={labelClass}>
-            To year
-          </label>
-          <select
-            id={ids.to}
-            className={fieldClass}
-            value={params.yearTo ?? ""}
-            onChange={(e) => onChange({ yearTo: e.target.value ? Number(e.target.value) : undefined })}
-          >
-            <option value="">Any</option>
-            {withValue(
-              years.filter((y) => params.yearFrom === undefined || y >= params.yearFrom),
-              params.yearTo,
-            ).map((y) => (
-              <option key={y} value={y}>
-                {y}
-              </option>
-            ))}
-          </select>
-        </div>
+        <YearSelect
+          label="From year"
+          years={years.filter((y) => params.yearTo === undefined || y <= params.yearTo)}
+          value={params.yearFrom}
+          onChange={(yearFrom) => onChange({ yearFrom })}
+        />
+        <YearSelect
+          label="To year"
+          years={years.filter((y) => params.yearFrom === undefined || y >= params.yearFrom)}
+          value={params.yearTo}
+          onChange={(yearTo) => onChange({ yearTo })}
+        />
       </div>
 
       {directions && (
         <fieldset>
           <legend className={labelClass}>Earlier or later work</legend>
-          <div className="flex gap-1">
-            {(["earlier", "later", "both"] satisfies DirectionFilter[]).map((d) => (
-              <label
-                key={d}
-                className={`relative flex flex-1 cursor-pointer items-center justify-center rounded-md border px-2 py-1.5 text-[0.8125rem] has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-focus ${
-                  params.direction === d ? "border-ink bg-surface font-semibold" : "border-line-strong bg-surface text-ink-muted hover:text-ink"
-                }`}
-              >
-                <input
-                  type="radio"
-                  name="direction"
-                  value={d}
-                  checked={params.direction === d}
-                  onChange={() => onChange({ direction: d })}
-                  className={overlayInputClass}
-                />
-                {DIRECTION_FILTER_LABELS[d]}
-              </label>
-            ))}
-          </div>
+          <SegmentedChoice
+            name="direction"
+            options={["earlier", "later", "both"] satisfies DirectionFilter[]}
+            labels={DIRECTION_FILTER_LABELS}
+            value={params.direction}
+            onChange={(direction) => onChange({ direction })}
+          />
           <p className="mt-1.5 text-xs leading-snug text-ink-faint" data-testid="direction-hint">
             Work the query builds on (published before its year) or work building on it (after). For pasted text, the year is inferred from the closest papers.
           </p>
@@ -260,5 +203,69 @@ export function FiltersPanel({
         </button>
       )}
     </form>
+  );
+}
+
+/** One of a few options as a row of buttons (radio inputs under the labels). */
+function SegmentedChoice<T extends string>({
+  name,
+  options,
+  labels,
+  value,
+  onChange,
+}: {
+  name: string;
+  options: readonly T[];
+  labels: Record<T, string>;
+  value: T;
+  onChange: (value: T) => void;
+}) {
+  return (
+    <div className="flex gap-1">
+      {options.map((o) => (
+        <label
+          key={o}
+          className={`relative flex flex-1 cursor-pointer items-center justify-center gap-1.5 rounded-md border px-2 py-1.5 text-[0.8125rem] has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-focus ${
+            value === o ? "border-ink bg-surface font-semibold" : "border-line-strong bg-surface text-ink-muted hover:text-ink"
+          }`}
+        >
+          <input type="radio" name={name} value={o} checked={value === o} onChange={() => onChange(o)} className={overlayInputClass} />
+          {labels[o]}
+        </label>
+      ))}
+    </div>
+  );
+}
+
+/** `list` with `v` in front when it is set and not in the list. */
+const withValue = (list: number[], v: number | undefined) => (v !== undefined && !list.includes(v) ? [v, ...list] : list);
+
+/** A year bound: "Any" or one of `years` (the current value kept as an option even when out of range). */
+function YearSelect({
+  label,
+  years,
+  value,
+  onChange,
+}: {
+  label: string;
+  years: number[];
+  value: number | undefined;
+  onChange: (year: number | undefined) => void;
+}) {
+  const id = useId();
+  return (
+    <div>
+      <label htmlFor={id} className={labelClass}>
+        {label}
+      </label>
+      <select id={id} className={fieldClass} value={value ?? ""} onChange={(e) => onChange(e.target.value ? Number(e.target.value) : undefined)}>
+        <option value="">Any</option>
+        {withValue(years, value).map((y) => (
+          <option key={y} value={y}>
+            {y}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }

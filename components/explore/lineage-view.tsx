@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
-import { fetchJson } from "@/lib/http/client";
+import { sendJson } from "@/lib/http/client";
 import type { LibraryMatch, PaperIdentity } from "@/lib/query/library";
 import type { LineageResult, LineageWork } from "@/lib/query/lineage";
 import { paperHref, shortVenue } from "../format";
@@ -11,12 +11,14 @@ import { LibraryBadge } from "./library-panel";
 
 /** POST /api/corpora/:name/lineage for a set of corpus papers (the query left out). */
 export function fetchLineage(corpus: string, papers: string[], exclude: string[], signal?: AbortSignal): Promise<LineageResult> {
-  return fetchJson<LineageResult>(`/api/corpora/${encodeURIComponent(corpus)}/lineage`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ papers, exclude }),
-    signal,
-  });
+  return sendJson<LineageResult>(
+    `/api/corpora/${encodeURIComponent(corpus)}/lineage`,
+    "POST",
+    { papers, exclude },
+    {
+      signal,
+    },
+  );
 }
 
 /** Prior and derivative works of a set of papers, cached per set (the graph view asks for the same ids). */

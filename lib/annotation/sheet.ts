@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CodedError } from "@/lib/errors";
 import { parseAuthors } from "@/lib/corpus/browse";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet, type PaperRecord } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { parseEvidence, type EvidenceSnippet } from "./evidence";
 
@@ -115,15 +115,8 @@ export interface SheetItem {
   studyItemId: number;
   facet: Facet;
   text: string;
-  paper: {
-    externalId: string;
-    title: string;
-    abstract: string;
-    fullText: string | null;
-    year: number | null;
-    venue: string | null;
-    authors: string[];
-  };
+  /** The paper's record as the annotator reads it (not its split or other facets). */
+  paper: Omit<PaperRecord, "split" | "facets">;
   /** The audit's grounding evidence (best first); empty when the item was not audited. */
   evidence: EvidenceSnippet[];
   grounding: number | null;

@@ -48,19 +48,6 @@ export interface ImportSummary {
 
 type Role = "corpus" | "query";
 
-interface StoredPaper {
-  id: number;
-  role: string;
-  title: string;
-  abstract: string;
-  fullText: string | null;
-  year: number | null;
-  venue: string | null;
-  authors: string;
-  split: string | null;
-  facetStatus: string;
-}
-
 interface PaperRow {
   corpusId: number;
   externalId: string;
@@ -74,6 +61,12 @@ interface PaperRow {
   authors: string;
   split: string | null;
   facetStatus: string;
+}
+
+/** A stored paper's id and the columns a re-import compares (its role as the store holds it). */
+interface StoredPaper extends Pick<PaperRow, "title" | "abstract" | "fullText" | "year" | "venue" | "authors" | "split" | "facetStatus"> {
+  id: number;
+  role: string;
 }
 
 /** The columns of a new paper row, in PaperRow's names (= the table's). */

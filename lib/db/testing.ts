@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
 import pg from "pg";
 import { writeFileAtomicWith } from "@/lib/atomic-write";
 import { config as settings } from "@/lib/config";
@@ -20,6 +21,53 @@ export interface TestDb {
   cleanup(): Promise<void>;
 }
 
+/** A test store hook's store, valid from the first test on. */
+export interface TestStore {
+  readonly db: Db;
+  /** The store's URL, for code that opens it through DATABASE_URL (the CLI, worker processes). */
+  readonly databaseUrl: string;
+  /** The private GRAFT_DATA_ROOT for builds and vector caches. */
+  readonly dataRoot: string;
+}
+
+/**
+ * Registers before/after hooks (call it inside a describe): a fresh store and a private
+ * GRAFT_DATA_ROOT (`prefix` names its folder), both removed afterwards. `setup` fills them
+ * before the first test; `teardown` runs first after the last.
+ */
+export function useTestStore(prefix: string, hooks: { setup?: (db: Db) => Promise<unknown>; teardown?: () => void } = {}): TestStore {
+  let store: TestDb | undefined;
+  let root = "";
+  const saved = process.env.GRAFT_DATA_ROOT;
+  before(async () => {
+    store = await createTestDb();
+    root = mkdtempSync(path.join(os.tmpdir(), prefix));
+    process.env.GRAFT_DATA_ROOT = root;
+    await hooks.setup?.(store.db);
+  });
+  after(async () => {
+    hooks.teardown?.();
+    process.env.GRAFT_DATA_ROOT = saved;
+    await store?.cleanup();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const held = (): TestDb => {
+    if (!store) throw new Error(`the test store ${prefix}… exists only inside tests`);
+    return store;
+  };
+  return {
+    get db() {
+      return held().db;
+    },
+    get databaseUrl() {
+      return held().config.url;
+    },
+    get dataRoot() {
+      return root;
+    },
+  };
+}
+
 export const testProvider = settings().GRAFT_TEST_PG_URL ? "postgresql" : "sqlite";
 
 let checkedClients = false;
@@ -33,28 +81,24 @@ export async function createTestDb(): Promise<TestDb> {
     const name = uniqueName("graft_test");
     const template = await pgTemplate(pgUrl);
     await onPgServer(pgUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-    const config: DbConfig = { provider: "postgresql", url: pgDatabaseUrl(pgUrl, name) };
-    const db = createDb(config);
-    return {
-      db,
-      config,
-      cleanup: async () => {
-        await db.$disconnect();
-        await onPgServer(pgUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      },
-    };
+    return openTestDb({ provider: "postgresql", url: pgDatabaseUrl(pgUrl, name) }, () => onPgServer(pgUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), "graft-test-"));
   const file = path.join(dir, "test.db");
   const config: DbConfig = { provider: "sqlite", url: `file:${file}`, file };
   copyFileSync(await sqliteTemplate(), file);
+  return openTestDb(config, () => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** A client on a fresh test database; `drop` removes the database once the client is closed. */
+function openTestDb(config: DbConfig, drop: () => Promise<unknown> | void): TestDb {
   const db = createDb(config);
   return {
     db,
     config,
     cleanup: async () => {
       await db.$disconnect();
-      rmSync(dir, { recursive: true, force: true });
+      await drop();
     },
   };
 }

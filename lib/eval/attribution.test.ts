@@ -1,23 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { graphRrf, csrWeightOf, listsFromPapers, rrf } from "@/lib/fusion";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import type { PaperGraph } from "@/lib/graph/csr";
+import { csrOf } from "@/lib/graph/csr-testing";
 import { attributionOf, edgeListPairFacets, graphPairFacets } from "./attribution";
-
-function csrOf(rows: [number, number][][]): FacetCsr {
-  const offsets = new Int32Array(rows.length + 1);
-  rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
-  const flat = rows.flat();
-  const weights = Float32Array.from(flat, ([, w]) => w);
-  return {
-    numPapers: rows.length,
-    offsets,
-    targets: Int32Array.from(flat, ([t]) => t),
-    weights,
-    facetScores: weights,
-    citationScores: new Float32Array(flat.length),
-  };
-}
 
 // problems: 0→1, 2→0; methods: 0→2, 3→0; results: 1→0.
 const graph: PaperGraph = {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import type { PaperGraph } from "@/lib/graph/csr";
+import { csrOf } from "@/lib/graph/csr-testing";
 import { packFacetItems } from "@/lib/graph/maxsim";
 import "@/lib/retrieve";
 import { bm25Retriever, bm25WholePaper } from "@/lib/retrieve/bm25";
@@ -14,31 +15,15 @@ import { itemsOf } from "@/lib/retrieve/retrieval-index";
 import { getRetriever } from "@/lib/retrieve/retriever";
 import { corpusIndex, corpusRetrieveContext } from "./corpus-index";
 import { denseGraphInCorpus, denseGraphOutOfCorpus, denseOnlyRetrieve, paperItems, papersOf, prepareFacetIndex } from "./dense-graph";
+import { fivePaperGraph } from "./testing";
 
 // Five papers with hand-made items and a hand-made graph (problems: 0→1, 1→2, 3→0; methods:
 // 0→4, 4→3; no edges in the other two facets), as the harness's index over a corpus read from files.
 
-function csrOf(rows: [number, number][][]): FacetCsr {
-  const offsets = new Int32Array(rows.length + 1);
-  rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
-  const flat = rows.flat();
-  const weights = Float32Array.from(flat, ([, w]) => w);
-  return {
-    numPapers: rows.length,
-    offsets,
-    targets: Int32Array.from(flat, ([t]) => t),
-    weights,
-    facetScores: weights,
-    citationScores: new Float32Array(flat.length),
-  };
-}
-
 const graph: PaperGraph = {
-  numPapers: 5,
-  k: 2,
+  ...fivePaperGraph,
   facets: {
-    problems: csrOf([[[1, 0.9]], [[2, 0.8]], [], [[0, 0.5]], []]),
-    methods: csrOf([[[4, 0.7]], [], [], [], [[3, 0.6]]]),
+    ...fivePaperGraph.facets,
     // Every facet with items has a graph, as in a build (dense-only ranks the facets of the graph).
     results: csrOf([[], [], [], [], []]),
     contributions: csrOf([[], [], [], [], []]),

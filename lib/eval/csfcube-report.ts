@@ -12,8 +12,8 @@
  * Read when the report is rendered (eval-latest.md, the Evaluation page); a missing file leaves
  * the section out, a malformed one is said so.
  */
-import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { readReportFile, type ReportFileState } from "./report-file";
 
 export const CSFCUBE_FACETS = ["background", "method", "result", "all"] as const;
 export type CsfcubeFacet = (typeof CSFCUBE_FACETS)[number];
@@ -44,8 +44,7 @@ export const csfcubeSchema = z
 export type CsfcubeReport = z.infer<typeof csfcubeSchema>;
 export type CsfcubeRow = CsfcubeReport["rows"][number];
 
-export type CsfcubeState =
-  { status: "ok"; path: string; report: CsfcubeReport } | { status: "missing"; path: string } | { status: "invalid"; path: string; message: string };
+export type CsfcubeState = ReportFileState<CsfcubeReport>;
 
 export function parseCsfcube(text: string): CsfcubeReport {
   let raw: unknown;
@@ -63,18 +62,7 @@ export function parseCsfcube(text: string): CsfcubeReport {
 }
 
 export function readCsfcubeReport(file: string): CsfcubeState {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { status: "missing", path: file };
-    return { status: "invalid", path: file, message: (err as Error).message };
-  }
-  try {
-    return { status: "ok", path: file, report: parseCsfcube(text) };
-  } catch (err) {
-    return { status: "invalid", path: file, message: (err as Error).message };
-  }
+  return readReportFile(file, parseCsfcube);
 }
 
 /** One line of the pivoted table: a method with one facet setting, its cell per CSFCube facet. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import type { PaperGraph } from "@/lib/graph/csr";
+import { csrOf } from "@/lib/graph/csr-testing";
 import { packFacetItems } from "@/lib/graph/maxsim";
 import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
 import {
@@ -14,32 +15,9 @@ import {
   papersOf,
   prepareFacetIndex,
 } from "./dense-graph";
+import { fivePaperGraph } from "./testing";
 
-/** Rows ranked by weight, as the graph build stores them. */
-function csrOf(rows: [number, number][][]): FacetCsr {
-  const offsets = new Int32Array(rows.length + 1);
-  rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
-  const flat = rows.flat();
-  const weights = Float32Array.from(flat, ([, w]) => w);
-  return {
-    numPapers: rows.length,
-    offsets,
-    targets: Int32Array.from(flat, ([t]) => t),
-    weights,
-    facetScores: weights,
-    citationScores: new Float32Array(flat.length),
-  };
-}
-
-// Five papers, two facets. problems: 0→1 (.9), 1→2 (.8), 3→0 (.5); methods: 0→4 (.7), 4→3 (.6).
-const graph: PaperGraph = {
-  numPapers: 5,
-  k: 2,
-  facets: {
-    problems: csrOf([[[1, 0.9]], [[2, 0.8]], [], [[0, 0.5]], []]),
-    methods: csrOf([[[4, 0.7]], [], [], [], [[3, 0.6]]]),
-  },
-};
+const graph = fivePaperGraph;
 
 describe("gold construction", () => {
   it("takes the union over facets, with incoming edges for 'both'", () => {

@@ -449,6 +449,20 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
     }
     return out;
   };
+  /** Sets 2 and 3: the report half's table, the tuning half beside it. */
+  const halvedTable = (id: "unseen" | "later", gold: string): UserPaperTable => {
+    const [report, tune] = [`${id}-report`, `${id}-tune`] as const;
+    return {
+      id,
+      title: SET_TITLES[id](sets[report].length),
+      gold,
+      queries: sets[report].length,
+      goldPairs: pairs(sets[report]),
+      tuning: { queries: sets[tune].length, goldPairs: pairs(sets[tune]) },
+      sources: withTuning(rows, report, tune),
+      tuningSources: rows[tune],
+    };
+  };
   const tables: UserPaperTable[] = [
     {
       id: "ooc",
@@ -458,26 +472,14 @@ export async function userPapersSection(options: UserPapersSuiteOptions): Promis
       goldPairs: pairs(sets.ooc),
       sources: rows.ooc,
     },
-    {
-      id: "unseen",
-      title: SET_TITLES.unseen(sets["unseen-report"].length),
-      gold: "the corpus papers each test-split paper cites (citations.tsv); test papers citing at least one, split into halves by a fixed hash of the id",
-      queries: sets["unseen-report"].length,
-      goldPairs: pairs(sets["unseen-report"]),
-      tuning: { queries: sets["unseen-tune"].length, goldPairs: pairs(sets["unseen-tune"]) },
-      sources: withTuning(rows, "unseen-report", "unseen-tune"),
-      tuningSources: rows["unseen-tune"],
-    },
-    {
-      id: "later",
-      title: SET_TITLES.later(sets["later-report"].length),
-      gold: "the test-split papers citing each train-split query paper (citations.tsv, later work); train papers cited by at least 2 test papers, halves by the same hash as set 2",
-      queries: sets["later-report"].length,
-      goldPairs: pairs(sets["later-report"]),
-      tuning: { queries: sets["later-tune"].length, goldPairs: pairs(sets["later-tune"]) },
-      sources: withTuning(rows, "later-report", "later-tune"),
-      tuningSources: rows["later-tune"],
-    },
+    halvedTable(
+      "unseen",
+      "the corpus papers each test-split paper cites (citations.tsv); test papers citing at least one, split into halves by a fixed hash of the id",
+    ),
+    halvedTable(
+      "later",
+      "the test-split papers citing each train-split query paper (citations.tsv, later work); train papers cited by at least 2 test papers, halves by the same hash as set 2",
+    ),
   ];
   if (bare) {
     const nb = bare;

@@ -12,8 +12,8 @@
  * default keeps the best one ("max"), so each view contributes once as the text says; "sum"
  * adds every occurrence (SEAL/MINDER's passage-level sum) for ablation.
  */
-import { FACETS } from "@/lib/corpus/types";
-import { collapseList, DEFAULT_TOP_N, rankFused, type FacetLists, type FusedResult, type Provenance, type RankMode } from "./types";
+import type { Facet } from "@/lib/corpus/types";
+import { DEFAULT_TOP_N, fuseCredited, type FacetLists, type FusedResult, type RankedCandidate, type RankMode } from "./types";
 
 export interface LmScoreOptions {
   topN?: number;
@@ -28,29 +28,17 @@ export interface LmScoreOptions {
 export function lmScore(lists: FacetLists, options: LmScoreOptions = {}): FusedResult[] {
   const logProb = options.logProb ?? true;
   const withinView = options.withinView ?? "max";
-  const fused = new Map<number, FusedResult>();
-  for (const facet of FACETS) {
-    const list = lists[facet];
-    if (!list) continue;
-    for (const c of collapseList(list, options.rankMode)) {
-      if (c.paper === options.exclude) continue;
-      let view = withinView === "max" ? -Infinity : 0;
-      for (const o of c.occurrences) {
-        if (o.score === undefined || Number.isNaN(o.score)) {
-          throw new Error(`lmScore: candidate ${o.paper} in facet ${facet} has no model score`);
-        }
-        const p = logProb ? Math.exp(o.score) : o.score;
-        view = withinView === "max" ? Math.max(view, p) : view + p;
+  /** The view's probability of the paper: its identifiers' probabilities, combined. */
+  const viewProbability = (facet: Facet, c: RankedCandidate): number => {
+    let view = withinView === "max" ? -Infinity : 0;
+    for (const o of c.occurrences) {
+      if (o.score === undefined || Number.isNaN(o.score)) {
+        throw new Error(`lmScore: candidate ${o.paper} in facet ${facet} has no model score`);
       }
-      if (!(view > 0)) continue;
-      let r = fused.get(c.paper);
-      if (!r) fused.set(c.paper, (r = { paper: c.paper, score: 0, provenance: [] }));
-      r.score += view;
-      const prov: Provenance = { facet, rank: c.rank, weight: view };
-      if (c.first.queryItem !== undefined) prov.queryItem = c.first.queryItem;
-      if (c.first.docId !== undefined) prov.docId = c.first.docId;
-      r.provenance.push(prov);
+      const p = logProb ? Math.exp(o.score) : o.score;
+      view = withinView === "max" ? Math.max(view, p) : view + p;
     }
-  }
-  return rankFused(fused.values(), options.topN ?? DEFAULT_TOP_N);
+    return view;
+  };
+  return fuseCredited(lists, viewProbability, (view) => view, { ...options, topN: options.topN ?? DEFAULT_TOP_N });
 }

@@ -131,6 +131,17 @@ export function rankFused(results: Iterable<FusedResult>, topN: number): FusedRe
     .slice(0, topN);
 }
 
+/** Adds `score` to a candidate's fused result, with its provenance in `facet` (rank, `weight`, the query item and DocID it came from). */
+function creditCandidate(fused: Map<number, FusedResult>, facet: Facet, c: RankedCandidate, score: number, weight: number): void {
+  let r = fused.get(c.paper);
+  if (!r) fused.set(c.paper, (r = { paper: c.paper, score: 0, provenance: [] }));
+  r.score += score;
+  const p: Provenance = { facet, rank: c.rank, weight };
+  if (c.first.queryItem !== undefined) p.queryItem = c.first.queryItem;
+  if (c.first.docId !== undefined) p.docId = c.first.docId;
+  r.provenance.push(p);
+}
+
 /**
  * The shared core of every rank-based rule: score(d) = Σ_f weight_f(d) / (k + rank_f(d)) over the
  * facets whose list holds d, crediting only facets with weight > 0; papers with no credited
@@ -144,6 +155,19 @@ export function weightedRrf(
   const k = options.k ?? DEFAULT_K;
   const topN = options.topN ?? DEFAULT_TOP_N;
   if (!(k >= 0)) throw new Error(`fusion: k must be ≥ 0, got ${k}`);
+  return fuseCredited(lists, weightOf, (w, c) => w / (k + c.rank), { ...options, topN });
+}
+
+/**
+ * Each facet's collapsed list (FACETS order; the excluded paper left out) credits its candidates
+ * with the weight `weightOf` gives, if > 0, adding `scoreOf(weight)` to their fused score; ranked.
+ */
+export function fuseCredited(
+  lists: FacetLists,
+  weightOf: (facet: Facet, candidate: RankedCandidate) => number,
+  scoreOf: (weight: number, candidate: RankedCandidate) => number,
+  options: { rankMode?: RankMode; exclude?: number; topN: number },
+): FusedResult[] {
   const fused = new Map<number, FusedResult>();
   for (const facet of FACETS) {
     const list = lists[facet];
@@ -152,14 +176,8 @@ export function weightedRrf(
       if (c.paper === options.exclude) continue;
       const w = weightOf(facet, c);
       if (!(w > 0)) continue;
-      let r = fused.get(c.paper);
-      if (!r) fused.set(c.paper, (r = { paper: c.paper, score: 0, provenance: [] }));
-      r.score += w / (k + c.rank);
-      const p: Provenance = { facet, rank: c.rank, weight: w };
-      if (c.first.queryItem !== undefined) p.queryItem = c.first.queryItem;
-      if (c.first.docId !== undefined) p.docId = c.first.docId;
-      r.provenance.push(p);
+      creditCandidate(fused, facet, c, scoreOf(w, c), w);
     }
   }
-  return rankFused(fused.values(), topN);
+  return rankFused(fused.values(), options.topN);
 }

@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Facet } from "@/lib/corpus/types";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import { graphOfEdges as graphOf, type ListEdge as Edge } from "@/lib/graph/csr-testing";
 import { mulberry32 } from "@/lib/random";
 import {
   coverageFloor,
@@ -21,31 +20,6 @@ import {
   sampleEdgeExamples,
   type SamplingSettings,
 } from "./distill-steps";
-
-type Edge = [source: number, target: number, weight: number];
-
-function csrOf(numPapers: number, edges: Edge[]): FacetCsr {
-  const rows: Edge[][] = Array.from({ length: numPapers }, () => []);
-  for (const e of edges) rows[e[0]].push(e);
-  rows.forEach((r) => r.sort((a, b) => b[2] - a[2]));
-  const offsets = new Int32Array(numPapers + 1);
-  rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
-  const flat = rows.flat();
-  return {
-    numPapers,
-    offsets,
-    targets: Int32Array.from(flat, (e) => e[1]),
-    weights: Float32Array.from(flat, (e) => e[2]),
-    facetScores: Float32Array.from(flat, (e) => e[2]),
-    citationScores: new Float32Array(flat.length),
-  };
-}
-
-const graphOf = (numPapers: number, facets: Partial<Record<Facet, Edge[]>>): PaperGraph => ({
-  numPapers,
-  k: 20,
-  facets: Object.fromEntries(Object.entries(facets).map(([f, e]) => [f, csrOf(numPapers, e as Edge[])])),
-});
 
 /** Papers 0 and 1 are sources; 2 has two items, 3 has none. Edges: 0->1, 0->2, 1->0, 2->3 (from a non-source), 3->1 (0.6), 3->0 (0.3). */
 const EDGES: Edge[] = [

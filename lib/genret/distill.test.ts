@@ -3,8 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
-import type { Facet } from "@/lib/corpus/types";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import { graphOfEdges as graphOf, type ListEdge as Edge } from "@/lib/graph/csr-testing";
 import {
   DISTILL_VARIANTS,
   ORIGIN_EDGE,
@@ -24,34 +23,6 @@ import {
   type DistillInput,
   type DistillationExamples,
 } from "./distill";
-
-type Edge = [source: number, target: number, weight: number];
-
-/** A CSR from an edge list, rows ranked by weight as the graph builder stores them. */
-function csrOf(numPapers: number, edges: Edge[]): FacetCsr {
-  const rows: Edge[][] = Array.from({ length: numPapers }, () => []);
-  for (const e of edges) rows[e[0]].push(e);
-  rows.forEach((r) => r.sort((a, b) => b[2] - a[2]));
-  const offsets = new Int32Array(numPapers + 1);
-  rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
-  const flat = rows.flat();
-  return {
-    numPapers,
-    offsets,
-    targets: Int32Array.from(flat, (e) => e[1]),
-    weights: Float32Array.from(flat, (e) => e[2]),
-    facetScores: Float32Array.from(flat, (e) => e[2]),
-    citationScores: new Float32Array(flat.length),
-  };
-}
-
-function graphOf(numPapers: number, facets: Partial<Record<Facet, Edge[]>>): PaperGraph {
-  return {
-    numPapers,
-    k: 20,
-    facets: Object.fromEntries(Object.entries(facets).map(([f, e]) => [f, csrOf(numPapers, e as Edge[])])),
-  };
-}
 
 /**
  * Four papers, methods facet. 0 and 1 are train, 2 and 3 test.

@@ -15,20 +15,9 @@ import {
   readPaperGraph,
   writePaperGraph,
 } from "./csr";
+import { csrOf as csrOfRows, type RowEdge, SPLIT_SCORES } from "./csr-testing";
 
-function csrOf(rows: [number, number][][]): FacetCsr {
-  const offsets = new Int32Array(rows.length + 1);
-  rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
-  const flat = rows.flat();
-  return {
-    numPapers: rows.length,
-    offsets,
-    targets: Int32Array.from(flat, ([t]) => t),
-    weights: Float32Array.from(flat, ([, w]) => w),
-    facetScores: Float32Array.from(flat, ([, w]) => w * 0.9),
-    citationScores: Float32Array.from(flat, ([, w]) => w * 0.1),
-  };
-}
+const csrOf = (rows: RowEdge[][]): FacetCsr => csrOfRows(rows, SPLIT_SCORES);
 
 const graph: PaperGraph = {
   numPapers: 4,

@@ -2,21 +2,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Facet } from "@/lib/corpus/types";
 import type { FacetCsr } from "./csr";
+import { csrOf as csrOfRows, type RowEdge, SPLIT_SCORES } from "./csr-testing";
 import { type EdgeRow, edgeRowCount, edgeRowSlices } from "./edge-rows";
 
-function csrOf(rows: [number, number][][]): FacetCsr {
-  const offsets = new Int32Array(rows.length + 1);
-  rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
-  const flat = rows.flat();
-  return {
-    numPapers: rows.length,
-    offsets,
-    targets: Int32Array.from(flat, ([t]) => t),
-    weights: Float32Array.from(flat, ([, w]) => w),
-    facetScores: Float32Array.from(flat, ([, w]) => w * 0.9),
-    citationScores: Float32Array.from(flat, ([, w]) => w * 0.1),
-  };
-}
+const csrOf = (rows: RowEdge[][]): FacetCsr => csrOfRows(rows, SPLIT_SCORES);
 
 // Three papers (store ids 11, 22, 33); "results" has no CSR and yields nothing.
 const facets: Partial<Record<Facet, FacetCsr>> = {

@@ -1,13 +1,11 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import os from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { after, before } from "node:test";
 import { importCorpus } from "@/lib/corpus/import";
 import type { CorpusInput } from "@/lib/corpus/read";
 import type { PaperRecord } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
-import { createTestDb, type TestDb } from "@/lib/db/testing";
+import { type TestStore, useTestStore } from "@/lib/db/testing";
 import { dataRoot } from "@/lib/paths";
 
 // A six-paper corpus in three topical pairs (0-1 translation, 2-3 entity recognition,
@@ -56,39 +54,9 @@ export function miniCorpusInput(): CorpusInput {
   };
 }
 
-/**
- * Registers before/after hooks (call it inside a describe): a fresh store holding the mini
- * corpus as "mini", and a private GRAFT_DATA_ROOT for builds and vector caches, both removed
- * afterwards. `db` is valid from the first test on.
- */
-export function useMiniCorpusStore(prefix: string): { readonly db: Db; readonly databaseUrl: string } {
-  let store: TestDb | undefined;
-  let root = "";
-  const saved = process.env.GRAFT_DATA_ROOT;
-  before(async () => {
-    store = await createTestDb();
-    root = mkdtempSync(path.join(os.tmpdir(), prefix));
-    process.env.GRAFT_DATA_ROOT = root;
-    await importCorpus(store.db, miniCorpusInput(), { corpus: "mini" });
-  });
-  after(async () => {
-    process.env.GRAFT_DATA_ROOT = saved;
-    await store?.cleanup();
-    rmSync(root, { recursive: true, force: true });
-  });
-  const held = (): TestDb => {
-    if (!store) throw new Error("useMiniCorpusStore: the store exists only inside tests");
-    return store;
-  };
-  return {
-    get db() {
-      return held().db;
-    },
-    /** The store's URL, for code that opens it through DATABASE_URL (the CLI). */
-    get databaseUrl() {
-      return held().config.url;
-    },
-  };
+/** A fresh store holding the mini corpus as "mini", with a private GRAFT_DATA_ROOT (see useTestStore). */
+export function useMiniCorpusStore(prefix: string): TestStore {
+  return useTestStore(prefix, { setup: (db) => importCorpus(db, miniCorpusInput(), { corpus: "mini" }) });
 }
 
 /** The sha256 of a graph build's graph.csr: builds that must agree byte for byte are compared by it. */

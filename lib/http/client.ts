@@ -41,6 +41,11 @@ export async function fetchJson<T>(url: string, init?: RequestInit): Promise<T> 
   return body as T;
 }
 
+/** Sends `body` as JSON with `method` (POST, PUT, PATCH, …) and reads the JSON answer as fetchJson does. */
+export function sendJson<T>(url: string, method: string, body: unknown, init?: Omit<RequestInit, "method" | "body">): Promise<T> {
+  return fetchJson<T>(url, { ...init, method, headers: { "content-type": "application/json", ...init?.headers }, body: JSON.stringify(body) });
+}
+
 /** Client errors (4xx) and an unmigrated database need a person, not a retry; other failures may pass. */
 export function isRetryable(err: unknown): boolean {
   if (!(err instanceof ApiError)) return true;

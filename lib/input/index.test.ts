@@ -1,18 +1,9 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, test } from "node:test";
-import { InputError, readPaperInput, resolveLimits } from "./index";
+import { readPaperInput, resolveLimits } from "./index";
 import { formatBytes } from "./limits";
 import { PNG_BYTES, onePaperPdf } from "./test-pdfs";
-
-async function inputError(fn: () => Promise<unknown>): Promise<InputError> {
-  try {
-    await fn();
-  } catch (err) {
-    assert.ok(err instanceof InputError, `expected InputError, got ${String(err)}`);
-    return err;
-  }
-  assert.fail("expected an InputError");
-}
+import { inputRejection as inputError } from "./testing";
 
 const ABSTRACT = "We find related work by comparing the problems, methods and results of papers, facet by facet, over a typed graph.";
 const TEXT = `Facet-Aware Retrieval\n\n${ABSTRACT}\n`;

@@ -1,19 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parsePaperRecord } from "@/lib/corpus/paper-schema";
-import { InputError } from "./errors";
 import { paperFromJson } from "./json";
 import { STATUS_OF_CODE } from "@/lib/http/status";
-
-function inputError(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof InputError, `expected InputError, got ${String(err)}`);
-    return err;
-  }
-  assert.fail("expected an InputError");
-}
+import { inputError } from "./testing";
 
 const ABSTRACT = "We find related work by comparing the problems, methods and results of papers, facet by facet, over a typed graph.";
 

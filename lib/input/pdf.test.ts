@@ -1,21 +1,10 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { InputError } from "./errors";
 import { paperFromPdf } from "./pdf";
 import { ONE_COLUMN, PNG_BYTES, TWO_COLUMN, encryptedPdf, noTextPdf, onePaperPdf, pagesPdf, twoColumnPdf } from "./test-pdfs";
 import type { InputPaper } from "./types";
 import { STATUS_OF_CODE } from "@/lib/http/status";
-
-/** Runs `fn` and returns the InputError it must throw. */
-async function inputError(fn: () => Promise<unknown>): Promise<InputError> {
-  try {
-    await fn();
-  } catch (err) {
-    assert.ok(err instanceof InputError, `expected InputError, got ${String(err)}`);
-    return err;
-  }
-  assert.fail("expected an InputError");
-}
+import { inputRejection as inputError } from "./testing";
 
 describe("paperFromPdf: a one-column paper over three pages", () => {
   let bytes: Uint8Array;

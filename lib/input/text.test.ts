@@ -1,18 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { InputError } from "./errors";
 import { paperFromText } from "./text";
 import { STATUS_OF_CODE } from "@/lib/http/status";
-
-function inputError(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof InputError, `expected InputError, got ${String(err)}`);
-    return err;
-  }
-  assert.fail("expected an InputError");
-}
+import { inputError } from "./testing";
 
 /** `text` wrapped at spaces into lines of at most `width` characters. */
 function wrap(text: string, width: number): string {

@@ -1,19 +1,26 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import { importCorpus } from "@/lib/corpus/import";
+import { before, describe, test } from "node:test";
 import type { CorpusInput } from "@/lib/corpus/read";
 import type { PaperRecord } from "@/lib/corpus/types";
-import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
+import { testProvider } from "@/lib/db/testing";
 import { graphCsrSha256 } from "@/lib/graph/testing";
 import { cacheDirFor } from "@/lib/embed/cache";
 import { createLsaEmbedder, fitLsa, saveLsaModel } from "@/lib/embed/lsa";
-import { failpointBanner } from "./failpoints";
 import { enqueueStage, runStageInline } from "./runner";
 import "./stages";
-import { finishOnWorkers, startWorker, workerEnv, type WorkerProcess } from "./testing";
+import {
+  assertSharedOnce,
+  buildJobsOf,
+  finishOnWorkers,
+  jobLogText,
+  killAtFailpoint,
+  pickWord as pick,
+  SHARD_WORDS as WORDS,
+  startWorker,
+  useWorkerStore,
+} from "./testing";
 
 // Issue 18, "beyond one machine": a sharded graph build embeds the item texts its vector cache
 // lacks as "embed-slice" jobs that any worker claims. Whether the graph job runs every slice
@@ -22,32 +29,7 @@ import { finishOnWorkers, startWorker, workerEnv, type WorkerProcess } from "./t
 // one process writes, byte for byte, and the build the same graph.csr. The embedder is an LSA
 // model fitted here on the corpus (deterministic, and fast enough for a test).
 
-const WORDS = {
-  topic: [
-    "machine translation",
-    "dependency parsing",
-    "sentiment analysis",
-    "summarisation",
-    "dialogue tracking",
-    "question answering",
-    "entity linking",
-    "speech recognition",
-  ],
-  method: [
-    "a transformer encoder",
-    "a CRF tagger",
-    "a BiLSTM",
-    "graph networks",
-    "contrastive pretraining",
-    "knowledge distillation",
-    "beam search",
-    "data augmentation",
-  ],
-  domain: ["news text", "tweets", "clinical notes", "legal documents", "product reviews", "scientific papers", "low-resource languages", "spoken dialogue"],
-  result: ["BLEU improves", "F1 improves", "accuracy rises", "latency halves", "errors drop", "recall improves", "robustness improves", "training is faster"],
-};
 const N = 200;
-const pick = (list: string[], i: number) => list[i % list.length];
 
 /** 200 papers, about 6.5 items each, every item text distinct (its case number): 1,300 texts, three slices of 512. */
 function sliceCorpus(): CorpusInput {
@@ -81,9 +63,8 @@ const TEXTS = sliceCorpus().papers.reduce((s, p) => s + Object.values(p.facets ?
 const SHARDS = 3;
 
 describe(`a graph build whose embedding is sharded into slice jobs (${testProvider})`, { concurrency: false, timeout: 300_000 }, () => {
-  let store: TestDb;
-  let root = "";
-  const savedRoot = process.env.GRAFT_DATA_ROOT;
+  const store = useWorkerStore("graft-embed-shards-", "embshards", sliceCorpus);
+  const workers = store.workers;
   let params: { corpus: string; embedder: string; k: number; workers: number; chunkItems: number } = {
     corpus: "",
     embedder: "",
@@ -94,19 +75,12 @@ describe(`a graph build whose embedding is sharded into slice jobs (${testProvid
   let cacheDir = "";
   let referenceCsr = "";
   let referenceCache: Buffer[] = [];
-  const workers: WorkerProcess[] = [];
-
-  before(async () => {
-    store = await createTestDb();
-    root = mkdtempSync(path.join(os.tmpdir(), "graft-embed-shards-"));
-    process.env.GRAFT_DATA_ROOT = root;
-    const input = sliceCorpus();
-    await importCorpus(store.db, input, { corpus: "embshards" });
-    const folder = path.join(root, "models", "lsa-embshards");
+  before(() => {
+    const folder = path.join(store.dataRoot, "models", "lsa-embshards");
     saveLsaModel(
       folder,
       fitLsa(
-        input.papers.map((p) => `${p.title}\n${p.abstract}`),
+        sliceCorpus().papers.map((p) => `${p.title}\n${p.abstract}`),
         { dims: 16 },
       ),
     );
@@ -115,20 +89,11 @@ describe(`a graph build whose embedding is sharded into slice jobs (${testProvid
     params = { corpus: "embshards", embedder: `lsa:${folder}`, k: 5, workers: 1, chunkItems: 64 };
     cacheDir = cacheDirFor("embshards", createLsaEmbedder(folder).id);
   });
-  after(async () => {
-    for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
-    process.env.GRAFT_DATA_ROOT = savedRoot;
-    await store?.cleanup();
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  const env = () => workerEnv(store.config.url, root);
+  const env = store.env;
   const csrOf = (buildId: number) => graphCsrSha256(store.db, buildId);
   const cacheFiles = () => ["manifest.json", "vectors.f32", "keys.bin"].map((f) => readFileSync(path.join(cacheDir, f)));
-  /** The slice jobs of a build, from their params. */
-  const sliceJobsOf = async (buildId: number) =>
-    (await store.db.job.findMany({ where: { stage: "embed-slice" }, orderBy: { id: "asc" } })).filter((j) => JSON.parse(j.params).build === buildId);
-  const logOf = async (jobId: number) => (await store.db.jobLog.findMany({ where: { jobId }, orderBy: { id: "asc" } })).map((l) => l.message).join("\n");
+  const sliceJobsOf = (buildId: number) => buildJobsOf(store.db, "embed-slice", buildId);
+  const logOf = (jobId: number) => jobLogText(store.db, jobId);
 
   /** The cache of a sharded build is the one-process cache, and its graph.csr the one-process graph. */
   async function expectSameBuild(buildId: number): Promise<void> {
@@ -182,28 +147,13 @@ describe(`a graph build whose embedding is sharded into slice jobs (${testProvid
     await expectSameBuild(buildId);
     const slices = await sliceJobsOf(buildId);
     assert.equal(slices.length, 3);
-    assert.ok(
-      slices.every((s) => s.status === "succeeded" && s.attempts === 1),
-      "every slice claimed once",
-    );
-    const owners = new Set(slices.map((s) => s.workerId));
-    t.diagnostic(`${slices.length} slice jobs ran on ${owners.size} workers`);
-    assert.ok(owners.size >= 2, `slices ran on ${owners.size} worker(s): ${[...owners].join(", ")}`);
+    assertSharedOnce(t, slices, "slice");
   });
 
   test("a worker SIGKILLed in the middle of a slice: the slice is claimed again and the build completes", async () => {
     rmSync(cacheDir, { recursive: true });
     const { job } = await enqueueStage(store.db, "graph", { ...params, shards: SHARDS });
-    const first = startWorker({ ...env(), GRAFT_FAILPOINT: "embed-slice:midway" }, ["--exit-when-idle"]);
-    workers.push(first);
-    const banner = failpointBanner("embed-slice:midway");
-    const started = Date.now();
-    while (!first.output().includes(banner)) {
-      if (first.child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`no failpoint:\n${first.output()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    first.child.kill("SIGKILL");
-    await first.exited;
+    await killAtFailpoint(env(), "embed-slice:midway");
     const buildId = (await store.db.job.findUniqueOrThrow({ where: { id: job.id } })).buildId as number;
     assert.equal(await store.db.graphShard.count({ where: { buildId, kind: "embed-texts" } }), 3, "the slices' texts were stored");
     assert.equal(await store.db.graphShard.count({ where: { buildId, kind: "embed-vectors" } }), 0, "killed half-way: no slice was stored");

@@ -1,52 +1,32 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import { importCorpus } from "@/lib/corpus/import";
+import { describe, test } from "node:test";
 import type { CorpusInput } from "@/lib/corpus/read";
 import type { PaperRecord } from "@/lib/corpus/types";
-import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
+import { testProvider } from "@/lib/db/testing";
 import { graphCsrSha256 } from "@/lib/graph/testing";
-import { failpointBanner } from "./failpoints";
 import { enqueueStage, runStageInline } from "./runner";
 import "./stages";
-import { finishOnWorkers, startWorker, workerEnv, type WorkerProcess } from "./testing";
+import {
+  assertSharedOnce,
+  buildJobsOf,
+  finishOnWorkers,
+  jobLogText,
+  killAtFailpoint,
+  pickWord as pick,
+  SHARD_WORDS as WORDS,
+  startWorker,
+  useWorkerStore,
+} from "./testing";
 
 // Issue 18, "beyond one machine": a graph build whose all-pairs kernel is cut into block jobs
 // ("graph-block") must write the same graph.csr, byte for byte, as the one-pass build, whether
 // one worker runs every block (in process), three worker processes share them through the
 // store's queue, or a worker is SIGKILLed after storing a block and another one finishes.
 
-const WORDS = {
-  topic: [
-    "machine translation",
-    "dependency parsing",
-    "sentiment analysis",
-    "summarisation",
-    "dialogue state tracking",
-    "question answering",
-    "entity linking",
-    "speech recognition",
-  ],
-  method: [
-    "a transformer encoder",
-    "a CRF tagger",
-    "a BiLSTM",
-    "graph neural networks",
-    "contrastive pretraining",
-    "knowledge distillation",
-    "beam search",
-    "data augmentation",
-  ],
-  domain: ["news text", "tweets", "clinical notes", "legal documents", "product reviews", "scientific papers", "low-resource languages", "spoken dialogue"],
-  result: ["BLEU improves", "F1 improves", "accuracy rises", "latency halves", "errors drop", "recall improves", "robustness improves", "training is faster"],
-};
 const N = 64;
 
 /** 64 papers whose facets hold one or two generated items each, with some citations. */
 function shardCorpus(): CorpusInput {
-  const pick = (list: string[], i: number) => list[i % list.length];
   const papers: PaperRecord[] = Array.from({ length: N }, (_, i) => {
     const items = (f: (j: number) => string) => Array.from({ length: 1 + ((i * 7 + f.length) % 2) }, (_, j) => f(j));
     return {
@@ -82,35 +62,18 @@ const PARAMS = { corpus: "shards", k: 5, workers: 1, chunkItems: 8 };
 const SHARDS = 3;
 
 describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeout: 300_000 }, () => {
-  let store: TestDb;
-  let root = "";
-  const savedRoot = process.env.GRAFT_DATA_ROOT;
+  const store = useWorkerStore("graft-shards-", "shards", shardCorpus);
+  const workers = store.workers;
   let reference = "";
   let referenceEdges: string[] = [];
-  const workers: WorkerProcess[] = [];
 
-  before(async () => {
-    store = await createTestDb();
-    root = mkdtempSync(path.join(os.tmpdir(), "graft-shards-"));
-    process.env.GRAFT_DATA_ROOT = root;
-    await importCorpus(store.db, shardCorpus(), { corpus: "shards" });
-  });
-  after(async () => {
-    for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
-    process.env.GRAFT_DATA_ROOT = savedRoot;
-    await store?.cleanup();
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  const env = () => workerEnv(store.config.url, root);
+  const env = store.env;
   const csrOf = (buildId: number) => graphCsrSha256(store.db, buildId);
   const edgesOf = async (buildId: number) =>
     (await store.db.edge.findMany({ where: { buildId }, orderBy: [{ facet: "asc" }, { sourceId: "asc" }, { rank: "asc" }] })).map(
       (e) => `${e.facet}:${e.sourceId}->${e.targetId}#${e.rank}:${e.weight.toFixed(6)}`,
     );
-  /** The block jobs of a build, from their params. */
-  const blockJobsOf = async (buildId: number) =>
-    (await store.db.job.findMany({ where: { stage: "graph-block" }, orderBy: { id: "asc" } })).filter((j) => JSON.parse(j.params).build === buildId);
+  const blockJobsOf = (buildId: number) => buildJobsOf(store.db, "graph-block", buildId);
 
   async function expectSameBuild(buildId: number): Promise<void> {
     assert.equal(await csrOf(buildId), reference, "graph.csr is byte-identical to the one-pass build");
@@ -141,7 +104,7 @@ describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeou
       blocks.every((b) => b.status === "succeeded"),
       "every block job succeeded",
     );
-    const log = (await store.db.jobLog.findMany({ where: { jobId: run.job.id }, orderBy: { id: "asc" } })).map((l) => l.message).join("\n");
+    const log = await jobLogText(store.db, run.job.id);
     assert.match(log, /sharded kernel \(plan [0-9a-f]{8}\): 12 blocks over 4 facets, 0 stored already/);
   });
 
@@ -155,27 +118,12 @@ describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeou
     await expectSameBuild(buildId);
     const blocks = await blockJobsOf(buildId);
     assert.equal(blocks.length, SHARDS * 4);
-    assert.ok(
-      blocks.every((b) => b.status === "succeeded" && b.attempts === 1),
-      "every block claimed once",
-    );
-    const owners = new Set(blocks.map((b) => b.workerId));
-    t.diagnostic(`${blocks.length} block jobs ran on ${owners.size} workers`);
-    assert.ok(owners.size >= 2, `blocks ran on ${owners.size} worker(s): ${[...owners].join(", ")}`);
+    assertSharedOnce(t, blocks, "block");
   });
 
   test("a worker SIGKILLed after storing a block: the next worker resumes and never recomputes it", async () => {
     const { job } = await enqueueStage(store.db, "graph", { ...PARAMS, shards: SHARDS });
-    const first = startWorker({ ...env(), GRAFT_FAILPOINT: "graph-block:stored" }, ["--exit-when-idle"]);
-    workers.push(first);
-    const banner = failpointBanner("graph-block:stored");
-    const started = Date.now();
-    while (!first.output().includes(banner)) {
-      if (first.child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`no failpoint:\n${first.output()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    first.child.kill("SIGKILL");
-    await first.exited;
+    await killAtFailpoint(env(), "graph-block:stored");
     const buildId = (await store.db.job.findUniqueOrThrow({ where: { id: job.id } })).buildId as number;
     const stored = await store.db.graphShard.findMany({ where: { buildId, kind: "lists" }, select: { facet: true, part: true } });
     assert.equal(stored.length, 1, "one block's lists were stored before the kill");
@@ -193,7 +141,7 @@ describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeou
     const killed = blocks.find((b) => b.attempts === 2);
     assert.ok(killed, "the killed block job was claimed again");
     assert.equal((JSON.parse(killed.result ?? "{}") as { computed?: boolean }).computed, false);
-    const log = (await store.db.jobLog.findMany({ where: { jobId: job.id }, orderBy: { id: "asc" } })).map((l) => l.message).join("\n");
+    const log = await jobLogText(store.db, job.id);
     assert.match(log, /resuming build \d+/);
     assert.match(log, /12 blocks over 4 facets, 1 stored already/);
   });

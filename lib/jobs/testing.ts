@@ -1,8 +1,14 @@
 /** Test helpers of the job queue: a real `npm run worker` process (tests only). */
+import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
+import type { TestContext } from "node:test";
+import { importCorpus } from "@/lib/corpus/import";
+import type { CorpusInput } from "@/lib/corpus/read";
 import type { Db } from "@/lib/db/client";
+import { useTestStore } from "@/lib/db/testing";
 import { repoRoot } from "@/lib/paths";
+import { failpointBanner } from "./failpoints";
 import type { JobRow } from "./queue";
 
 export interface WorkerProcess {
@@ -54,4 +60,91 @@ export async function finishOnWorkers(
   for (const w of workers) w.child.kill("SIGTERM");
   const codes = await Promise.all(workers.map((w) => w.exited));
   return { row, codes, output: output() };
+}
+
+/** Starts a worker with failpoint `name` and SIGKILLs it once it has reached it (throws with its output if it never does). */
+export async function killAtFailpoint(env: NodeJS.ProcessEnv, name: string, timeoutMs = 120_000): Promise<WorkerProcess> {
+  const worker = startWorker({ ...env, GRAFT_FAILPOINT: name }, ["--exit-when-idle"]);
+  const banner = failpointBanner(name);
+  const started = Date.now();
+  while (!worker.output().includes(banner)) {
+    if (worker.child.exitCode !== null || Date.now() - started > timeoutMs) {
+      worker.child.kill("SIGKILL");
+      throw new Error(`no failpoint:\n${worker.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  worker.child.kill("SIGKILL");
+  await worker.exited;
+  return worker;
+}
+
+/** The jobs of `stage` that build `buildId` queued (read from their params), oldest first. */
+export async function buildJobsOf(db: Db, stage: string, buildId: number): Promise<JobRow[]> {
+  return (await db.job.findMany({ where: { stage }, orderBy: { id: "asc" } })).filter((j) => JSON.parse(j.params).build === buildId);
+}
+
+/** A job's log messages, one a line. */
+export async function jobLogText(db: Db, jobId: number): Promise<string> {
+  return (await db.jobLog.findMany({ where: { jobId }, orderBy: { id: "asc" } })).map((l) => l.message).join("\n");
+}
+
+/** Words of the generated corpora of the sharded-build tests. */
+export const SHARD_WORDS = {
+  topic: [
+    "machine translation",
+    "dependency parsing",
+    "sentiment analysis",
+    "summarisation",
+    "dialogue state tracking",
+    "question answering",
+    "entity linking",
+    "speech recognition",
+  ],
+  method: [
+    "a transformer encoder",
+    "a CRF tagger",
+    "a BiLSTM",
+    "graph neural networks",
+    "contrastive pretraining",
+    "knowledge distillation",
+    "beam search",
+    "data augmentation",
+  ],
+  domain: ["news text", "tweets", "clinical notes", "legal documents", "product reviews", "scientific papers", "low-resource languages", "spoken dialogue"],
+  result: ["BLEU improves", "F1 improves", "accuracy rises", "latency halves", "errors drop", "recall improves", "robustness improves", "training is faster"],
+};
+
+/** The `i`th word of a list, cycling. */
+export const pickWord = (list: readonly string[], i: number): string => list[i % list.length];
+
+/**
+ * A fresh store holding `input` as `corpus`, with a private GRAFT_DATA_ROOT (see useTestStore),
+ * and a list for the worker processes a test starts: those still running are killed afterwards.
+ */
+export function useWorkerStore(prefix: string, corpus: string, input: () => CorpusInput) {
+  const workers: WorkerProcess[] = [];
+  const store = useTestStore(prefix, {
+    setup: (db) => importCorpus(db, input(), { corpus }),
+    teardown: () => {
+      for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
+    },
+  });
+  // Added to the store's own object: its getters stay lazy.
+  return Object.assign(store, {
+    /** A worker's environment on this store and data root. */
+    env: (): NodeJS.ProcessEnv => workerEnv(store.databaseUrl, store.dataRoot),
+    workers,
+  });
+}
+
+/** Every job (a `what`) succeeded at its first claim, and the jobs ran on at least two workers (noted in the test's output). */
+export function assertSharedOnce(t: TestContext, jobs: readonly JobRow[], what: string): void {
+  assert.ok(
+    jobs.every((j) => j.status === "succeeded" && j.attempts === 1),
+    `every ${what} claimed once`,
+  );
+  const owners = new Set(jobs.map((j) => j.workerId));
+  t.diagnostic(`${jobs.length} ${what} jobs ran on ${owners.size} workers`);
+  assert.ok(owners.size >= 2, `${what}s ran on ${owners.size} worker(s): ${[...owners].join(", ")}`);
 }

@@ -1,33 +1,21 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { edgeWeightOf } from "@/lib/graph/csr";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { UNSEEN_WALK, denseGraphRetriever } from "./dense-graph";
 import { ephemeralStarts } from "./ephemeral";
-import { clearGraphCache, itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "./graph-store";
+import { clearGraphCache, loadGraph } from "./graph-store";
 import type { RetrieveContext } from "./retriever";
 import { maxSimEngine } from "./services";
+import { unseenCopy } from "./testing";
 import { walkFacet, type WalkStartEdges } from "./walk";
 
 // The dense-graph retriever on a mix build of the six-paper corpus: an unseen copy of a corpus
 // paper is inserted with the build's own s_f, walks with paths adding up, and hands its walk
 // scores to graph-RRF as w_f(q, ·).
-
-function unseenCopy(g: LoadedGraph, node: number, facets: readonly Facet[] = FACETS): RetrieveContext {
-  const items = Object.fromEntries(FACETS.map((f) => [f, itemsOf(g, f, node)])) as Record<Facet, string[]>;
-  const vectors = Object.fromEntries(FACETS.map((f) => [f, vectorsOf(g, f, node)])) as Record<Facet, Float32Array[]>;
-  return {
-    db: undefined as never,
-    graph: g,
-    query: { index: null, exclude: node, title: "", abstract: "", items, vectors },
-    facets,
-    pool: 50,
-    queryEdges: {},
-  };
-}
 
 describe(`dense-graph retriever on a mix build (${testProvider})`, { concurrency: false }, () => {
   const t = useMiniCorpusStore("graft-dense-graph-");

@@ -1,31 +1,19 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { UNSEEN_WALK, denseGraphRetriever, unseenStarts } from "./dense-graph";
 import { GENERATED_SEED_WEIGHT, walkFromGenerated } from "./graft";
-import { clearGraphCache, itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "./graph-store";
-import type { FacetCandidateLists, RetrieveContext } from "./retriever";
+import { clearGraphCache, loadGraph } from "./graph-store";
+import type { FacetCandidateLists } from "./retriever";
+import { unseenCopy } from "./testing";
 import { walkFacet } from "./walk";
 
 // The graft retriever's unseen-paper path on a mix build of the six-paper corpus: the papers the
 // model generated join the query's ephemeral edges as walk seeds; the walk is the facet's list and
 // its w_f(q, ·), and a generated paper keeps its DocID. (The decoding itself is tested in lib/genret.)
-
-function unseenCopy(g: LoadedGraph, node: number): RetrieveContext {
-  const items = Object.fromEntries(FACETS.map((f) => [f, itemsOf(g, f, node)])) as Record<Facet, string[]>;
-  const vectors = Object.fromEntries(FACETS.map((f) => [f, vectorsOf(g, f, node)])) as Record<Facet, Float32Array[]>;
-  return {
-    db: undefined as never,
-    graph: g,
-    query: { index: null, exclude: node, title: "", abstract: "", items, vectors },
-    facets: FACETS,
-    pool: 50,
-    queryEdges: {},
-  };
-}
 
 describe(`graft retriever, unseen paper: generated papers seed the walk (${testProvider})`, { concurrency: false }, () => {
   const t = useMiniCorpusStore("graft-graft-walk-");

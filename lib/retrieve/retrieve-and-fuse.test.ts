@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import type { PaperGraph } from "@/lib/graph/csr";
+import { csrOf } from "@/lib/graph/csr-testing";
 import { COSINE } from "@/lib/graph/similarity";
 import { PackedTexts } from "./packed-texts";
 import { precomputedRetriever } from "./precomputed";
@@ -11,21 +12,6 @@ import type { FacetCandidateLists, IndexRetrieveContext, Retriever } from "./ret
 
 // The shared step on a bare index (no store, no served build): four papers, a graph in two
 // facets (problems: 0→1 .9, 0→2 .3; methods: 0→3 .8), and a retriever with fixed lists.
-
-function csrOf(rows: [number, number][][]): FacetCsr {
-  const offsets = new Int32Array(rows.length + 1);
-  rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
-  const flat = rows.flat();
-  const weights = Float32Array.from(flat, ([, w]) => w);
-  return {
-    numPapers: rows.length,
-    offsets,
-    targets: Int32Array.from(flat, ([t]) => t),
-    weights,
-    facetScores: weights,
-    citationScores: new Float32Array(flat.length),
-  };
-}
 
 const graph: PaperGraph = {
   numPapers: 4,

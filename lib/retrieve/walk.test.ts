@@ -1,23 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import type { PaperGraph } from "@/lib/graph/csr";
+import { csrOf } from "@/lib/graph/csr-testing";
 import { denseGraphRetrieve, rrf, walkFacet } from "./walk";
-
-/** Rows are ranked by weight, as the graph build stores them. */
-function csrOf(rows: [number, number][][]): FacetCsr {
-  const offsets = new Int32Array(rows.length + 1);
-  rows.forEach((r, p) => (offsets[p + 1] = offsets[p] + r.length));
-  const flat = rows.flat();
-  const weights = Float32Array.from(flat, ([, w]) => w);
-  return {
-    numPapers: rows.length,
-    offsets,
-    targets: Int32Array.from(flat, ([t]) => t),
-    weights,
-    facetScores: weights,
-    citationScores: new Float32Array(flat.length),
-  };
-}
 
 // Six papers:  0 —.9— 1 —.8— 3 —.5— 5,  0 —.5— 2 —.7— 4,  1 —.6→ 2.
 // Weights are powers of two over 8 or 10 so products are exact enough to compare with 1e-6.

@@ -20,9 +20,10 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { disconnectDb, getDb } from "@/lib/db/client";
-import { fitLexicalModel, LexicalIndex, packLexicalItems, parseLexicalModel, serialiseLexicalModel, type LexicalModel } from "@/lib/graph/lexical";
+import { LexicalIndex, packLexicalItems, parseLexicalModel, serialiseLexicalModel, type LexicalModel } from "@/lib/graph/lexical";
 import { lexicalAllPairsTopK } from "@/lib/graph/lexical-pool";
 import { mulberry32 } from "@/lib/random";
+import { loadLexicalCorpus } from "./lexical-corpus";
 
 const { values } = parseArgs({
   options: {
@@ -49,32 +50,8 @@ interface Loaded {
 
 /** Texts per facet and paper (node order) and the fitted model, as lib/graph/build.ts makes them. */
 async function loadFromStore(corpusName: string): Promise<Loaded> {
-  const db = getDb();
   try {
-    const corpus = await db.corpus.findUnique({ where: { name: corpusName } });
-    if (!corpus) throw new Error(`no corpus ${corpusName}`);
-    const papers = await db.paper.findMany({
-      where: { corpusId: corpus.id, role: "corpus" },
-      select: { id: true, title: true, abstract: true },
-      orderBy: { id: "asc" },
-    });
-    const node = new Map(papers.map((p, i) => [p.id, i]));
-    const items = await db.facetItem.findMany({
-      where: { paper: { corpusId: corpus.id, role: "corpus" } },
-      select: { paperId: true, facet: true, text: true },
-      orderBy: [{ paperId: "asc" }, { position: "asc" }],
-    });
-    const perFacet = Object.fromEntries(FACETS.map((f) => [f, papers.map(() => [] as string[])])) as Record<Facet, string[][]>;
-    const texts: string[] = [];
-    for (const it of items) {
-      if (!(FACETS as readonly string[]).includes(it.facet)) continue;
-      perFacet[it.facet as Facet][node.get(it.paperId) as number].push(it.text);
-      texts.push(it.text);
-    }
-    const model = fitLexicalModel(
-      papers.map((p) => `${p.title}\n${p.abstract}`),
-      texts,
-    );
+    const { model, perFacet } = await loadLexicalCorpus(getDb(), corpusName);
     return { corpus: corpusName, model, perFacet };
   } finally {
     await disconnectDb();

@@ -14,8 +14,9 @@
 import { parseArgs } from "node:util";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { disconnectDb, getDb } from "@/lib/db/client";
-import { DEFAULT_LEXICAL_BOUND, fitLexicalModel, LexicalIndex, packLexicalItems } from "@/lib/graph/lexical";
+import { DEFAULT_LEXICAL_BOUND, LexicalIndex, packLexicalItems } from "@/lib/graph/lexical";
 import { mulberry32 } from "@/lib/random";
+import { loadLexicalCorpus } from "./lexical-corpus";
 
 const { values } = parseArgs({
   options: {
@@ -35,27 +36,8 @@ const caps = values["max-postings"].split(",").map(Number);
 const budgets = values.candidates.split(",").map(Number);
 const facets = values.facets.split(",") as Facet[];
 
-const db = getDb();
-const corpus = await db.corpus.findUnique({ where: { name: values.corpus } });
-if (!corpus) throw new Error(`no corpus ${values.corpus}`);
-const papers = await db.paper.findMany({
-  where: { corpusId: corpus.id, role: "corpus" },
-  select: { id: true, title: true, abstract: true },
-  orderBy: { id: "asc" },
-});
-const node = new Map(papers.map((p, i) => [p.id, i]));
-const items = await db.facetItem.findMany({
-  where: { paper: { corpusId: corpus.id, role: "corpus" } },
-  select: { paperId: true, facet: true, text: true },
-  orderBy: [{ paperId: "asc" }, { position: "asc" }],
-});
-const perFacet = Object.fromEntries(FACETS.map((f) => [f, papers.map(() => [] as string[])])) as Record<Facet, string[][]>;
-for (const it of items) if ((FACETS as readonly string[]).includes(it.facet)) perFacet[it.facet as Facet][node.get(it.paperId) as number].push(it.text);
-const model = fitLexicalModel(
-  papers.map((p) => `${p.title}\n${p.abstract}`),
-  items.map((i) => i.text),
-);
-console.log(`${values.corpus}: ${papers.length} papers, ${items.length} items, ${model.terms.length} terms`);
+const { model, perFacet, papers, items } = await loadLexicalCorpus(getDb(), values.corpus);
+console.log(`${values.corpus}: ${papers} papers, ${items} items, ${model.terms.length} terms`);
 
 /** CPU time (user + system) of this process since `from`, in ms. */
 function cpuMs(from: NodeJS.CpuUsage): number {

@@ -26,6 +26,7 @@ import {
 import { buildDocIdIndex } from "@/lib/genret/docid";
 import { dataRoot } from "@/lib/paths";
 import { readPaperGraph } from "@/lib/graph/csr";
+import { fmt, table } from "./table";
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {
@@ -50,17 +51,7 @@ function newestGraphBuild(): string {
 const buildDir = args[0] ?? newestGraphBuild();
 const corpusFile = args[1] ?? path.join(sharedDataDir(), "acl-citegraph", "papers.jsonl");
 
-const fmt = (x: number, digits = 0): string => x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
-
-function table(header: string[], rows: (string | number)[][]): void {
-  const cells = [header, ...rows.map((r) => r.map(String))];
-  const widths = header.map((_, c) => Math.max(...cells.map((r) => r[c].length)));
-  for (const [i, r] of cells.entries()) {
-    console.log(r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  "));
-    if (i === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  }
-}
 
 function main(): void {
   const graphFile = path.join(buildDir, "graph.csr");

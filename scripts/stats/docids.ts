@@ -15,6 +15,7 @@ import { buildDocIdIndex, docIdStatistics, normalizeFacetItem, type DocIdSource 
 import { encodeDocIdTokens, getLlama3Tokenizer } from "@/lib/text/tokenizer";
 import { buildFacetTrie, loadTrie, serializeTrie, trieStatistics } from "@/lib/genret/trie";
 import { sharedDataDir } from "@/lib/corpus/paths";
+import { fmt, table } from "./table";
 
 const dataDir = sharedDataDir();
 const corpusFile = process.argv[2] ?? path.join(dataDir, "acl-citegraph", "papers.jsonl");
@@ -30,16 +31,6 @@ function readPapers(file: string): DocIdSource[] {
 }
 
 const ms = (start: number): number => performance.now() - start;
-const fmt = (x: number, digits = 0): string => x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-
-function table(header: string[], rows: (string | number)[][]): void {
-  const cells = [header, ...rows.map((r) => r.map(String))];
-  const widths = header.map((_, c) => Math.max(...cells.map((r) => r[c].length)));
-  for (const [i, r] of cells.entries()) {
-    console.log(r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  "));
-    if (i === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  }
-}
 
 function main(): void {
   if (!existsSync(corpusFile)) {

@@ -2,8 +2,15 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { Card, formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "@/components/ui";
-import { ApiError, fetchJson } from "@/lib/http/client";
+import {
+  Card,
+  formButtonClass as buttonClass,
+  formFieldClass as inputClass,
+  formPrimaryButtonClass as primaryButtonClass,
+  labelClass,
+  ProgressBar,
+} from "@/components/ui";
+import { ApiError, fetchJson, sendJson } from "@/lib/http/client";
 import type { JobDetail, JobStatus, JobView } from "@/lib/jobs/types";
 
 // The live jobs console: a list of jobs polled while any is active, the selected job's progress
@@ -36,20 +43,9 @@ function ago(iso: string | null, now: number): string {
   return s < 90 ? `${s} s ago` : s < 5400 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
 }
 
+/** A job's progress (a fraction, clamped) as a live bar. */
 function Progress({ value, label }: { value: number; label: string }) {
-  const pct = Math.round(Math.max(0, Math.min(1, value)) * 100);
-  return (
-    <div
-      className="h-1.5 w-full overflow-hidden rounded-full bg-line"
-      role="progressbar"
-      aria-label={label}
-      aria-valuemin={0}
-      aria-valuemax={100}
-      aria-valuenow={pct}
-    >
-      <div className="h-full rounded-full bg-accent transition-[width]" style={{ width: `${pct}%` }} />
-    </div>
-  );
+  return <ProgressBar value={Math.round(Math.max(0, Math.min(1, value)) * 100)} total={100} label={label} live />;
 }
 
 function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: (id: number) => void }) {
@@ -61,13 +57,9 @@ function StartBuildForm({ corpora, onStarted }: { corpora: string[]; onStarted: 
   const [embedder, setEmbedder] = useState("");
   const start = useMutation({
     mutationFn: () =>
-      fetchJson<{ job: JobView; created: boolean }>("/api/admin/jobs", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          stage: "graph",
-          params: { corpus: corpus || corpora[0], k: Number(k), ...(alpha.trim() ? { alpha: Number(alpha) } : {}), ...(embedder.trim() ? { embedder } : {}) },
-        }),
+      sendJson<{ job: JobView; created: boolean }>("/api/admin/jobs", "POST", {
+        stage: "graph",
+        params: { corpus: corpus || corpora[0], k: Number(k), ...(alpha.trim() ? { alpha: Number(alpha) } : {}), ...(embedder.trim() ? { embedder } : {}) },
       }),
     onSuccess: (r) => {
       void client.invalidateQueries({ queryKey: ["admin-jobs"] });

@@ -216,6 +216,9 @@ function readInputFile(file: string): { name: string; bytes: Uint8Array } {
   return { name: path.basename(file), bytes: new Uint8Array(readFileSync(file)) };
 }
 
+/** `text` cut to `max` characters, an ellipsis marking the cut. */
+const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
 function renderMulti(result: MultiSeedResult): string {
   const seeds = result.seeds.map((s) => `S${s.index + 1} ${s.externalId ?? s.title}`).join(", ");
   const lines = [
@@ -233,7 +236,7 @@ function renderMulti(result: MultiSeedResult): string {
         r.year ?? "",
         r.unreached ? "(not reached)" : r.seeds.map((s) => `S${s.seed + 1}#${s.rank}`).join(" "),
         r.facets.map((f) => FACET_LETTERS[f]).join(""),
-        r.title.length > 60 ? `${r.title.slice(0, 59)}…` : r.title,
+        clip(r.title, 60),
       ]),
     ),
     "",
@@ -265,7 +268,7 @@ function render(result: RelatedResult): string {
       `Earlier / later work measured from ${q.year.source === "paper" ? `the paper's year, ${q.year.value}` : `${q.year.value}, the median year of the papers whose words match it most`}.`,
     );
   if (q.extraction) {
-    for (const f of FACETS) for (const item of q.facets[f]) lines.push(`  ${FACET_LETTERS[f]}  ${item.length > 110 ? `${item.slice(0, 109)}…` : item}`);
+    for (const f of FACETS) for (const item of q.facets[f]) lines.push(`  ${FACET_LETTERS[f]}  ${clip(item, 110)}`);
   }
   lines.push(
     "",
@@ -277,7 +280,7 @@ function render(result: RelatedResult): string {
         r.year ?? "",
         r.direction === "earlier" || r.direction === "later" ? r.direction : "",
         r.unreached ? "(not reached)" : r.facets.map((f) => `${FACET_LETTERS[f.facet]}${f.rank}`).join(" "),
-        r.title.length > 70 ? `${r.title.slice(0, 69)}…` : r.title,
+        clip(r.title, 70),
       ]),
     ),
     "",

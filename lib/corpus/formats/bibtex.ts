@@ -4,12 +4,10 @@
  * Unicode, @string macros resolved, parse errors recovered from and located. Ids are the
  * citation keys (the DOI for an entry without one).
  */
-import { statSync } from "node:fs";
-import { basename, resolve } from "node:path";
 import type { Creator, Entry } from "@retorquere/bibtex-parser";
 import type { CorpusFiles } from "../read";
 import type { CorpusCollector } from "./collect";
-import { lineIndex, normalizeDoi, parseBibtexText, readTextFile, stripMarkup, yearOf } from "./text";
+import { lineIndex, normalizeDoi, parseBibtexText, readExportFile, stripMarkup, yearOf } from "./text";
 
 /** Fields that name where a paper appeared, in order of preference. */
 const VENUE_FIELDS = ["journal", "journaltitle", "booktitle", "eventtitle", "series"];
@@ -29,16 +27,8 @@ function field(entry: Entry, name: string): string | null {
 }
 
 export async function readBibtex(path: string, c: CorpusCollector): Promise<CorpusFiles> {
-  const abs = resolve(path);
-  if (!statSync(abs).isFile()) throw new Error(`${abs} is not a file: give a .bib file (BibTeX or BibLaTeX export)`);
-  const files: CorpusFiles = { papers: abs, citations: null, queries: null, queryGold: null };
-  const file = basename(abs);
-  const read = readTextFile(abs);
-  if (!read.ok) {
-    c.error({ file, line: read.line }, read.message);
-    return files;
-  }
-  const text = read.text;
+  const { files, file, text } = readExportFile(path, "a .bib file (BibTeX or BibLaTeX export)", c);
+  if (text === null) return files;
   const lineOf = lineIndex(text);
   const lib = parseBibtexText(text);
 

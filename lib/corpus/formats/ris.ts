@@ -6,13 +6,11 @@
  * made from the first author, year and title (stable across re-imports of the same record).
  */
 import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
-import { basename, resolve } from "node:path";
 import { plugins, type CslItem, type CslName } from "@citation-js/core";
 import "@citation-js/plugin-ris";
 import type { CorpusFiles } from "../read";
 import type { CorpusCollector, Location } from "./collect";
-import { normalizeDoi, readTextFile, squash, stripMarkup, yearOf } from "./text";
+import { normalizeDoi, readExportFile, squash, stripMarkup, yearOf } from "./text";
 
 const TAG_LINE = /^([A-Z][A-Z0-9]) {2}-(?: |$)/;
 
@@ -68,16 +66,9 @@ function recordToPaper(csl: CslItem): Record<string, unknown> {
 }
 
 export async function readRis(path: string, c: CorpusCollector): Promise<CorpusFiles> {
-  const abs = resolve(path);
-  if (!statSync(abs).isFile()) throw new Error(`${abs} is not a file: give a .ris file (RIS export)`);
-  const files: CorpusFiles = { papers: abs, citations: null, queries: null, queryGold: null };
-  const file = basename(abs);
-  const read = readTextFile(abs);
-  if (!read.ok) {
-    c.error({ file, line: read.line }, read.message);
-    return files;
-  }
-  const lines = read.text.split(/\r\n|\n|\r/);
+  const { files, file, text } = readExportFile(path, "a .ris file (RIS export)", c);
+  if (text === null) return files;
+  const lines = text.split(/\r\n|\n|\r/);
   let open: { at: Location; lines: string[] } | null = null;
   let strayReported = false;
 

@@ -3,12 +3,29 @@
  * UTF-16, invalid UTF-8 located by line), line numbers of offsets, LaTeX and markup to plain
  * Unicode, DOIs and years.
  */
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import { parse as parseBibtex, type Options as BibtexOptions } from "@retorquere/bibtex-parser";
 import { gunzipCapped, isGzip, UnpackLimitError } from "@/lib/unpack";
+import type { CorpusFiles } from "../read";
+import type { CorpusCollector } from "./collect";
 
 export type TextResult = { ok: true; text: string } | { ok: false; line: number; message: string };
+
+/**
+ * A one-file export (`expected` names it in the error for a folder): its files, its base name
+ * for locations, and its text, null when it cannot be read as text (an error is collected).
+ */
+export function readExportFile(path: string, expected: string, c: CorpusCollector): { files: CorpusFiles; file: string; text: string | null } {
+  const abs = resolve(path);
+  if (!statSync(abs).isFile()) throw new Error(`${abs} is not a file: give ${expected}`);
+  const files: CorpusFiles = { papers: abs, citations: null, queries: null, queryGold: null };
+  const file = basename(abs);
+  const read = readTextFile(abs);
+  if (read.ok) return { files, file, text: read.text };
+  c.error({ file, line: read.line }, read.message);
+  return { files, file, text: null };
+}
 
 /**
  * The text of a (possibly gzipped) export file. UTF-8 with or without a byte-order mark, or

@@ -1,17 +1,10 @@
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { createChatClient, backoffMs, LlmRequestError, retryAfterMs, type ChatClientConfig } from "./client";
 import { ApiKey } from "./config";
-import { completion, sequence, startStubServer, type StubHandler, type StubServer } from "./stub-server";
+import { completion, sequence, startStubServer, stubServerStarter } from "./stub-server";
 
-const servers: StubServer[] = [];
-after(() => Promise.all(servers.map((s) => s.close())));
-
-async function stub(handler: StubHandler): Promise<StubServer> {
-  const s = await startStubServer(handler);
-  servers.push(s);
-  return s;
-}
+const stub = stubServerStarter();
 
 /** Tiny backoff so retries cost milliseconds; a generous timeout (a busy machine can be slow on a
  * first request) that the timeout tests shorten. */

@@ -1,18 +1,11 @@
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { ApiKey, llmConfig, type LlmConfig } from "./config";
 import { createLlmExtractor, parseFacetAnswer, stripCodeFence } from "./extract";
 import { FACET_JSON_SCHEMA, SYSTEM_PROMPT, TRUNCATION_MARKER } from "./prompt";
-import { completion, facetAnswer, sequence, startStubServer, type StubHandler, type StubServer } from "./stub-server";
+import { completion, facetAnswer, sequence, stubServerStarter } from "./stub-server";
 
-const servers: StubServer[] = [];
-after(() => Promise.all(servers.map((s) => s.close())));
-
-async function stub(handler: StubHandler): Promise<StubServer> {
-  const s = await startStubServer(handler);
-  servers.push(s);
-  return s;
-}
+const stub = stubServerStarter();
 
 function cfg(baseUrl: string, over: Partial<LlmConfig> = {}): LlmConfig {
   return llmConfig({ model: "test-model", baseUrl, timeoutMs: 3000, maxRetries: 2, retryBaseDelayMs: 5, retryMaxDelayMs: 20, ...over });

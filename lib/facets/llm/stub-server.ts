@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { after } from "node:test";
 
 export interface RecordedRequest {
   method: string;
@@ -86,6 +87,17 @@ export async function startStubServer(handler: StubHandler): Promise<StubServer>
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A starter of stub servers that the test file closes after its tests (register it at the top level). */
+export function stubServerStarter(): (handler: StubHandler) => Promise<StubServer> {
+  const servers: StubServer[] = [];
+  after(() => Promise.all(servers.map((s) => s.close())));
+  return async (handler) => {
+    const s = await startStubServer(handler);
+    servers.push(s);
+    return s;
   };
 }
 

@@ -1,0 +1,12 @@
+import type { PaperGraph } from "@/lib/graph/csr";
+import { csrOf } from "@/lib/graph/csr-testing";
+
+/** Five papers, two facets. problems: 0→1 (.9), 1→2 (.8), 3→0 (.5); methods: 0→4 (.7), 4→3 (.6). */
+export const fivePaperGraph: PaperGraph = {
+  numPapers: 5,
+  k: 2,
+  facets: {
+    problems: csrOf([[[1, 0.9]], [[2, 0.8]], [], [[0, 0.5]], []]),
+    methods: csrOf([[[4, 0.7]], [], [], [], [[3, 0.6]]]),
+  },
+};
