@@ -47,7 +47,9 @@ export function useTestStore(prefix: string, hooks: { setup?: (db: Db) => Promis
   });
   after(async () => {
     hooks.teardown?.();
-    process.env.GRAFT_DATA_ROOT = saved;
+    // Assigning undefined would set the string "undefined".
+    if (saved === undefined) delete process.env.GRAFT_DATA_ROOT;
+    else process.env.GRAFT_DATA_ROOT = saved;
     await store?.cleanup();
     rmSync(root, { recursive: true, force: true });
   });
