@@ -2,10 +2,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
 import { Card, fmtPct, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressBar } from "@/components/ui";
-import { listStudies } from "@/lib/annotation/study";
-import { requireUser } from "@/lib/auth/guard";
-import { listUsers } from "@/lib/auth/users";
-import { getDb } from "@/lib/db/client";
+import { listStudies } from "@/lib/annotation";
+import { requireUser, listUsers } from "@/lib/auth";
+import { getDb } from "@/lib/db";
 
 export const metadata: Metadata = { title: "Studies" };
 export const dynamic = "force-dynamic";

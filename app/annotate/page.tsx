@@ -2,9 +2,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
 import { Card, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressBar } from "@/components/ui";
-import { myStudies } from "@/lib/annotation/sheet";
-import { requireUser } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
+import { myStudies } from "@/lib/annotation";
+import { requireUser } from "@/lib/auth";
+import { getDb } from "@/lib/db";
 
 export const metadata: Metadata = { title: "My sheets" };
 export const dynamic = "force-dynamic";

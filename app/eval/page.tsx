@@ -4,11 +4,18 @@ import { CsfcubeSection } from "@/components/eval/csfcube";
 import { RecallTable } from "@/components/eval/recall-table";
 import { SvgFigure } from "@/components/eval/svg-figure";
 import { UserPapersSection } from "@/components/eval/user-papers";
-import { FACETS } from "@/lib/corpus/types";
-import type { CsfcubeState } from "@/lib/eval/csfcube-report";
-import { readLatestCsfcube, readLatestReport } from "@/lib/eval/latest";
-import { tableNote, TABLES, type EvalReport, type TableName } from "@/lib/eval/report";
-import { coverageLadderSvg, recallCurvesSvg } from "@/lib/eval/svg";
+import { FACETS } from "@/lib/corpus";
+import {
+  type CsfcubeState,
+  readLatestCsfcube,
+  readLatestReport,
+  tableNote,
+  TABLES,
+  type EvalReport,
+  type TableName,
+  coverageLadderSvg,
+  recallCurvesSvg,
+} from "@/lib/eval";
 
 export const metadata: Metadata = { title: "Evaluation" };
 // The report is read at request time, so a new `graft eval` shows without a rebuild.

@@ -1,4 +1,4 @@
-import { CSFCUBE_HEADING, CSFCUBE_INTRO, csfcubeColumns, csfcubeLines, FACETS_LABEL, type CsfcubeRow, type CsfcubeState } from "@/lib/eval/csfcube-report";
+import { CSFCUBE_HEADING, CSFCUBE_INTRO, csfcubeColumns, csfcubeLines, FACETS_LABEL, type CsfcubeRow, type CsfcubeState } from "@/lib/eval";
 
 const f2 = (x: number): string => x.toFixed(2);
 

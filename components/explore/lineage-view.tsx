@@ -3,8 +3,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { fetchJson } from "@/lib/http/client";
-import type { LibraryMatch, PaperIdentity } from "@/lib/query/library";
-import type { LineageResult, LineageWork } from "@/lib/query/lineage";
+import type { LibraryMatch, PaperIdentity, LineageResult, LineageWork } from "@/lib/query";
 import { paperHref, shortVenue } from "../format";
 import { Spinner } from "../ui";
 import { LibraryBadge } from "./library-panel";

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { CodedError } from "@/lib/errors";
-import { parseAuthors } from "@/lib/corpus/browse";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import { parseAuthors, FACETS, type Facet } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { parseEvidence, type EvidenceSnippet } from "./evidence";
 
 /**

@@ -1,8 +1,8 @@
 // The CLI edge's one table from the core's error codes (lib/errors.ts) to exit codes, as the
 // README's "The `graft` command" section lists them.
 import { ConfigError } from "@/lib/config";
-import { CorpusFormatError } from "@/lib/corpus/read";
-import { storeFault } from "@/lib/db/faults";
+import { CorpusFormatError } from "@/lib/corpus";
+import { storeFault } from "@/lib/db";
 import { CodedError, type ErrorCode } from "@/lib/errors";
 import { UsageError } from "./output";
 

@@ -3,8 +3,8 @@
 // main.ts runs it; tests call main() in process (lib/cli/testing.ts) to skip a process start.
 import { Command, CommanderError } from "commander";
 import { config } from "@/lib/config";
-import { CorpusFormatError } from "@/lib/corpus/read";
-import { disconnectDb } from "@/lib/db/client";
+import { CorpusFormatError } from "@/lib/corpus";
+import { disconnectDb } from "@/lib/db";
 import { registerBuild } from "./commands/build";
 import { registerBuilds } from "./commands/builds";
 import { registerCorpus } from "./commands/corpus";

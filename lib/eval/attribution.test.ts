@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { graphRrf, csrWeightOf, listsFromPapers, rrf } from "@/lib/fusion";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import type { FacetCsr, PaperGraph } from "@/lib/graph";
 import { attributionOf, edgeListPairFacets, graphPairFacets } from "./attribution";
 
 function csrOf(rows: [number, number][][]): FacetCsr {

@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
-import { packFacetItems } from "@/lib/graph/maxsim";
-import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
+import { type FacetCsr, type PaperGraph, packFacetItems, MaxSimEngine } from "@/lib/graph";
 import {
   citationGold,
   denseGraphInCorpus,

@@ -23,13 +23,10 @@
  * against every item in the corpus with the same maximum-similarity function ... pruned to the
  * top 20 per facet, and the same two-hop walk is performed"), first-hop weights α·s (c = 0).
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { PaperGraph } from "@/lib/graph/csr";
-import { itemsOfPaper, type PackedFacetItems } from "@/lib/graph/maxsim";
-import { denseGraphEphemeral } from "@/lib/retrieve/ephemeral";
-import { prepareFacetBlocks, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/maxsim-engine";
-import { queryFacetTopK } from "@/lib/graph/topk";
-import { denseGraphRetrieve, rrf, type DenseGraphOptions, type FusedResult } from "@/lib/retrieve/walk";
+import { FACETS, type Facet } from "@/lib/corpus";
+import { type PaperGraph, itemsOfPaper, type PackedFacetItems, prepareFacetBlocks, type FacetBlocks, type MaxSimEngine, queryFacetTopK } from "@/lib/graph";
+import { denseGraphEphemeral, denseGraphRetrieve, rrf, type DenseGraphOptions } from "@/lib/retrieve";
+import type { FusedResult } from "@/lib/fusion";
 import { RECALL_KS, recallAtKWithCi, type BootstrapOptions, type ConfidenceInterval, type QueryRun } from "./metrics";
 
 export type GoldDirection = "out" | "both";

@@ -13,9 +13,9 @@
  * provider cannot run are reported with status "not run" and its reason, never with numbers.
  */
 import { z } from "zod";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { lmScore, rankFused, type Candidate, type FacetLists, type FusedResult } from "@/lib/fusion";
-import type { PaperText } from "@/lib/graph/corpus-data";
+import type { PaperText } from "@/lib/graph";
 
 /** Every model the paper's tables need, with the table rows it feeds. */
 export const GENERATIVE_VARIANTS = {

@@ -18,8 +18,8 @@
  * without one they are listed as "not run" with the reason.
  */
 import path from "node:path";
-import type { Db } from "@/lib/db/client";
-import { loadCorpusData, type CorpusData } from "@/lib/graph/corpus-data";
+import type { Db } from "@/lib/db";
+import { loadCorpusData, type CorpusData } from "@/lib/graph";
 import type { GenerativeProvider } from "./generative";
 import {
   SUITE_PARTS,

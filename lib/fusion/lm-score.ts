@@ -12,7 +12,7 @@
  * default keeps the best one ("max"), so each view contributes once as the text says; "sum"
  * adds every occurrence (SEAL/MINDER's passage-level sum) for ablation.
  */
-import { FACETS } from "@/lib/corpus/types";
+import { FACETS } from "@/lib/corpus";
 import { collapseList, DEFAULT_TOP_N, rankFused, type FacetLists, type FusedResult, type Provenance, type RankMode } from "./types";
 
 export interface LmScoreOptions {

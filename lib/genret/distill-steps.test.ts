@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Facet } from "@/lib/corpus/types";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import type { Facet } from "@/lib/corpus";
+import type { FacetCsr, PaperGraph } from "@/lib/graph";
 import { mulberry32 } from "@/lib/random";
 import {
   coverageFloor,

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
-import type { Facet } from "@/lib/corpus/types";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import type { Facet } from "@/lib/corpus";
+import type { FacetCsr, PaperGraph } from "@/lib/graph";
 import {
   DISTILL_VARIANTS,
   ORIGIN_EDGE,

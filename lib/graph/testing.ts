@@ -3,10 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before } from "node:test";
-import { importCorpus } from "@/lib/corpus/import";
-import type { CorpusInput } from "@/lib/corpus/read";
-import type { PaperRecord } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import { importCorpus, type CorpusInput, type PaperRecord } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
 import { dataRoot } from "@/lib/paths";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parsePaperRecord } from "@/lib/corpus/paper-schema";
+import { parsePaperRecord } from "@/lib/corpus";
 import { InputError } from "./errors";
 import { paperFromJson } from "./json";
-import { STATUS_OF_CODE } from "@/lib/http/status";
+import { STATUS_OF_CODE } from "@/lib/http";
 
 function inputError(fn: () => unknown): InputError {
   try {

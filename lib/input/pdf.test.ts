@@ -4,7 +4,7 @@ import { InputError } from "./errors";
 import { paperFromPdf } from "./pdf";
 import { ONE_COLUMN, PNG_BYTES, TWO_COLUMN, encryptedPdf, noTextPdf, onePaperPdf, pagesPdf, twoColumnPdf } from "./test-pdfs";
 import type { InputPaper } from "./types";
-import { STATUS_OF_CODE } from "@/lib/http/status";
+import { STATUS_OF_CODE } from "@/lib/http";
 
 /** Runs `fn` and returns the InputError it must throw. */
 async function inputError(fn: () => Promise<unknown>): Promise<InputError> {

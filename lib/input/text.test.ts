@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { InputError } from "./errors";
 import { paperFromText } from "./text";
-import { STATUS_OF_CODE } from "@/lib/http/status";
+import { STATUS_OF_CODE } from "@/lib/http";
 
 function inputError(fn: () => unknown): InputError {
   try {

@@ -1,7 +1,7 @@
 /** Test helpers of the job queue: a real `npm run worker` process (tests only). */
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { repoRoot } from "@/lib/paths";
 import type { JobRow } from "./queue";
 

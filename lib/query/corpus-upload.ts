@@ -8,15 +8,22 @@
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { corpusName } from "@/lib/corpus/browse";
-import { FORMAT_NAMES, IMPORT_FORMATS, type ImportFormat } from "@/lib/corpus/formats/detect";
-import { importCorpus, type ImportCounts } from "@/lib/corpus/import";
-import { CorpusFormatError, formatIssue, readCorpus } from "@/lib/corpus/read";
-import type { InputIssue } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import {
+  corpusName,
+  FORMAT_NAMES,
+  IMPORT_FORMATS,
+  type ImportFormat,
+  importCorpus,
+  type ImportCounts,
+  CorpusFormatError,
+  formatIssue,
+  readCorpus,
+  type InputIssue,
+} from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
-import { codedResponse, errorResponse, json, parseWith } from "@/lib/http/respond";
-import { formatBytes, resolveLimits } from "@/lib/input/limits";
+import { codedResponse, errorResponse, json, parseWith } from "@/lib/http";
+import { formatBytes, resolveLimits } from "@/lib/input";
 import { makeTempDir } from "@/lib/temp-dir";
 import { gzipUnpackedSize } from "@/lib/unpack";
 import { safeName } from "./library-file";

@@ -17,11 +17,10 @@
  * before fusion, and the candidates no list reached follow the reached ones in the request's
  * order, so every candidate gets a rank.
  */
-import { corpusName, DEFAULT_CORPUS, NotFoundError, parseAuthors } from "@/lib/corpus/browse";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
-import { dot } from "@/lib/embed/types";
-import type { FacetExtractor } from "@/lib/facets/extractor";
+import { corpusName, DEFAULT_CORPUS, NotFoundError, parseAuthors, FACETS, type Facet } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
+import { dot, type LsaEmbedder } from "@/lib/embed";
+import type { FacetExtractor } from "@/lib/facets";
 import {
   collapseList,
   createFusion,
@@ -35,12 +34,20 @@ import {
 } from "@/lib/fusion";
 import { readPaperInput, type InputLimits, type InputPaper } from "@/lib/input";
 import { QueryError } from "./errors";
-import { itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "@/lib/retrieve/graph-store";
+import {
+  itemsOf,
+  loadGraph,
+  vectorsOf,
+  type LoadedGraph,
+  getRetriever,
+  type FacetCandidate,
+  type FacetCandidateLists,
+  type QueryEdges,
+  type RetrieveContext,
+  type Retriever,
+  textEncoder,
+} from "@/lib/retrieve";
 import type { RelatedOptions } from "./options";
-import { getRetriever, type FacetCandidate, type FacetCandidateLists, type QueryEdges, type RetrieveContext, type Retriever } from "@/lib/retrieve/retriever";
-import "@/lib/retrieve";
-import { textEncoder } from "@/lib/retrieve/text-encoder";
-import type { LsaEmbedder } from "@/lib/embed/lsa";
 import { embedQueryItems, queryExtractor } from "./services";
 import type { AppliedFusion, CreditedFacet, Direction, Evidence, PerFacetEntry, QuerySource, QueryStep, RelatedPaper, RelatedResult } from "./types";
 

@@ -4,8 +4,8 @@
  * it. The zod schemas that validate these live in lib/query/options.ts (server and client may
  * both use them; zod is client-safe too).
  */
-import type { Facet } from "@/lib/corpus/types";
-import type { ApiErrorCode } from "@/lib/http/types";
+import type { Facet } from "@/lib/corpus";
+import type { ApiErrorCode } from "@/lib/http";
 
 // ── options ──────────────────────────────────────────────────────────────────────────────
 

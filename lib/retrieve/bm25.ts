@@ -4,7 +4,7 @@
  * facet, the query is that facet's items, so each list says which of the query's facets the
  * words matched.
  */
-import { FACETS } from "@/lib/corpus/types";
+import { FACETS } from "@/lib/corpus";
 import { Bm25Index } from "./bm25-index";
 import type { LoadedGraph } from "./graph-store";
 import { itemsOf } from "./graph-store";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { testProvider } from "@/lib/db/testing";
-import { buildGraphStage } from "@/lib/graph/build";
+import { buildGraphStage } from "@/lib/graph";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { UNSEEN_WALK, denseGraphRetriever, unseenStarts } from "./dense-graph";
 import { GENERATED_SEED_WEIGHT, walkFromGenerated } from "./graft";

@@ -2,15 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before } from "node:test";
-import { completeBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds/build-dir";
-import { importCorpus } from "@/lib/corpus/import";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { PaperRecord } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import { completeBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds";
+import { importCorpus, FACETS, type Facet, type PaperRecord } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
-import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
+import { cacheDirFor, embedWithCache } from "@/lib/embed";
 import { FakeEmbedder } from "@/lib/embed/fixtures/fake-embedder";
-import { writePaperGraph, type FacetCsr, type PaperGraph } from "@/lib/graph/csr";
+import { writePaperGraph, type FacetCsr, type PaperGraph } from "@/lib/graph";
 import { clearGraphCache } from "./graph-store";
 
 // A hand-made graph build for tests whose expected scores are computed by hand: five papers

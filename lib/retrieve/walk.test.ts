@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import type { FacetCsr, PaperGraph } from "@/lib/graph";
 import { denseGraphRetrieve, rrf, walkFacet } from "./walk";
 
 /** Rows are ranked by weight, as the graph build stores them. */

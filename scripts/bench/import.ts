@@ -5,12 +5,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { importCorpus } from "@/lib/corpus/import";
-import { defaultCorpusPath, sharedDataDir } from "@/lib/corpus/paths";
-import { readCorpus } from "@/lib/corpus/read";
-import { createDb } from "@/lib/db/client";
+import { importCorpus, readCorpus } from "@/lib/corpus";
+import { defaultCorpusPath, sharedDataDir } from "@/lib/paths";
+import { createDb, migrateDeploy } from "@/lib/db";
 import { type DbConfig, dbConfig } from "@/lib/db/config";
-import { migrateDeploy } from "@/lib/db/migrate";
 
 const args = process.argv.slice(2);
 const pgUrl = args.includes("--pg") ? args[args.indexOf("--pg") + 1] : undefined;

@@ -18,8 +18,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import { disconnectDb, getDb } from "@/lib/db/client";
+import { FACETS, type Facet } from "@/lib/corpus";
+import { disconnectDb, getDb } from "@/lib/db";
 import { fitLexicalModel, LexicalIndex, packLexicalItems, parseLexicalModel, serialiseLexicalModel, type LexicalModel } from "@/lib/graph/lexical";
 import { lexicalAllPairsTopK } from "@/lib/graph/lexical-pool";
 import { mulberry32 } from "@/lib/random";

@@ -12,8 +12,8 @@
  *        [--max-postings 250,500,1000] [--candidates 100,200,400] [--full] [--facets problems,methods]
  */
 import { parseArgs } from "node:util";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import { disconnectDb, getDb } from "@/lib/db/client";
+import { FACETS, type Facet } from "@/lib/corpus";
+import { disconnectDb, getDb } from "@/lib/db";
 import { DEFAULT_LEXICAL_BOUND, fitLexicalModel, LexicalIndex, packLexicalItems } from "@/lib/graph/lexical";
 import { mulberry32 } from "@/lib/random";
 

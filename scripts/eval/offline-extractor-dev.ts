@@ -15,13 +15,10 @@
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { readCorpus } from "@/lib/corpus/read";
+import { readCorpus, FACETS } from "@/lib/corpus";
 import { isSet } from "@/lib/config";
 import { dataRoot, sharedDataDir } from "@/lib/paths";
-import { FACETS } from "@/lib/corpus/types";
-import { embedWithCache } from "@/lib/embed/cache";
-import { createEmbedder } from "@/lib/embed/registry";
-import { dot } from "@/lib/embed/types";
+import { embedWithCache, createEmbedder, dot } from "@/lib/embed";
 import { calibrateThreshold } from "@/lib/facets/offline/calibrate";
 import { composeItem, extractFacets, unitToItem } from "@/lib/facets/offline/extractor";
 import { loadModel } from "@/lib/facets/offline/model";

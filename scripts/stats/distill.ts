@@ -12,8 +12,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { sharedDataDir } from "@/lib/corpus/paths";
-import { FACETS, type FacetLists, type Split } from "@/lib/corpus/types";
+import { sharedDataDir } from "@/lib/paths";
+import { FACETS, type FacetLists, type Split } from "@/lib/corpus";
 import {
   DISTILL_VARIANTS,
   distill,
@@ -23,9 +23,9 @@ import {
   type DistillOptions,
   type DistillVariant,
 } from "@/lib/genret/distill";
-import { buildDocIdIndex } from "@/lib/genret/docid";
+import { buildDocIdIndex } from "@/lib/genret";
 import { dataRoot } from "@/lib/paths";
-import { readPaperGraph } from "@/lib/graph/csr";
+import { readPaperGraph } from "@/lib/graph";
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {

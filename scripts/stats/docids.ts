@@ -10,11 +10,11 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { FACETS, type FacetLists } from "@/lib/corpus/types";
+import { FACETS, type FacetLists } from "@/lib/corpus";
 import { buildDocIdIndex, docIdStatistics, normalizeFacetItem, type DocIdSource } from "@/lib/genret/docid";
-import { encodeDocIdTokens, getLlama3Tokenizer } from "@/lib/text/tokenizer";
+import { encodeDocIdTokens, getLlama3Tokenizer } from "@/lib/text";
 import { buildFacetTrie, loadTrie, serializeTrie, trieStatistics } from "@/lib/genret/trie";
-import { sharedDataDir } from "@/lib/corpus/paths";
+import { sharedDataDir } from "@/lib/paths";
 
 const dataDir = sharedDataDir();
 const corpusFile = process.argv[2] ?? path.join(dataDir, "acl-citegraph", "papers.jsonl");

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Card, formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "@/components/ui";
 import { ApiError, fetchJson } from "@/lib/http/client";
-import type { JobDetail, JobStatus, JobView } from "@/lib/jobs/types";
+import type { JobDetail, JobStatus, JobView } from "@/lib/jobs";
 
 // The live jobs console: a list of jobs polled while any is active, the selected job's progress
 // and log (polled for new lines), a form that starts a graph build, cancel and retry.

@@ -1,6 +1,6 @@
-import { getDb } from "@/lib/db/client";
-import { queryGate } from "@/lib/http/admission";
-import { handleRelatedRequest } from "@/lib/query/request";
+import { getDb } from "@/lib/db";
+import { queryGate } from "@/lib/http";
+import { handleRelatedRequest } from "@/lib/query";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -3,10 +3,9 @@ import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import { writeFileAtomic } from "@/lib/atomic-write";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { getDb } from "@/lib/db/client";
-import { auditCorpus } from "@/lib/facets/audit/run";
-import { renderAuditReport, renderAuditText } from "@/lib/facets/audit/report";
+import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
+import { auditCorpus, renderAuditReport, renderAuditText } from "@/lib/facets";
 import { emit, parseOptions } from "../output";
 import { ProgressBar } from "../progress";
 

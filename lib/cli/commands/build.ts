@@ -1,17 +1,12 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
-import { hasIntactBuildWith } from "@/lib/builds/integrity";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { type Db, getDb } from "@/lib/db/client";
-import { buildGenretStage, DEFAULT_TRAINER, type GenretStageReport } from "@/lib/genret/build";
-import { DISTILL_VARIANTS } from "@/lib/genret/distill";
-import { installPretrainedModel } from "@/lib/genret/pretrained";
-import { buildGraphStage, type GraphStageReport } from "@/lib/graph/build";
-import { DEFAULT_ITEM_SIMILARITY, itemSimilaritySpec, parseItemSimilarity } from "@/lib/graph/similarity";
-import { enqueueStage, JobNotRunnableError, runJobInline } from "@/lib/jobs/runner";
-import "@/lib/jobs/stages";
-import { FINISHED_STATUSES, type JobStatus } from "@/lib/jobs/types";
+import { hasIntactBuildWith } from "@/lib/builds";
+import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus";
+import { type Db, getDb } from "@/lib/db";
+import { buildGenretStage, DEFAULT_TRAINER, type GenretStageReport, DISTILL_VARIANTS, installPretrainedModel } from "@/lib/genret";
+import { buildGraphStage, type GraphStageReport, DEFAULT_ITEM_SIMILARITY, itemSimilaritySpec, parseItemSimilarity } from "@/lib/graph";
+import { enqueueStage, JobNotRunnableError, runJobInline, FINISHED_STATUSES, type JobStatus } from "@/lib/jobs";
 import { emit, fmt, parseOptions, table, UsageError } from "../output";
 import { ProgressBar } from "../progress";
 

@@ -1,6 +1,5 @@
 import type { Command } from "commander";
-import { dbConfig } from "@/lib/db/config";
-import { createMigration, migrateDeploy, migrationStatus } from "@/lib/db/migrate";
+import { dbConfig, createMigration, migrateDeploy, migrationStatus } from "@/lib/db";
 import { emit, UsageError } from "../output";
 
 export function registerDb(program: Command): void {

@@ -9,9 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { createEmbedder } from "@/lib/embed/registry";
-import { citationPairs } from "@/lib/embed/contrastive";
-import { readCorpus } from "@/lib/corpus/read";
+import { createEmbedder, citationPairs } from "@/lib/embed";
+import { readCorpus } from "@/lib/corpus";
 import { registerFitEncoder } from "./fit-encoder";
 import { runGraft } from "@/lib/cli/testing";
 

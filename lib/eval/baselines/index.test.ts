@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { packFacetItems } from "@/lib/graph/maxsim";
+import { packFacetItems, type PaperText, documentText } from "@/lib/graph";
 import { bm25Retriever, denseDocumentRetrieve, denseItemLists, packVectors, prepareItemLists, titleAndFacets, topKIndices } from "./index";
-import type { PaperText } from "@/lib/graph/corpus-data";
-import { documentText } from "@/lib/graph/corpus-data";
 
 const unit = (...xs: number[]): Float32Array => {
   const n = Math.hypot(...xs);

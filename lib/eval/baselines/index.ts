@@ -12,11 +12,10 @@
  *   candidate list is the concatenation of its items' results in bullet order"). They stand in
  *   for decoded lists so every fusion rule can be measured without a trained model.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import type { Candidate, FacetLists } from "@/lib/fusion";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
-import { Bm25Index } from "@/lib/retrieve/bm25-index";
-import type { PaperText } from "@/lib/graph/corpus-data";
+import type { PackedFacetItems, PaperText } from "@/lib/graph";
+import { Bm25Index } from "@/lib/retrieve";
 import { Heap } from "@/lib/heap";
 
 /** Title and every facet item, the text BM25 indexes and queries with. */

@@ -4,14 +4,9 @@
  * and the three fusions. Built once per run by evalContext(); the table functions only read it
  * (bar generativeManifest, which each decode fills in).
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { createFusion, csrFacetRow, csrWeightOf, type FacetLists, type Fusion, type FusedResult } from "@/lib/fusion";
-import { citationRows } from "@/lib/graph/citation-score";
-import type { CorpusData } from "@/lib/graph/corpus-data";
-import type { PaperGraph } from "@/lib/graph/csr";
-import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
-import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
-import { buildPaperGraph } from "@/lib/graph/topk";
+import { citationRows, type CorpusData, type PaperGraph, DEFAULT_EDGE_WEIGHT, MaxSimEngine, buildPaperGraph } from "@/lib/graph";
 import { mulberry32 } from "@/lib/random";
 import { denseItemLists, prepareItemLists, type ItemListIndex } from "../baselines";
 import { neighbourGold, paperItems, papersOf, prepareFacetIndex, scoreRuns, type FacetIndex, type RecallReport } from "../dense-graph";

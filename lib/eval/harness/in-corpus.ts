@@ -3,12 +3,10 @@
  * ladder), fusion with leave-one-facet-out and in-corpus attribution, and coverage (graph
  * coverage by K and training-target coverage per distillation recipe).
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { bestSingleFacet, leaveOneFacetOut, lmScore, restrictFacets, type FacetLists, type FusedResult } from "@/lib/fusion";
-import { DISTILL_VARIANTS, distill, distillationStatistics, trainMask, type DistillOptions } from "@/lib/genret/distill";
-import { buildDocIdIndex } from "@/lib/genret/docid";
-import { coverage as coverageAtK } from "@/lib/graph/coverage";
-import { rescaleCosine } from "@/lib/graph/maxsim";
+import { DISTILL_VARIANTS, distill, distillationStatistics, trainMask, type DistillOptions, buildDocIdIndex } from "@/lib/genret";
+import { coverage as coverageAtK, rescaleCosine } from "@/lib/graph";
 import { attributionOf, graphPairFacets } from "../attribution";
 import { bm25Retriever, denseDocumentRetrieve, packVectors } from "../baselines";
 import { denseGraphInCorpus, denseOnlyRetrieve, paperItems, papersOf } from "../dense-graph";

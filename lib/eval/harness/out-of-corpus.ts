@@ -2,9 +2,9 @@
  * The "ooc" suite: the out-of-corpus table (queries that are not in the corpus, gold = the corpus
  * papers they cite), the non-obvious retrievals analysis and out-of-corpus attribution.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { createFusion, type FacetLists, type FusedResult } from "@/lib/fusion";
-import { queryFacetTopK } from "@/lib/graph/topk";
+import { queryFacetTopK } from "@/lib/graph";
 import { attributionOf, edgeListPairFacets } from "../attribution";
 import { bm25Retriever, denseDocumentRetrieve, denseItemLists, packVectors } from "../baselines";
 import { denseGraphOutOfCorpus, denseOnlyRetrieve, papersOf } from "../dense-graph";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
+import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus";
 import { registerStage } from "../registry";
 
 // The generative-retriever stages as one job: docids → tries → training data → training →
@@ -27,7 +27,7 @@ const SPANS = { docids: [0, 0.02], examples: [0.02, 0.05], train: [0.05, 0.99], 
 registerStage<GenretStageParams>(
   "genret",
   async ({ db, params, progress, log }) => {
-    const { buildGenretStage } = await import("@/lib/genret/build");
+    const { buildGenretStage } = await import("@/lib/genret");
     const report = await buildGenretStage(db, {
       corpus: params.corpus,
       variant: params.variant,

@@ -1,9 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
 import { config } from "@/lib/config";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { IMPORT_FORMATS } from "@/lib/corpus/formats/detect";
-import { defaultCorpusPath, sharedDataDir } from "@/lib/corpus/paths";
+import { corpusName, DEFAULT_CORPUS, IMPORT_FORMATS } from "@/lib/corpus";
+import { defaultCorpusPath, sharedDataDir } from "@/lib/paths";
 import { dataRoot } from "@/lib/paths";
 import { registerStage } from "../registry";
 
@@ -42,8 +41,8 @@ export type ImportStageParams = z.infer<typeof importStageParams>;
 registerStage<ImportStageParams>(
   "import",
   async ({ db, params, progress, log }) => {
-    const { readCorpus } = await import("@/lib/corpus/read");
-    const { importCorpus } = await import("@/lib/corpus/import");
+    const { readCorpus } = await import("@/lib/corpus");
+    const { importCorpus } = await import("@/lib/corpus");
     const source = path.resolve(params.path ?? defaultCorpusPath());
     log(`reading ${source}`);
     const input = await readCorpus(source, { skipInvalid: params.skipInvalid, format: params.format });

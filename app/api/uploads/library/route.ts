@@ -1,4 +1,4 @@
-import { handleLibraryUpload } from "@/lib/query/library-file";
+import { handleLibraryUpload } from "@/lib/query";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,7 +1,7 @@
-import { requireApiUser } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
-import { errorResponse } from "@/lib/http/respond";
-import { handleCorpusUpload } from "@/lib/query/corpus-upload";
+import { requireApiUser } from "@/lib/auth";
+import { getDb } from "@/lib/db";
+import { errorResponse } from "@/lib/http";
+import { handleCorpusUpload } from "@/lib/query";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,5 +1,5 @@
-import { getDb } from "@/lib/db/client";
-import { handleLineageRequest } from "@/lib/query/lineage";
+import { getDb } from "@/lib/db";
+import { handleLineageRequest } from "@/lib/query";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
