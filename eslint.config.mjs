@@ -42,6 +42,14 @@ export default tseslint.config(
     rules: { "layers/import-direction": "error" },
   },
   {
+    // Each lib/ folder's index.ts is its public surface: no deep imports from outside the folder
+    // (lint/layers.mjs: the exceptions and why; scripts/ and e2e/ are not checked).
+    files: ["**/*.{ts,tsx,js,mjs}"],
+    ignores: ["scripts/**", "e2e/**", "lib/generated/**"],
+    plugins: { layers: layersPlugin },
+    rules: { "layers/public-surface": "error" },
+  },
+  {
     files: ["{lib,app,components,workers}/**/*.{ts,tsx}"],
     ignores: ["**/*.test.{ts,tsx}", "**/*.smoke.test.ts", "**/testing.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: [TESTING_ONLY] }] },

@@ -117,4 +117,104 @@ const layersRule = {
   },
 };
 
-export const layersPlugin = { rules: { "import-direction": layersRule } };
+// The public surface of each lib/ folder (README "Architecture"): from outside lib/<folder>, code
+// imports the folder's index.ts (`@/lib/<folder>`), never a file inside it, so what a folder keeps to
+// itself can change without touching its callers. Its own files import each other by path, never
+// through their own index (an index that imports its importer is a cycle).
+//
+// The exceptions, each for a reason:
+// - scripts/ and e2e/ are not checked: benchmarks, trainers and end-to-end tests measure and drive
+//   internals on purpose (a kernel, a trainer's options, a fixture's rows).
+// - test helpers (testing.ts, fixtures/, test-pdfs.ts) are the test surface of a folder; the rule
+//   TESTING_ONLY in eslint.config.mjs keeps testing.ts out of production code.
+// - LIGHT_ENTRIES: small modules that code which must not load a folder's whole surface imports
+//   directly. An index loads every file it names, and some of those need the store (Prisma), fs,
+//   onnxruntime-node or pdfjs: the browser bundle ("use client" files and what they import) would
+//   not build, and the proxy's and instrumentation's own bundles and the worker threads would take
+//   all of it with them. Each of these is also on its folder's index.
+export const LIGHT_ENTRIES = {
+  // the browser bundle ("use client" components and the lib/ files they import)
+  "lib/annotation/evidence": "the rating view highlights evidence in the browser",
+  "lib/annotation/study": "the new-study form checks its sizes in the browser",
+  "lib/corpus/browse": "DEFAULT_CORPUS and corpusName, read by client components",
+  "lib/corpus/types": "FACETS and the record types: the browser and the worker threads (lexical, offline extractor) read them",
+  "lib/demo/disagreement": "the demo player runs in the browser",
+  "lib/demo/examples": "the demo's examples, shown in the browser",
+  "lib/embed/types": "dot(), used by the facet audit's checks in the browser",
+  "lib/facets/audit/checks": "the facet audit view runs its checks in the browser",
+  "lib/facets/audit/highlight": "the facet audit view highlights spans in the browser",
+  "lib/http/client": "the browser's fetch wrapper",
+  "lib/input/errors": "input error codes, told apart in the browser",
+  "lib/input/text-amount": "the composer counts characters in the browser",
+  "lib/query/library": "a reader's library, matched in the browser",
+  "lib/query/types": "the query's result types and option lists, read in the browser",
+  "lib/text/analyzer": "tokenizer of the demo (browser) and of the embed and lexical worker threads",
+  // the proxy's bundle (proxy.ts → lib/security/screen.ts screens every request)
+  "lib/db/client": "the proxy's rate limits reach the store without the migration engine",
+  "lib/db/rate-limits": "the proxy's rate limits",
+  "lib/http/status": "the proxy answers refusals with statuses",
+  "lib/http/types": "the API's error body type",
+  "lib/input/limits": "the proxy refuses bodies over the input limits without loading the PDF reader",
+  // instrumentation.ts's own bundle: warm-up sends one HTTP request and loads nothing else
+  "lib/query/warm-up": "instrumentation.ts warms the server up over HTTP; lib/query's index is the whole pipeline",
+};
+
+const TEST_HELPER = /(^|\/)(testing|test-pdfs)(\.tsx?)?$|(^|\/)fixtures\//;
+const UNCHECKED = new Set(["scripts", "e2e"]);
+
+const surfaceRule = {
+  meta: {
+    type: "problem",
+    docs: { description: "from outside a lib/ folder, import its index.ts (lint/layers.mjs)" },
+    schema: [],
+    messages: {
+      deep: 'import lib/{{to}} through its public surface "@/lib/{{to}}" (lib/{{to}}/index.ts), not {{spec}}: see lint/layers.mjs (LIGHT_ENTRIES for code that must stay light)',
+      own: "lib/{{folder}} imports its own index ({{spec}}): import the file itself by relative path (an index that imports its importer is a cycle)",
+    },
+  },
+  create(context) {
+    const filename = context.physicalFilename ?? context.filename;
+    const rel = path.relative(ROOT, filename);
+    const parts = rel.split(path.sep);
+    if (UNCHECKED.has(parts[0]) || parts[0] === ".." || rel.startsWith(`lib${path.sep}generated${path.sep}`)) return {};
+    const from = parts[0] === "lib" && parts.length > 2 ? parts[1] : null;
+    const check = (node, spec) => {
+      if (typeof spec !== "string") return;
+      const target = resolveSpecifier(spec, filename);
+      if (target === null) return;
+      const t = target.split(path.sep);
+      if (t[0] !== "lib" || t.length < 2 || t[1] === "generated") return;
+      const to = libFolder(target);
+      if (to === null || to === "(root)") return;
+      const inner = t
+        .slice(2)
+        .join("/")
+        .replace(/\.(tsx?|mjs|js)$/, "");
+      if (to === from) {
+        if ((inner === "" || inner === "index") && !isTest(rel)) context.report({ node, messageId: "own", data: { folder: from, spec } });
+        return;
+      }
+      if (inner === "" || inner === "index" || TEST_HELPER.test(inner) || inner.endsWith(".json")) return;
+      if (Object.hasOwn(LIGHT_ENTRIES, `lib/${to}/${inner}`)) return;
+      context.report({ node, messageId: "deep", data: { to, spec } });
+    };
+    const fromSource = (node) => node.source && check(node.source, node.source.value);
+    return {
+      ImportDeclaration: fromSource,
+      ExportNamedDeclaration: fromSource,
+      ExportAllDeclaration: fromSource,
+      ImportExpression(node) {
+        if (node.source.type === "Literal") check(node.source, node.source.value);
+      },
+      TSImportType(node) {
+        const lit = node.argument?.literal ?? node.argument;
+        if (lit?.type === "Literal") check(node, lit.value);
+      },
+      TSExternalModuleReference(node) {
+        if (node.expression.type === "Literal") check(node, node.expression.value);
+      },
+    };
+  },
+};
+
+export const layersPlugin = { rules: { "import-direction": layersRule, "public-surface": surfaceRule } };
