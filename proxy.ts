@@ -1,5 +1,5 @@
 import { type NextRequest, NextResponse } from "next/server";
-import { getScreen } from "@/lib/security";
+import { getScreen } from "@/lib/security/screen";
 
 // Next 16's request proxy (formerly middleware), in front of every route but static assets:
 // URL and body-size limits, allowed body types, CSRF and per-client rate limits (counted in the

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { FACET_STYLES, FACETS, facetVars } from "@/components/facets";
-import type { PaperNeighbours } from "@/lib/graph";
+import type { PaperNeighbours } from "@/lib/graph/neighbours";
 import { Explained } from "./explain";
 import { paperHref } from "./format";
 

@@ -7,7 +7,7 @@ import { useId, useState, type FormEvent } from "react";
 import { Card, formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "@/components/ui";
 import { ApiError, fetchJson } from "@/lib/http/client";
 import type { JobView } from "@/lib/jobs";
-import type { CorpusUploadResult } from "@/lib/query";
+import type { CorpusUploadResult } from "@/lib/query/corpus-upload";
 
 // The admin's corpus upload: file(s), format (or detect), target corpus (new or existing) →
 // POST /api/admin/corpora/import, then what was imported, or the file's problems line by line,

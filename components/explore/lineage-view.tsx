@@ -3,7 +3,8 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { fetchJson } from "@/lib/http/client";
-import type { LibraryMatch, PaperIdentity, LineageResult, LineageWork } from "@/lib/query";
+import type { LibraryMatch, PaperIdentity } from "@/lib/query";
+import type { LineageResult, LineageWork } from "@/lib/query/lineage";
 import { paperHref, shortVenue } from "../format";
 import { Spinner } from "../ui";
 import { LibraryBadge } from "./library-panel";

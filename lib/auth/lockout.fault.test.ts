@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createDb, type Db, Limit } from "@/lib/db";
+import { createDb, type Db } from "@/lib/db";
+import { Limit } from "@/lib/db/rate-limits";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
 import { errorResponse } from "@/lib/http";
 import { signIn } from "./sign-in";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { config } from "@/lib/config";
-import { type Db, getDb, Limit, parseBucketSpec } from "@/lib/db";
+import { type Db, getDb } from "@/lib/db";
+import { Limit, parseBucketSpec } from "@/lib/db/rate-limits";
 import { CodedError } from "@/lib/errors";
 import { codedResponse, json, parseWith } from "@/lib/http";
 import { afterSignIn } from "./redirect";

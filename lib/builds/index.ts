@@ -13,4 +13,3 @@ export {
   writeArtefact,
 } from "./build-dir";
 export { buildDamage, DamagedBuildError, hasIntactBuildWith, newestIntactBuildWith } from "./integrity";
-export { pruneBuilds } from "./prune";

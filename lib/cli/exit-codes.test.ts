@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { NotFoundError } from "@/lib/corpus";
-import { StoreUnavailableError } from "@/lib/db";
+import { StoreUnavailableError } from "@/lib/db/faults";
 import { CodedError, ERROR_CODES, type ErrorCode } from "@/lib/errors";
 import { InputError } from "@/lib/input";
 import { NoGraphBuildError } from "@/lib/retrieve";

@@ -2,7 +2,7 @@
 // README's "The `graft` command" section lists them.
 import { ConfigError } from "@/lib/config";
 import { CorpusFormatError } from "@/lib/corpus";
-import { storeFault } from "@/lib/db";
+import { storeFault } from "@/lib/db/faults";
 import { CodedError, type ErrorCode } from "@/lib/errors";
 import { UsageError } from "./output";
 

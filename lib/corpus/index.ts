@@ -16,16 +16,7 @@ export {
   parseAuthors,
   requireCorpus,
 } from "./browse";
-export { CSFCUBE_FACET } from "./csfcube";
-export { readBibtex } from "./formats/bibtex";
-export { CorpusCollector, type Location, type RawPaper } from "./formats/collect";
 export { FORMAT_LABELS, FORMAT_NAMES, IMPORT_FORMATS, type ImportFormat, sniffLine } from "./formats/detect";
-export { readRis } from "./formats/ris";
-export { readTextFile } from "./formats/text";
-export { importCorpus, type ImportCounts } from "./import";
 export { CorpusFormatError, formatIssue } from "./issues";
 export { parsePaperRecord } from "./paper-schema";
-export { type CorpusInput, readCorpus } from "./read";
-export { citationPreservingSample, corpusStatistics, type CorpusStatistics } from "./sample";
 export { type CitationRecord, type Facet, type FacetLists, FACETS, type InputIssue, type PaperRecord, type Split } from "./types";
-export { writeCorpusDir } from "./write";

@@ -4,5 +4,3 @@ export { bulkInsert } from "./bulk";
 export { createDb, type Db, dbProvider, disconnectDb, getDb } from "./client";
 export { dbConfig, pgPoolConfig } from "./config";
 export { storeFault, StoreUnavailableError } from "./faults";
-export { createMigration, migrateDeploy, migrationStatus } from "./migrate";
-export { type BucketSpec, Limit, parseBucketSpec } from "./rate-limits";

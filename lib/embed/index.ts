@@ -3,8 +3,5 @@
 export { cacheDirFor, CachedRowReader, chunkedProgress, embedWithCache, readVectorCache, readVectorCacheKeys, textKey } from "./cache";
 export { addTitleAbstractPairs, citationPairs, DEFAULT_CONTRASTIVE, paperText, parseFold, trainContrastiveEncoder } from "./contrastive";
 export { createLsaEmbedder, fitLsa, loadLsaModel, LsaEmbedder, lsaFingerprint, type LsaModel, type ProjectionFormat, saveLsaModel } from "./lsa";
-export { ParallelEmbedder } from "./parallel";
 export { createEmbedder, embedderSpecFromEnv, parseEmbedderSpec } from "./registry";
-export { embedMissingInSlices, embedSlice, type EmbedSlicePlan, missingEmbedSlices } from "./shards";
 export { dot, type Embedder } from "./types";
-export { createUseLiteEmbedder } from "./use-lite";

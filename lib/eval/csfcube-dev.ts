@@ -17,7 +17,8 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { CSFCUBE_FACET, type Facet } from "@/lib/corpus";
+import { CSFCUBE_FACET } from "@/lib/corpus/csfcube";
+import type { Facet } from "@/lib/corpus";
 import type { Db } from "@/lib/db";
 import { relatedOptions, relatedPapers, type RelatedOptions } from "@/lib/query";
 import { idfFrom, tfidfTokens, tfidfVector } from "@/lib/text";

@@ -15,7 +15,7 @@
 import { z } from "zod";
 import { FACETS, type Facet } from "@/lib/corpus";
 import { lmScore, rankFused, type Candidate, type FacetLists, type FusedResult } from "@/lib/fusion";
-import type { PaperText } from "@/lib/graph";
+import type { PaperText } from "@/lib/graph/corpus-data";
 
 /** Every model the paper's tables need, with the table rows it feeds. */
 export const GENERATIVE_VARIANTS = {

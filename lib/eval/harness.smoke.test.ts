@@ -16,7 +16,7 @@ import { defaultCorpusPath } from "@/lib/paths";
 import { FACETS } from "@/lib/corpus";
 import { mulberry32 } from "@/lib/random";
 import { denseItemLists, prepareItemLists } from "./baselines";
-import { loadCorpusData } from "@/lib/graph";
+import { loadCorpusData } from "@/lib/graph/corpus-data";
 import { paperItems } from "./dense-graph";
 import type { GenerativeProvider, GenerativeResult } from "./generative";
 import { runEvaluation } from "./harness";

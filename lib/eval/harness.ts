@@ -19,7 +19,7 @@
  */
 import path from "node:path";
 import type { Db } from "@/lib/db";
-import { loadCorpusData, type CorpusData } from "@/lib/graph";
+import { loadCorpusData, type CorpusData } from "@/lib/graph/corpus-data";
 import type { GenerativeProvider } from "./generative";
 import {
   SUITE_PARTS,

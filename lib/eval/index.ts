@@ -11,7 +11,6 @@ export {
   readCsfcubeReport,
 } from "./csfcube-report";
 export { loadGenerativeProvider } from "./generative";
-export { runEvaluation } from "./harness";
 export { readLatestCsfcube, readLatestReport } from "./latest";
 export { bootstrapCi, type ConfidenceInterval } from "./metrics";
 export type { Cutoff } from "./paper-figures";

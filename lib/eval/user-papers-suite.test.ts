@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
-import { buildGraphStage } from "@/lib/graph";
+import { buildGraphStage } from "@/lib/graph/build";
 import { miniPapers, useMiniCorpusStore } from "@/lib/graph/testing";
 import { registeredRetrievers } from "@/lib/retrieve";
 import { runEvaluation } from "./harness";

@@ -3,11 +3,7 @@
 export { FLAG_LABELS, type ItemFlag, STRUCTURAL_FLAGS } from "./audit/checks";
 export { type Mark, segmentText } from "./audit/highlight";
 export { type AuditedItem, loadPaperAudit, type PaperAuditView } from "./audit/read";
-export { renderAuditReport, renderAuditText } from "./audit/report";
-export { auditCorpus } from "./audit/run";
-export { extractCorpus, type ExtractCorpusSummary } from "./extract-corpus";
 export type { FacetExtractor } from "./extractor";
 export { LlmConfigError, loadLlmConfig } from "./llm/config";
 export { createLlmExtractor } from "./llm/extract";
 export { createOfflineExtractor } from "./offline/extractor";
-export { createExtractor, EXTRACTOR_ENV, PROVIDERS, resolveProvider } from "./provider";

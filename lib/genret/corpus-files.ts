@@ -6,9 +6,11 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { readCorpus, FACETS, type Facet } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { dataRoot } from "@/lib/paths";
-import { loadCorpusData, type CorpusData, readPaperGraph, type PackedFacetItems } from "@/lib/graph";
+import { loadCorpusData, type CorpusData } from "@/lib/graph/corpus-data";
+import { readPaperGraph, type PackedFacetItems } from "@/lib/graph";
 import type { DistillationExamples } from "./distill";
 import { writeTrainingPack, type PackHeader } from "./pack";
 import { identifierFiles, type GenretCorpus, type Identifiers } from "./prepare";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { FACETS } from "@/lib/corpus";
 import { testProvider } from "@/lib/db/testing";
-import { buildGraphStage } from "@/lib/graph";
+import { buildGraphStage } from "@/lib/graph/build";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { repoRoot } from "@/lib/paths";
 import { missingModelFiles } from "./model";

@@ -6,17 +6,9 @@ import { config, isSet, type Env } from "@/lib/config";
 import { type ArtefactInfo, type BuildHandle, completeBuild, failBuild, recordArtefact, reopenUnfinishedBuild, startBuild, writeArtefact } from "@/lib/builds";
 import { DEFAULT_CORPUS, FACETS, type Facet } from "@/lib/corpus";
 import { bulkInsert, type Db, dbProvider } from "@/lib/db";
-import {
-  cacheDirFor,
-  chunkedProgress,
-  embedWithCache,
-  ParallelEmbedder,
-  createEmbedder,
-  embedderSpecFromEnv,
-  type EmbedSlicePlan,
-  embedMissingInSlices,
-  type Embedder,
-} from "@/lib/embed";
+import { cacheDirFor, chunkedProgress, embedWithCache, createEmbedder, embedderSpecFromEnv, type Embedder } from "@/lib/embed";
+import { ParallelEmbedder } from "@/lib/embed/parallel";
+import { type EmbedSlicePlan, embedMissingInSlices } from "@/lib/embed/shards";
 import { repoRoot } from "@/lib/paths";
 import { type AnnIndexFile, DEFAULT_ANN_PARAMS, writeAnnIndexFiles } from "./ann";
 import { citationRows } from "./citation-score";

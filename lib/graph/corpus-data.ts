@@ -10,9 +10,11 @@
  * created only if there are any.
  */
 import path from "node:path";
-import { readCorpus, type CorpusInput, FACETS, type Facet, type FacetLists, type PaperRecord, type Split } from "@/lib/corpus";
+import { readCorpus, type CorpusInput } from "@/lib/corpus/read";
+import { FACETS, type Facet, type FacetLists, type PaperRecord, type Split } from "@/lib/corpus";
 import { dataRoot } from "@/lib/paths";
-import { cacheDirFor, embedWithCache, readVectorCache, textKey, ParallelEmbedder, createEmbedder, type Embedder } from "@/lib/embed";
+import { cacheDirFor, embedWithCache, readVectorCache, textKey, createEmbedder, type Embedder } from "@/lib/embed";
+import { ParallelEmbedder } from "@/lib/embed/parallel";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 
 /** What the lexical and document-level baselines (and a generative retriever) read of a paper. */

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { resumeBuild } from "@/lib/builds";
-import { importCorpus } from "@/lib/corpus";
+import { importCorpus } from "@/lib/corpus/import";
 import type { Db } from "@/lib/db";
 import { testProvider } from "@/lib/db/testing";
 import { dataRoot } from "@/lib/paths";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { storeFault } from "@/lib/db";
+import { storeFault } from "@/lib/db/faults";
 import { CodedError, type ErrorCode } from "@/lib/errors";
 import { apiCodeOf, STATUS_OF_CODE } from "./status";
 import type { ApiErrorBody, ApiErrorCode, ApiIssue, EdgeErrorCode } from "./types";

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { latestBuildWith } from "@/lib/builds";
-import { importCorpus } from "@/lib/corpus";
+import { importCorpus } from "@/lib/corpus/import";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
 import { miniCorpusInput } from "@/lib/graph/testing";
 import { failpointBanner, failpointLogLine } from "./failpoints";

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createDeflate, createGzip, type Deflate, type Gzip, gzipSync } from "node:zlib";
-import { readTextFile } from "@/lib/corpus";
+import { readTextFile } from "@/lib/corpus/formats";
 import { createTestDb, testProvider, type TestDb } from "@/lib/db/testing";
 import { type ApiErrorBody, STATUS_OF_CODE } from "@/lib/http";
 import { InputError, paperFromPdf } from "@/lib/input";

@@ -8,18 +8,9 @@
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import {
-  corpusName,
-  FORMAT_NAMES,
-  IMPORT_FORMATS,
-  type ImportFormat,
-  importCorpus,
-  type ImportCounts,
-  CorpusFormatError,
-  formatIssue,
-  readCorpus,
-  type InputIssue,
-} from "@/lib/corpus";
+import { corpusName, FORMAT_NAMES, IMPORT_FORMATS, type ImportFormat, CorpusFormatError, formatIssue, type InputIssue } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
+import { importCorpus, type ImportCounts } from "@/lib/corpus/import";
 import type { Db } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
 import { codedResponse, errorResponse, json, parseWith } from "@/lib/http";

@@ -1,14 +1,10 @@
 // The public surface of lib/query: what code outside the folder imports (rule layers/public-surface in
 // lint/layers.mjs; the light entries it lists are the exceptions). Its own files import each other by path.
-export { type CorpusUploadResult, handleCorpusUpload } from "./corpus-upload";
 export { FACET_LETTERS } from "./format";
-export { handleLibraryUpload } from "./library-file";
 export { inLibrary, type Library, libraryIndex, type LibraryIndex, libraryMatch, type LibraryMatch, type PaperIdentity } from "./library";
-export { handleLineageRequest, type LineageResult, type LineageWork } from "./lineage";
 export { MAX_SEEDS, type MultiSeedPaper, type MultiSeedResult, type SeedInfo } from "./multi-seed";
 export { relatedOptions, type RelatedOptions } from "./options";
 export { paperDirection, type RelatedInput, relatedPapers } from "./related";
-export { handleRelatedRequest, relatedPapersOf, relatedToSeedsOf } from "./request";
 export {
   type AppliedFusion,
   type CreditedFacet,
@@ -32,4 +28,3 @@ export {
   RETRIEVER_NAMES,
   type RetrieverName,
 } from "./types";
-export { warmUp } from "./warm-up";

@@ -6,7 +6,8 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { CorpusFormatError, formatIssue, readBibtex, CorpusCollector, type Location, type RawPaper, sniffLine, readRis } from "@/lib/corpus";
+import { CorpusFormatError, formatIssue, sniffLine } from "@/lib/corpus";
+import { readBibtex, CorpusCollector, type Location, type RawPaper, readRis } from "@/lib/corpus/formats";
 import { CodedError } from "@/lib/errors";
 import { codedResponse, errorResponse, json } from "@/lib/http";
 import { makeTempDir } from "@/lib/temp-dir";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { NotFoundError, FACETS } from "@/lib/corpus";
 import { testProvider } from "@/lib/db/testing";
-import { buildGraphStage } from "@/lib/graph";
+import { buildGraphStage } from "@/lib/graph/build";
 import { miniPapers, useMiniCorpusStore } from "@/lib/graph/testing";
 import { loadGraph, NoGraphBuildError, HYBRID, hybridRetriever, registerRetriever, textEncoder } from "@/lib/retrieve";
 import { dot } from "@/lib/embed";

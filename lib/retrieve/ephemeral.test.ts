@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { FACETS } from "@/lib/corpus";
 import { testProvider } from "@/lib/db/testing";
-import { buildGraphStage } from "@/lib/graph";
+import { buildGraphStage } from "@/lib/graph/build";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { existsSync, readdirSync } from "node:fs";
 import { annIndexOf, annIndexReady, ephemeralStarts, servedAnnReady, usesAnn, type EphemeralOptions } from "./ephemeral";

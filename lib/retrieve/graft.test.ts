@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { FACETS, type Facet } from "@/lib/corpus";
 import { testProvider } from "@/lib/db/testing";
-import { buildGraphStage } from "@/lib/graph";
+import { buildGraphStage } from "@/lib/graph/build";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { UNSEEN_WALK, denseGraphRetriever, unseenStarts } from "./dense-graph";
 import { GENERATED_SEED_WEIGHT, walkFromGenerated } from "./graft";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { clientKey, normaliseAddress, trustedProxies, trustedProxiesFromEnv } from "./client";
 import { checkCsrf } from "./csrf";
-import { Limit, parseBucketSpec } from "@/lib/db";
+import { Limit, parseBucketSpec } from "@/lib/db/rate-limits";
 import { redactSecrets } from "./redact";
 import { createScreen, routePolicy, screenSettingsFromEnv, type ScreenSettings, type ScreenVerdict } from "./screen";
 

@@ -15,7 +15,7 @@ import { config } from "@/lib/config";
 import { sharedDataDir } from "@/lib/paths";
 import { FACETS, type Facet } from "@/lib/corpus";
 import { dataRoot } from "@/lib/paths";
-import { loadCorpusData } from "@/lib/graph";
+import { loadCorpusData } from "@/lib/graph/corpus-data";
 import { paperItems } from "@/lib/eval/dense-graph";
 import { generativeFacetLists, loadGenretModel, missingModelFiles } from "@/lib/genret";
 

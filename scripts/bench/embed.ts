@@ -17,7 +17,8 @@ import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { defaultCorpusPath } from "@/lib/paths";
-import { readCorpus, FACETS } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
+import { FACETS } from "@/lib/corpus";
 import { cacheDirFor, embedWithCache, createEmbedder, embedderSpecFromEnv } from "@/lib/embed";
 import { ParallelEmbedder, type WorkerMode } from "@/lib/embed/parallel";
 

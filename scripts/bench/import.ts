@@ -5,9 +5,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { importCorpus, readCorpus } from "@/lib/corpus";
+import { importCorpus } from "@/lib/corpus/import";
+import { readCorpus } from "@/lib/corpus/read";
 import { defaultCorpusPath, sharedDataDir } from "@/lib/paths";
-import { createDb, migrateDeploy } from "@/lib/db";
+import { createDb } from "@/lib/db";
+import { migrateDeploy } from "@/lib/db/migrate";
 import { type DbConfig, dbConfig } from "@/lib/db/config";
 
 const args = process.argv.slice(2);

@@ -23,7 +23,8 @@ import {
   papersOf,
   prepareFacetIndex,
 } from "@/lib/eval/dense-graph";
-import { citationRows, loadCorpusData, DEFAULT_EDGE_WEIGHT, MaxSimEngine, buildPaperGraph } from "@/lib/graph";
+import { citationRows, DEFAULT_EDGE_WEIGHT, MaxSimEngine, buildPaperGraph } from "@/lib/graph";
+import { loadCorpusData } from "@/lib/graph/corpus-data";
 import { dataRoot } from "@/lib/paths";
 
 const args = process.argv.slice(2);

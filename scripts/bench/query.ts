@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { config } from "@/lib/config";
-import { readCorpus } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
 import { sharedDataDir } from "@/lib/paths";
 import { disconnectDb, getDb } from "@/lib/db";
 import { relatedOptions, relatedPapers, type RelatedInput, DEFAULT_RETRIEVER, type RelatedResult } from "@/lib/query";

@@ -19,7 +19,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { readCorpus, FACETS } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
+import { FACETS } from "@/lib/corpus";
 import { sharedDataDir } from "@/lib/paths";
 import { disconnectDb, getDb } from "@/lib/db";
 import { relatedOptions, relatedPapers } from "@/lib/query";

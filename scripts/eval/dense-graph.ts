@@ -15,7 +15,8 @@ import path from "node:path";
 import { defaultCorpusPath } from "@/lib/paths";
 import { FACETS, type Facet } from "@/lib/corpus";
 import { dataRoot, repoRoot } from "@/lib/paths";
-import { loadCorpusData, citationRows, type PaperGraph, DEFAULT_EDGE_WEIGHT, MaxSimEngine, buildPaperGraph } from "@/lib/graph";
+import { loadCorpusData } from "@/lib/graph/corpus-data";
+import { citationRows, type PaperGraph, DEFAULT_EDGE_WEIGHT, MaxSimEngine, buildPaperGraph } from "@/lib/graph";
 import {
   citationGold,
   denseGraphInCorpus,

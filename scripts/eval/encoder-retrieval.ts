@@ -15,7 +15,7 @@
  */
 import path from "node:path";
 import { defaultCorpusPath } from "@/lib/paths";
-import { readCorpus } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
 import { paperText, createLsaEmbedder, type LsaEmbedder, type Embedder } from "@/lib/embed";
 import { recallAtKWithCi, type QueryRun } from "@/lib/eval/metrics";
 import { userPaperQueries, type UserPaperQuery } from "@/lib/eval/user-papers";
@@ -136,7 +136,7 @@ const lsa = createLsaEmbedder(lsaFolder);
 row("TF-IDF cosine (LSA's bag of words)", evaluate(tfidf(lsa)));
 const named: [string, () => Promise<Embedder>][] = [[`LSA-${lsa.dim} ${lsaFolder}`, async () => lsa]];
 for (const f of encoders) named.push([`encoder ${f}`, async () => createLsaEmbedder(f)]);
-if (args.includes("--use-lite")) named.push(["USE-lite", async () => (await import("@/lib/embed")).createUseLiteEmbedder()]);
+if (args.includes("--use-lite")) named.push(["USE-lite", async () => (await import("@/lib/embed/use-lite")).createUseLiteEmbedder()]);
 for (const [i, [name, load]] of named.entries()) {
   const d = await dense(await load(), queryTexts);
   row(name, evaluate(d.retrieve), `${Math.round(d.itemsPerSecond)} items/s`);

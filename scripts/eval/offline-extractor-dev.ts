@@ -15,7 +15,8 @@
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { readCorpus, FACETS } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
+import { FACETS } from "@/lib/corpus";
 import { isSet } from "@/lib/config";
 import { dataRoot, sharedDataDir } from "@/lib/paths";
 import { embedWithCache, createEmbedder, dot } from "@/lib/embed";

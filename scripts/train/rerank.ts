@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
 import { getDb } from "@/lib/db";
 import { sharedDataDir } from "@/lib/paths";
-import { createExtractor } from "@/lib/facets";
+import { createExtractor } from "@/lib/facets/provider";
 import { runUserPapers, userPaperQueries, userPaperQuery, type FacetSource, type PaperLine, type UserPaperQuery } from "@/lib/eval/user-papers";
 import { HYBRID, hybridRerankRows, hybridRetriever } from "@/lib/retrieve/hybrid";
 import { fitRerankModel, NEWER_OF, rerankScore, RERANK_FEATURES, withNewerInteractions, type RerankModel } from "@/lib/retrieve/rerank";

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db";
 import { queryGate } from "@/lib/http";
-import { handleRelatedRequest } from "@/lib/query";
+import { handleRelatedRequest } from "@/lib/query/request";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -5,7 +5,8 @@ import { z } from "zod";
 import { writeFileAtomic } from "@/lib/atomic-write";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus";
 import { getDb } from "@/lib/db";
-import { auditCorpus, renderAuditReport, renderAuditText } from "@/lib/facets";
+import { auditCorpus } from "@/lib/facets/audit/run";
+import { renderAuditReport, renderAuditText } from "@/lib/facets/audit/report";
 import { emit, parseOptions } from "../output";
 import { ProgressBar } from "../progress";
 

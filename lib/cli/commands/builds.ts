@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { pruneBuilds } from "@/lib/builds";
+import { pruneBuilds } from "@/lib/builds/prune";
 import { corpusName } from "@/lib/corpus";
 import { getDb } from "@/lib/db";
 import { emit, fmt, parseOptions, table } from "../output";

@@ -1,16 +1,9 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import {
-  corpusName,
-  corpusOverview,
-  DEFAULT_CORPUS,
-  listCorpora,
-  readCorpus,
-  citationPreservingSample,
-  corpusStatistics,
-  type CorpusStatistics,
-  writeCorpusDir,
-} from "@/lib/corpus";
+import { corpusName, corpusOverview, DEFAULT_CORPUS, listCorpora } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
+import { citationPreservingSample, corpusStatistics, type CorpusStatistics } from "@/lib/corpus/sample";
+import { writeCorpusDir } from "@/lib/corpus/write";
 import { sharedDataDir } from "@/lib/paths";
 import { getDb } from "@/lib/db";
 import path from "node:path";

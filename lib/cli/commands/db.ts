@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { dbConfig, createMigration, migrateDeploy, migrationStatus } from "@/lib/db";
+import { dbConfig } from "@/lib/db";
+import { createMigration, migrateDeploy, migrationStatus } from "@/lib/db/migrate";
 import { emit, UsageError } from "../output";
 
 export function registerDb(program: Command): void {

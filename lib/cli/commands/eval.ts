@@ -6,7 +6,6 @@ import { getDb } from "@/lib/db";
 import { dataRoot, repoRoot } from "@/lib/paths";
 import {
   loadGenerativeProvider,
-  runEvaluation,
   PARTS,
   renderLatest,
   SUITES,
@@ -18,6 +17,7 @@ import {
   type Suite,
   type TableName,
 } from "@/lib/eval";
+import { runEvaluation } from "@/lib/eval/harness";
 import { emit, parseOptions, table } from "../output";
 
 /** Query caps of `--smoke`: enough to exercise every table, minutes less than a full run. */

@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { Command } from "commander";
 import { disconnectDb } from "@/lib/db";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
-import { resolveProvider } from "@/lib/facets";
+import { resolveProvider } from "@/lib/facets/provider";
 import { UsageError } from "../output";
 import { registerAudit } from "./audit";
 import { registerExtract } from "./extract";

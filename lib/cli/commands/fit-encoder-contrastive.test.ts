@@ -10,7 +10,7 @@ import path from "node:path";
 import { after, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { createEmbedder, citationPairs } from "@/lib/embed";
-import { readCorpus } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
 import { registerFitEncoder } from "./fit-encoder";
 import { runGraft } from "@/lib/cli/testing";
 

@@ -5,7 +5,7 @@ import { createGunzip } from "node:zlib";
 import type { Command } from "commander";
 import { z } from "zod";
 import { config } from "@/lib/config";
-import { readCorpus } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
 import {
   addTitleAbstractPairs,
   citationPairs,

@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { corpusName, DEFAULT_CORPUS, FORMAT_LABELS, FORMAT_NAMES, IMPORT_FORMATS, importCorpus, readCorpus } from "@/lib/corpus";
+import { corpusName, DEFAULT_CORPUS, FORMAT_LABELS, FORMAT_NAMES, IMPORT_FORMATS } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
+import { importCorpus } from "@/lib/corpus/import";
 import { defaultCorpusPath } from "@/lib/paths";
 import { getDb } from "@/lib/db";
 import { emit, fmt, parseOptions } from "../output";

@@ -13,8 +13,6 @@ import {
   type RelatedOptions,
   MAX_SEEDS,
   type MultiSeedResult,
-  relatedPapersOf,
-  relatedToSeedsOf,
   DEFAULT_FUSION,
   DEFAULT_RETRIEVER,
   DIRECTION_FILTERS,
@@ -22,6 +20,7 @@ import {
   RETRIEVER_NAMES,
   type RelatedResult,
 } from "@/lib/query";
+import { relatedPapersOf, relatedToSeedsOf } from "@/lib/query/request";
 import { isUsageError } from "../exit-codes";
 import { emit, parseOptions, table, UsageError } from "../output";
 

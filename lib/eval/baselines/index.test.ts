@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { packFacetItems, type PaperText, documentText } from "@/lib/graph";
+import { packFacetItems } from "@/lib/graph";
+import { type PaperText, documentText } from "@/lib/graph/corpus-data";
 import { bm25Retriever, denseDocumentRetrieve, denseItemLists, packVectors, prepareItemLists, titleAndFacets, topKIndices } from "./index";
 
 const unit = (...xs: number[]): Float32Array => {

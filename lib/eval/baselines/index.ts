@@ -14,7 +14,8 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus";
 import type { Candidate, FacetLists } from "@/lib/fusion";
-import type { PackedFacetItems, PaperText } from "@/lib/graph";
+import type { PackedFacetItems } from "@/lib/graph";
+import type { PaperText } from "@/lib/graph/corpus-data";
 import { Bm25Index } from "@/lib/retrieve";
 import { Heap } from "@/lib/heap";
 

@@ -6,7 +6,8 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus";
 import { createFusion, csrFacetRow, csrWeightOf, type FacetLists, type Fusion, type FusedResult } from "@/lib/fusion";
-import { citationRows, type CorpusData, type PaperGraph, DEFAULT_EDGE_WEIGHT, MaxSimEngine, buildPaperGraph } from "@/lib/graph";
+import { citationRows, type PaperGraph, DEFAULT_EDGE_WEIGHT, MaxSimEngine, buildPaperGraph } from "@/lib/graph";
+import type { CorpusData } from "@/lib/graph/corpus-data";
 import { mulberry32 } from "@/lib/random";
 import { denseItemLists, prepareItemLists, type ItemListIndex } from "../baselines";
 import { neighbourGold, paperItems, papersOf, prepareFacetIndex, scoreRuns, type FacetIndex, type RecallReport } from "../dense-graph";

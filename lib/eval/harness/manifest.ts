@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import os from "node:os";
-import type { CorpusData } from "@/lib/graph";
+import type { CorpusData } from "@/lib/graph/corpus-data";
 import { repoRoot } from "@/lib/paths";
 import type { Manifest, UserPapersSection } from "../report";
 import { EVAL_K, NEAREST, NON_OBVIOUS_K, PER_ITEM, TOP_N } from "./constants";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { readCorpus } from "@/lib/corpus";
+import { readCorpus } from "@/lib/corpus/read";
 import { sharedDataDir } from "@/lib/paths";
 import type { ExtractionResult, PaperInput } from "@/lib/facets/extractor";
 import { offlineResult } from "./extractor";

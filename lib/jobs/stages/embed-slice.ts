@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { BuildHandle } from "@/lib/builds";
 import { corpusName } from "@/lib/corpus";
-import type { EmbedSlicePlan } from "@/lib/embed";
+import type { EmbedSlicePlan } from "@/lib/embed/shards";
 import { failpoint } from "../failpoints";
 import { registerStage, type StageContext } from "../registry";
 import { runSubJobs } from "../sub-jobs";
@@ -30,7 +30,7 @@ export const EMBED_SLICE_STAGE = "embed-slice";
 registerStage<EmbedSliceParams>(
   EMBED_SLICE_STAGE,
   async ({ db, params, progress, log, flush, signal }) => {
-    const { embedSlice } = await import("@/lib/embed");
+    const { embedSlice } = await import("@/lib/embed/shards");
     // A slice re-queued after its worker died may come back after its build went on without it.
     const build = await db.build.findUnique({ where: { id: params.build }, select: { status: true } });
     if (build?.status !== "running" && build?.status !== "pending") {
@@ -64,7 +64,7 @@ registerStage<EmbedSliceParams>(
 
 /** The coordinator's side (lib/jobs/sub-jobs.ts): the slices of `plan` as embed-slice jobs, until every slice has its vectors. */
 export async function runEmbedSlices(ctx: StageContext<{ corpus: string }>, build: BuildHandle, plan: EmbedSlicePlan): Promise<void> {
-  const { missingEmbedSlices } = await import("@/lib/embed");
+  const { missingEmbedSlices } = await import("@/lib/embed/shards");
   await runSubJobs(ctx, build, {
     stage: EMBED_SLICE_STAGE,
     noun: "embedding slice",

@@ -27,7 +27,7 @@ const SPANS = { docids: [0, 0.02], examples: [0.02, 0.05], train: [0.05, 0.99], 
 registerStage<GenretStageParams>(
   "genret",
   async ({ db, params, progress, log }) => {
-    const { buildGenretStage } = await import("@/lib/genret");
+    const { buildGenretStage } = await import("@/lib/genret/build");
     const report = await buildGenretStage(db, {
       corpus: params.corpus,
       variant: params.variant,

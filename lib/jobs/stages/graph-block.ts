@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { BuildHandle } from "@/lib/builds";
 import { corpusName, FACETS } from "@/lib/corpus";
-import type { ShardPlan, ShardTask } from "@/lib/graph";
+import type { ShardPlan, ShardTask } from "@/lib/graph/shards";
 import { failpoint } from "../failpoints";
 import { registerStage, type StageContext } from "../registry";
 import { runSubJobs } from "../sub-jobs";
@@ -30,7 +30,7 @@ export const GRAPH_BLOCK_STAGE = "graph-block";
 registerStage<GraphBlockParams>(
   GRAPH_BLOCK_STAGE,
   async ({ db, params, progress, log, flush, signal }) => {
-    const { computeShard } = await import("@/lib/graph");
+    const { computeShard } = await import("@/lib/graph/shards");
     // A block re-queued after its worker died may come back after its build completed (the
     // coordinator found its lists stored and went on): nothing is left to do for it.
     const build = await db.build.findUnique({ where: { id: params.build }, select: { status: true } });
@@ -67,7 +67,7 @@ const taskKey = (t: Pick<ShardTask, "facet" | "shard">) => `${t.facet}:${t.shard
 
 /** The coordinator's side (lib/jobs/sub-jobs.ts): the row blocks of `plan` as graph-block jobs, until every block has its lists. */
 export async function runGraphBlocks(ctx: StageContext<{ corpus: string }>, build: BuildHandle, plan: ShardPlan): Promise<void> {
-  const { missingShardTasks } = await import("@/lib/graph");
+  const { missingShardTasks } = await import("@/lib/graph/shards");
   await runSubJobs(ctx, build, {
     stage: GRAPH_BLOCK_STAGE,
     noun: "block",

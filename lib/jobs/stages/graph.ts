@@ -4,8 +4,9 @@ import { type BuildHandle, resumeBuild } from "@/lib/builds";
 import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus";
 import type { Db } from "@/lib/db";
 import { dataRoot } from "@/lib/paths";
-import { parseEmbedderSpec } from "@/lib/embed";
-import { type GraphStageReport, itemSimilaritySpec, parseItemSimilarity, similarityOfParams } from "@/lib/graph";
+import { parseEmbedderSpec } from "@/lib/embed/registry";
+import type { GraphStageReport } from "@/lib/graph/build";
+import { itemSimilaritySpec, parseItemSimilarity, similarityOfParams } from "@/lib/graph/similarity";
 import { failpoint } from "../failpoints";
 import { registerStage } from "../registry";
 import { runEmbedSlices } from "./embed-slice";
@@ -106,14 +107,14 @@ registerStage<GraphStageParams>(
   "graph",
   async (ctx) => {
     const { db, job, params, progress, log, flush, signal } = ctx;
-    const { buildGraphStage } = await import("@/lib/graph");
+    const { buildGraphStage } = await import("@/lib/graph/build");
     let resume: BuildHandle | undefined;
     if (job.buildId !== null) {
       const r = await resumeBuild(db, job.buildId);
       if (r.status === "complete") {
         log(`build ${job.buildId} had completed before the previous worker stopped: nothing left to do`);
         // A sharded build's rows outlive it when the worker died right after completing it.
-        if (params.shards !== undefined && params.shards > 1) await (await import("@/lib/graph")).dropShardData(db, job.buildId);
+        if (params.shards !== undefined && params.shards > 1) await (await import("@/lib/graph/shards")).dropShardData(db, job.buildId);
         return reportOf(db, job.buildId);
       }
       log(`resuming build ${job.buildId} (was ${r.status}): its files and edges are written again`);

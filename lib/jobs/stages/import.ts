@@ -41,8 +41,8 @@ export type ImportStageParams = z.infer<typeof importStageParams>;
 registerStage<ImportStageParams>(
   "import",
   async ({ db, params, progress, log }) => {
-    const { readCorpus } = await import("@/lib/corpus");
-    const { importCorpus } = await import("@/lib/corpus");
+    const { readCorpus } = await import("@/lib/corpus/read");
+    const { importCorpus } = await import("@/lib/corpus/import");
     const source = path.resolve(params.path ?? defaultCorpusPath());
     log(`reading ${source}`);
     const input = await readCorpus(source, { skipInvalid: params.skipInvalid, format: params.format });

@@ -1,4 +1,4 @@
-import { handleLibraryUpload } from "@/lib/query";
+import { handleLibraryUpload } from "@/lib/query/library-file";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

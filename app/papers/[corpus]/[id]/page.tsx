@@ -17,7 +17,7 @@ import type { ExportRecord } from "@/lib/export";
 import { corpusName, DEFAULT_CORPUS, getPaperDetail, NotFoundError, type PaperDetail } from "@/lib/corpus";
 import { getDb } from "@/lib/db";
 import { loadPaperAudit } from "@/lib/facets";
-import { paperNeighbours } from "@/lib/graph";
+import { paperNeighbours } from "@/lib/graph/neighbours";
 import { resolveSegment } from "@/lib/http";
 import { loadGraph, NoGraphBuildError } from "@/lib/retrieve";
 import { relatedOptions, relatedPapers, type RelatedResult } from "@/lib/query";

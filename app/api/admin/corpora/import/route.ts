@@ -1,7 +1,7 @@
 import { requireApiUser } from "@/lib/auth";
 import { getDb } from "@/lib/db";
 import { errorResponse } from "@/lib/http";
-import { handleCorpusUpload } from "@/lib/query";
+import { handleCorpusUpload } from "@/lib/query/corpus-upload";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

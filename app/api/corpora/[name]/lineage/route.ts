@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db";
-import { handleLineageRequest } from "@/lib/query";
+import { handleLineageRequest } from "@/lib/query/lineage";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

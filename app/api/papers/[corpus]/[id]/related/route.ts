@@ -2,7 +2,8 @@ import { z } from "zod";
 import { corpusName, NotFoundError } from "@/lib/corpus";
 import { getDb } from "@/lib/db";
 import { queryGate, errorResponse, searchParamsObject, segmentCandidates, json } from "@/lib/http";
-import { relatedOptions, relatedPapersOf } from "@/lib/query";
+import { relatedOptions } from "@/lib/query";
+import { relatedPapersOf } from "@/lib/query/request";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
