@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { ESLint } from "eslint";
-import { LIGHT_ENTRIES } from "./layers.mjs";
+import { LIGHT_ENTRIES, SEPARATE_ENTRIES } from "./layers.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const eslint = new ESLint({ cwd: root, overrideConfigFile: path.join(root, "eslint.config.mjs") });
@@ -104,6 +104,8 @@ describe("no HTTP in the core (eslint.config.mjs, NO_HTTP)", () => {
   });
 });
 
+const lib = (): string => path.join(root, "lib");
+
 describe("public surfaces (lint/layers.mjs, layers/public-surface)", () => {
   const SURFACE = "layers/public-surface";
   const surfaceErrors = async (file: string, code: string) => (await lint(file, code)).filter((m) => m.rule === SURFACE);
@@ -139,7 +141,9 @@ describe("public surfaces (lint/layers.mjs, layers/public-surface)", () => {
       'import { ApiError } from "@/lib/http/client";',
       'import { mulberry32 } from "@/lib/random";',
       'import { relatedOptions } from "./options";',
-      "export const all = [loadGraph, Bm25Index, FACETS, ApiError, mulberry32, relatedOptions];",
+      'import { migrateDeploy } from "@/lib/db/migrate";',
+      'import { readBibtex } from "@/lib/corpus/formats";',
+      "export const all = [loadGraph, Bm25Index, FACETS, ApiError, mulberry32, relatedOptions, migrateDeploy, readBibtex];",
       "export type G = PaperGraph;",
       "",
     ].join("\n");
@@ -148,6 +152,27 @@ describe("public surfaces (lint/layers.mjs, layers/public-surface)", () => {
       'import { createTestDb } from "@/lib/db/testing";\nimport { onePaperPdf } from "@/lib/input/test-pdfs";\nexport const h = [createTestDb, onePaperPdf];\n';
     assert.deepEqual(await surfaceErrors("lib/cli/surface-probe.test.ts", helpers), []);
     for (const file of ["scripts/surface-probe.ts", "e2e/surface-probe.spec.ts"]) assert.deepEqual(await surfaceErrors(file, deep), [], file);
+  });
+
+  it("still rejects a module of a folder that is neither on its index nor a listed entry", async () => {
+    const errors = await surfaceErrors(
+      "lib/cli/surface-probe.ts",
+      'import { loadSchemaEngine } from "@/lib/db/schema-engine";\nexport const s = loadSchemaEngine;\n',
+    );
+    assert.equal(errors.length, 1, JSON.stringify(errors));
+  });
+
+  it("each separate entry is a module (or folder index) that its folder's index does not re-export, and no light entry", () => {
+    assert.ok(Object.keys(SEPARATE_ENTRIES).length >= 10);
+    for (const [entry, reason] of Object.entries(SEPARATE_ENTRIES)) {
+      const [, folder, ...inner] = entry.split("/");
+      assert.ok(existsSync(path.join(root, `${entry}.ts`)) || existsSync(path.join(root, entry, "index.ts")), entry);
+      assert.ok(reason.length > 20, `${entry} says why it is separate`);
+      assert.ok(!Object.hasOwn(LIGHT_ENTRIES, entry), `${entry} is not also a light entry`);
+      const index = readFileSync(path.join(lib(), folder, "index.ts"), "utf8");
+      const spec = `./${inner.join("/")}`;
+      assert.ok(!index.includes(`from "${spec}"`) && !index.includes(`from "${spec}/index"`), `lib/${folder}/index.ts does not re-export ${entry}`);
+    }
   });
 
   it("rejects a folder's file importing its own index (a cycle), and lets its tests", async () => {

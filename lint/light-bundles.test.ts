@@ -4,13 +4,15 @@
 // - The browser bundle ("use client" files): no Node built-in, store or native package, which
 //   `next build` cannot put in a browser bundle.
 // - The proxy's and instrumentation's own bundles and the worker threads: no folder's index.ts
-//   (which loads the whole folder: Prisma, onnxruntime-node, pdfjs) but lib/security's, which
-//   is the proxy's screen and a redactor.
+//   (which loads the whole folder: Prisma, onnxruntime-node, pdfjs).
+// - The query, the graph store, the job stages' registration and the eval harness: none of the
+//   SEPARATE_ENTRIES (the schema engine, the import parsers, builds, training) when they load.
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import ts from "typescript";
+import { SEPARATE_ENTRIES } from "./layers.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -30,6 +32,8 @@ function resolveImport(spec: string, from: string): string | null {
 interface ModuleImports {
   /** Specifiers whose code loads with the module (static and dynamic value imports). */
   values: string[];
+  /** The static ones: what loads when the module itself loads. */
+  statics: string[];
   useClient: boolean;
 }
 
@@ -44,12 +48,14 @@ function isTypeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean 
 
 function readImports(file: string): ModuleImports {
   const text = readFileSync(path.join(root, file), "utf8");
-  if (!/\.(ts|tsx)$/.test(file)) return { values: [], useClient: false };
+  if (!/\.(ts|tsx)$/.test(file)) return { values: [], statics: [], useClient: false };
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const values: string[] = [];
+  const statics: string[] = [];
   const visit = (node: ts.Node): void => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       if (!isTypeOnly(node)) values.push(node.moduleSpecifier.text);
+      if (!isTypeOnly(node)) statics.push(node.moduleSpecifier.text);
     } else if (
       ts.isCallExpression(node) &&
       node.expression.kind === ts.SyntaxKind.ImportKeyword &&
@@ -63,11 +69,11 @@ function readImports(file: string): ModuleImports {
   visit(source);
   const first = source.statements[0];
   const useClient = first !== undefined && ts.isExpressionStatement(first) && ts.isStringLiteral(first.expression) && first.expression.text === "use client";
-  return { values, useClient };
+  return { values, statics, useClient };
 }
 
 /** Every source file the start files load, with the packages and built-ins each imports. */
-function reach(start: string[]): Map<string, string[]> {
+function reach(start: string[], which: "values" | "statics" = "values"): Map<string, string[]> {
   const reached = new Map<string, string[]>();
   const queue = [...start];
   while (queue.length) {
@@ -75,7 +81,7 @@ function reach(start: string[]): Map<string, string[]> {
     if (reached.has(file)) continue;
     const packages: string[] = [];
     reached.set(file, packages);
-    for (const spec of readImports(file).values) {
+    for (const spec of readImports(file)[which]) {
       const target = resolveImport(spec, file);
       if (target !== null) queue.push(target);
       else if (!spec.startsWith("@/") && !spec.startsWith(".")) packages.push(spec);
@@ -112,10 +118,10 @@ describe("light bundles", () => {
     const found = serverImports(reached).join("\n");
     assert.match(found, /@prisma\//);
     assert.match(found, /onnxruntime-node/);
-    assert.ok(indexes(reached).includes("lib/query/index.ts"));
+    assert.ok(indexes(reached).includes("lib/db/index.ts"));
   });
 
-  it("the proxy, instrumentation and the worker threads load no folder's index but lib/security's", () => {
+  it("the proxy, instrumentation and the worker threads load no folder's index", () => {
     const entries = [
       "proxy.ts",
       "instrumentation.ts",
@@ -126,11 +132,32 @@ describe("light bundles", () => {
     ];
     for (const entry of entries) {
       assert.ok(existsSync(path.join(root, entry)), entry);
-      assert.deepEqual(
-        indexes(reach([entry])).filter((f) => f !== "lib/security/index.ts"),
-        [],
-        entry,
-      );
+      assert.deepEqual(indexes(reach([entry])), [], entry);
     }
+  });
+
+  it("the query, the graph store, the job stages' registration and the eval harness load no separate entry they do not need", () => {
+    // What each loads when it is imported (dynamic imports load later, when a stage or a command runs).
+    const allowed: Record<string, string[]> = {
+      "lib/query/related.ts": [],
+      "lib/retrieve/graph-store.ts": [],
+      "lib/jobs/index.ts": [],
+      "lib/eval/harness.ts": ["lib/eval/harness", "lib/graph/corpus-data", "lib/embed/parallel", "lib/corpus/read", "lib/corpus/csfcube"],
+    };
+    const separate = (file: string): string | undefined => Object.keys(SEPARATE_ENTRIES).find((e) => file === `${e}.ts` || file === `${e}/index.ts`);
+    const HEAVY = /^(@prisma\/schema-engine-wasm|@retorquere\/bibtex-parser|@citation-js\/)/;
+    for (const [start, ok] of Object.entries(allowed)) {
+      const reached = reach([start], "statics");
+      assert.ok(reached.size > 20, `${start} reaches ${reached.size} files`);
+      const found = [...reached.keys()].map(separate).filter((e): e is string => e !== undefined && !ok.includes(e));
+      assert.deepEqual(found, [], start);
+      const heavy = [...reached].flatMap(([file, packages]) => packages.filter((p) => HEAVY.test(p)).map((p) => `${file} imports ${p}`));
+      assert.deepEqual(heavy, [], start);
+    }
+  });
+
+  it("the check sees a separate entry when one is loaded (the CLI's db command loads the migrations)", () => {
+    const reached = reach(["lib/cli/commands/db.ts"], "statics");
+    assert.ok(reached.has("lib/db/migrate.ts"));
   });
 });
