@@ -196,6 +196,7 @@ export const SEPARATE_ENTRIES = {
   "lib/graph/corpus-data": "a whole corpus's texts and vectors, embedded in parallel; the eval and training only",
   "lib/graph/neighbours": "a paper's graph neighbours from its build or the store; the paper page only",
   "lib/graph/shards": "the sharded graph build's blocks and store rows; the jobs only",
+  "lib/jobs/stages": "registers the built-in stages (a side effect): the worker, the CLI and the enqueueing route import it; views, cancel and retry do not",
   "lib/query/corpus-upload": "an admin's corpus upload: the import formats' parsers and the store; one route only",
   "lib/query/library-file": "a reader's library upload: the BibTeX and RIS parsers; one route only",
   "lib/query/lineage": "a paper's prior and derivative work: one route only",

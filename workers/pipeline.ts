@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { defaultOf } from "@/lib/config";
 import { disconnectDb, getDb } from "@/lib/db";
 import { listStages, type LogLevel, runWorker } from "@/lib/jobs";
+import "@/lib/jobs/stages";
 
 const USAGE = `usage: npm run worker -- [--stages a,b] [--exit-when-idle] [--max-jobs N]
 

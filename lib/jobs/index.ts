@@ -1,7 +1,8 @@
 // The public surface of lib/jobs: what code outside the folder imports (rule layers/public-surface in
 // lint/layers.mjs; the light entries it lists are the exceptions). Its own files import each other by path.
-// Importing it registers the built-in stages (./stages), as the app, the CLI and the worker need.
-import "./stages";
+// The built-in stages register from their own entry, `import "@/lib/jobs/stages"` (SEPARATE_ENTRIES):
+// the worker, the CLI and the route that enqueues need them; viewing, cancelling or retrying a job
+// does not, and would load every stage's imports with them.
 
 export { cancelJob, getJobDetail, JobStateError, listJobs, retryJob, toJobView } from "./queue";
 export { listStages, registerStage, STAGE_NAME, UnknownStageError, unregisterStage } from "./registry";

@@ -10,6 +10,7 @@ import { installPretrainedModel } from "@/lib/genret/pretrained";
 import { buildGraphStage, type GraphStageReport } from "@/lib/graph/build";
 import { DEFAULT_ITEM_SIMILARITY, itemSimilaritySpec, parseItemSimilarity } from "@/lib/graph";
 import { enqueueStage, JobNotRunnableError, runJobInline, FINISHED_STATUSES, type JobStatus } from "@/lib/jobs";
+import "@/lib/jobs/stages";
 import { emit, fmt, parseOptions, table, UsageError } from "../output";
 import { ProgressBar } from "../progress";
 

@@ -18,6 +18,7 @@ import {
   JOB_STATUSES,
   type JobView,
 } from "@/lib/jobs";
+import "@/lib/jobs/stages";
 import { emit, parseOptions, table, UsageError } from "../output";
 import { ProgressBar } from "../progress";
 

@@ -4,6 +4,7 @@ import { getDb } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
 import { handleRoute, json, parseSearchParams, parseWith } from "@/lib/http";
 import { listJobs, toJobView, listStages, STAGE_NAME, enqueueStage, JOB_STATUSES, type JobView } from "@/lib/jobs";
+import "@/lib/jobs/stages";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
