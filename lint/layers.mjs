@@ -173,6 +173,7 @@ export const LIGHT_ENTRIES = {
 // index (lint/layers.test.ts), and the query, the graph store and the job stages reach none of
 // them when they load (lint/light-bundles.test.ts).
 export const SEPARATE_ENTRIES = {
+  "lib/auth/sign-in": "the login route's handler (rate limits and lockouts through rate-limiter-flexible); one route only",
   "lib/builds/prune": "removes old builds; the CLI only",
   "lib/corpus/csfcube": "the CSFCube benchmark's facet names; the eval only",
   "lib/corpus/formats": "the import formats' parsers (@retorquere/bibtex-parser, citation-js); imports and library uploads only",

@@ -3,7 +3,6 @@
 export { getCurrentUser, requireApiUser, requireUser } from "./guard";
 export { afterSignIn, localPath } from "./redirect";
 export { clearedSessionCookie, deleteSession, deleteUserSessions, isSecureRequest, sessionTokenOf } from "./session";
-export { signIn } from "./sign-in";
 export {
   authenticate,
   createUser,

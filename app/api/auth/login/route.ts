@@ -1,4 +1,4 @@
-import { signIn } from "@/lib/auth";
+import { signIn } from "@/lib/auth/sign-in";
 import { getDb } from "@/lib/db";
 import { handleRoute } from "@/lib/http";
 
