@@ -4,7 +4,10 @@ import reactHooks from "eslint-plugin-react-hooks";
 import { layersPlugin } from "./lint/layers.mjs";
 
 // testing.ts modules (fixtures, throwaway stores) are for tests only: production code never loads them.
-const TESTING_ONLY = { group: ["**/testing", "@/lib/**/testing"], message: "testing.ts modules are for tests only." };
+const TESTING_ONLY = {
+  group: ["**/testing", "@/lib/**/testing", "**/*-testing", "@/lib/**/*-testing"],
+  message: "testing.ts (and *-testing.ts) modules are for tests only.",
+};
 
 // The core throws coded errors (lib/errors.ts) and never speaks HTTP: statuses live in lib/http. The
 // request handlers that live beside their core code are the exceptions, listed here by file.
@@ -42,15 +45,23 @@ export default tseslint.config(
     rules: { "layers/import-direction": "error" },
   },
   {
+    // Each lib/ folder's index.ts is its public surface: no deep imports from outside the folder
+    // (lint/layers.mjs: the exceptions and why; scripts/ and e2e/ are not checked).
+    files: ["**/*.{ts,tsx,js,mjs}"],
+    ignores: ["scripts/**", "e2e/**", "lib/generated/**"],
+    plugins: { layers: layersPlugin },
+    rules: { "layers/public-surface": "error" },
+  },
+  {
     files: ["{lib,app,components,workers}/**/*.{ts,tsx}"],
-    ignores: ["**/*.test.{ts,tsx}", "**/*.smoke.test.ts", "**/testing.ts"],
+    ignores: ["**/*.test.{ts,tsx}", "**/*.smoke.test.ts", "**/testing.ts", "**/*-testing.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: [TESTING_ONLY] }] },
   },
   {
     // Later than the entry above, so it repeats TESTING_ONLY: the rule's options replace, never merge.
     // Tests may import lib/http: they check the answer a client sees.
     files: ["lib/**/*.{ts,tsx}"],
-    ignores: ["lib/http/**", ...HTTP_HANDLERS, "**/*.test.{ts,tsx}", "**/*.smoke.test.ts", "**/testing.ts"],
+    ignores: ["lib/http/**", ...HTTP_HANDLERS, "**/*.test.{ts,tsx}", "**/*.smoke.test.ts", "**/testing.ts", "**/*-testing.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: [TESTING_ONLY, NO_HTTP] }] },
   },
   {

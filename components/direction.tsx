@@ -1,4 +1,4 @@
-import type { Direction, DirectionFilter, QueryPaper } from "@/lib/query/types";
+import type { Direction, DirectionFilter, QueryPaper } from "@/lib/query";
 
 // Issue 27: each result says whether it is work the query builds on (earlier) or work building
 // on it (later), measured from the query's year (its own, or inferred from the closest papers).

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import type { CreditedFacet } from "@/lib/query/types";
+import type { CreditedFacet } from "@/lib/query";
 import { chipMeaning, foundThrough, FUSION_PLAIN, FUSION_TECHNICAL, FusionExplainer, ordinal } from "./explain";
 import { FacetRankChip } from "./facets";
 import { WhyRelated } from "./explore/result-list";

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
-import type { Facet } from "@/lib/corpus/types";
-import type { AppliedFusion, FusionName } from "@/lib/query/types";
+import type { Facet } from "@/lib/corpus";
+import type { AppliedFusion, FusionName } from "@/lib/query";
 import { FACET_STYLES } from "./facets";
 import { listJoin } from "./format";
 

@@ -5,7 +5,7 @@ import { FACET_STYLES, FACETS, facetVars, type Facet } from "@/components/facets
 import { DEFAULT_CORPUS } from "@/lib/corpus/browse";
 import { FLAG_LABELS, type ItemFlag, STRUCTURAL_FLAGS } from "@/lib/facets/audit/checks";
 import { type Mark, segmentText } from "@/lib/facets/audit/highlight";
-import type { AuditedItem, PaperAuditView } from "@/lib/facets/audit/read";
+import type { AuditedItem, PaperAuditView } from "@/lib/facets";
 
 interface MarkData {
   facet: Facet;

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { PaperSummary } from "@/lib/corpus/browse";
+import type { PaperSummary } from "@/lib/corpus";
 import { formatAuthors, paperHref, shortVenue } from "./format";
 
 // How many linked papers show before the rest fold away: highly cited papers have hundreds of

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useCallback, useState } from "react";
 import { FACETS } from "@/lib/corpus/types";
-import type { RelatedResult } from "@/lib/query/types";
+import type { RelatedResult } from "@/lib/query";
 import { exploreHref } from "./explore/explore-state";
 import { PerFacetView } from "./explore/per-facet-view";
 import { exportContext, toResultRecord } from "./explore/records";

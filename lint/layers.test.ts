@@ -3,7 +3,9 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { ESLint } from "eslint";
+import { LIGHT_ENTRIES, SEPARATE_ENTRIES } from "./layers.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const eslint = new ESLint({ cwd: root, overrideConfigFile: path.join(root, "eslint.config.mjs") });
@@ -42,8 +44,8 @@ describe("layer rule", () => {
     const good = [
       'import path from "node:path";',
       'import { z } from "zod";',
-      'import { FACETS } from "@/lib/corpus/types";',
-      'import { readPaperGraph } from "@/lib/graph/csr";',
+      'import { FACETS } from "@/lib/corpus";',
+      'import { readPaperGraph } from "@/lib/graph";',
       'import { mulberry32 } from "@/lib/random";',
       'import { rrf } from "@/lib/fusion";',
       'import { buildTrie } from "./trie";',
@@ -51,7 +53,7 @@ describe("layer rule", () => {
       "",
     ].join("\n");
     assert.deepEqual(await lint("lib/genret/layer-probe.ts", good), []);
-    assert.deepEqual(await lint("app/layer-probe.ts", 'import { relatedPapers } from "@/lib/query/related";\nexport const r = relatedPapers;\n'), []);
+    assert.deepEqual(await lint("app/layer-probe.ts", 'import { relatedPapers } from "@/lib/query";\nexport const r = relatedPapers;\n'), []);
   });
 
   it("reports a lib/ folder missing from the layer table", async () => {
@@ -98,6 +100,101 @@ describe("no HTTP in the core (eslint.config.mjs, NO_HTTP)", () => {
         [],
         file,
       );
+    }
+  });
+});
+
+const lib = (): string => path.join(root, "lib");
+
+describe("public surfaces (lint/layers.mjs, layers/public-surface)", () => {
+  const SURFACE = "layers/public-surface";
+  const surfaceErrors = async (file: string, code: string) => (await lint(file, code)).filter((m) => m.rule === SURFACE);
+  const deep = [
+    'import { Bm25Index } from "@/lib/retrieve/bm25-index";',
+    'import type { PaperGraph } from "../graph/csr";',
+    'export { loadGraph } from "@/lib/retrieve/graph-store";',
+    'export async function later() { return import("@/lib/genret/model"); }',
+    "export const all = [Bm25Index];",
+    "export type G = PaperGraph;",
+    "",
+  ].join("\n");
+
+  it("rejects deep imports into another lib folder (static, relative, re-export, dynamic, import type)", async () => {
+    const errors = await surfaceErrors("lib/eval/surface-probe.ts", deep);
+    assert.equal(errors.length, 4, JSON.stringify(errors));
+    assert.match(errors[0].message, /through its public surface "@\/lib\/retrieve"/);
+    assert.match(errors[1].message, /"@\/lib\/graph"/);
+  });
+
+  it("rejects them from app/, components/, workers/ and from tests in other folders", async () => {
+    const code = 'import { loadGraph } from "@/lib/retrieve/graph-store";\nexport const l = loadGraph;\n';
+    for (const file of ["app/surface-probe.ts", "components/surface-probe.tsx", "workers/surface-probe.ts", "lib/query/surface-probe.test.ts"]) {
+      assert.equal((await surfaceErrors(file, code)).length, 1, file);
+    }
+  });
+
+  it("accepts the surface, the folder's own files, test helpers and the light entries; scripts/ and e2e/ are not checked", async () => {
+    const good = [
+      'import { loadGraph, Bm25Index } from "@/lib/retrieve";',
+      'import type { PaperGraph } from "@/lib/graph";',
+      'import { FACETS } from "@/lib/corpus/types";',
+      'import { ApiError } from "@/lib/http/client";',
+      'import { mulberry32 } from "@/lib/random";',
+      'import { relatedOptions } from "./options";',
+      'import { migrateDeploy } from "@/lib/db/migrate";',
+      'import { readBibtex } from "@/lib/corpus/formats";',
+      "export const all = [loadGraph, Bm25Index, FACETS, ApiError, mulberry32, relatedOptions, migrateDeploy, readBibtex];",
+      "export type G = PaperGraph;",
+      "",
+    ].join("\n");
+    assert.deepEqual(await surfaceErrors("lib/query/surface-probe.ts", good), []);
+    const helpers =
+      'import { createTestDb } from "@/lib/db/testing";\nimport { onePaperPdf } from "@/lib/input/test-pdfs";\nexport const h = [createTestDb, onePaperPdf];\n';
+    assert.deepEqual(await surfaceErrors("lib/cli/surface-probe.test.ts", helpers), []);
+    for (const file of ["scripts/surface-probe.ts", "e2e/surface-probe.spec.ts"]) assert.deepEqual(await surfaceErrors(file, deep), [], file);
+  });
+
+  it("still rejects a module of a folder that is neither on its index nor a listed entry", async () => {
+    const errors = await surfaceErrors(
+      "lib/cli/surface-probe.ts",
+      'import { loadSchemaEngine } from "@/lib/db/schema-engine";\nexport const s = loadSchemaEngine;\n',
+    );
+    assert.equal(errors.length, 1, JSON.stringify(errors));
+  });
+
+  it("each separate entry is a module (or folder index) that its folder's index does not re-export, and no light entry", () => {
+    assert.ok(Object.keys(SEPARATE_ENTRIES).length >= 10);
+    for (const [entry, reason] of Object.entries(SEPARATE_ENTRIES)) {
+      const [, folder, ...inner] = entry.split("/");
+      assert.ok(existsSync(path.join(root, `${entry}.ts`)) || existsSync(path.join(root, entry, "index.ts")), entry);
+      assert.ok(reason.length > 20, `${entry} says why it is separate`);
+      assert.ok(!Object.hasOwn(LIGHT_ENTRIES, entry), `${entry} is not also a light entry`);
+      const index = readFileSync(path.join(lib(), folder, "index.ts"), "utf8");
+      const spec = `./${inner.join("/")}`;
+      assert.ok(!index.includes(`"${spec}"`) && !index.includes(`"${spec}/index"`), `lib/${folder}/index.ts does not import ${entry}`);
+    }
+  });
+
+  it("rejects a folder's file importing its own index (a cycle), and lets its tests", async () => {
+    for (const spec of ["@/lib/retrieve", ".", "./index"]) {
+      const code = `import { loadGraph } from "${spec}";\nexport const l = loadGraph;\n`;
+      const errors = await surfaceErrors("lib/retrieve/surface-probe.ts", code);
+      assert.equal(errors.length, 1, spec);
+      assert.match(errors[0].message, /its own index/);
+      assert.deepEqual(await surfaceErrors("lib/retrieve/surface-probe.test.ts", code), [], spec);
+    }
+  });
+
+  it("every lib folder but cli (the top: nothing imports it) has an index.ts, and each light entry is a module on its folder's index", () => {
+    const lib = path.join(root, "lib");
+    const folders = readdirSync(lib).filter((f) => statSync(path.join(lib, f)).isDirectory() && !["generated", "cli"].includes(f));
+    assert.ok(folders.length >= 18, folders.join(" "));
+    for (const folder of folders) assert.ok(existsSync(path.join(lib, folder, "index.ts")), `lib/${folder}/index.ts`);
+    for (const entry of Object.keys(LIGHT_ENTRIES)) {
+      const [, folder, ...inner] = entry.split("/");
+      assert.ok(existsSync(path.join(root, `${entry}.ts`)), entry);
+      const index = readFileSync(path.join(lib, folder, "index.ts"), "utf8");
+      assert.ok(index.includes(`from "./${inner.join("/")}"`), `lib/${folder}/index.ts re-exports ${entry}`);
     }
   });
 });

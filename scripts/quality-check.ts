@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db";
 import { sharedDataDir } from "@/lib/paths";
 import { checkPins, readPins, repin } from "@/lib/eval/quality-pin";
 

@@ -8,11 +8,9 @@
 //   npm run worker [-- --stages graph,import] [--exit-when-idle] [--max-jobs N]
 import { parseArgs } from "node:util";
 import { defaultOf } from "@/lib/config";
-import { disconnectDb, getDb } from "@/lib/db/client";
-import { listStages } from "@/lib/jobs/registry";
+import { disconnectDb, getDb } from "@/lib/db";
+import { listStages, type LogLevel, runWorker } from "@/lib/jobs";
 import "@/lib/jobs/stages";
-import type { LogLevel } from "@/lib/jobs/types";
-import { runWorker } from "@/lib/jobs/worker";
 
 const USAGE = `usage: npm run worker -- [--stages a,b] [--exit-when-idle] [--max-jobs N]
 

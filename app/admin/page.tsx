@@ -3,8 +3,8 @@ import Link from "next/link";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
 import { Card, fmtPct, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressLine } from "@/components/ui";
 import { listStudies } from "@/lib/annotation/study";
-import { requireUser } from "@/lib/auth/guard";
-import { listUsers } from "@/lib/auth/users";
+import { requireUser } from "@/lib/auth";
+import { listUsers } from "@/lib/auth";
 import { getDb } from "@/lib/db/client";
 
 export const metadata: Metadata = { title: "Studies" };

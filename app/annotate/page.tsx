@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
 import { Card, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressLine } from "@/components/ui";
-import { myStudies } from "@/lib/annotation/sheet";
-import { requireUser } from "@/lib/auth/guard";
+import { myStudies } from "@/lib/annotation";
+import { requireUser } from "@/lib/auth";
 import { getDb } from "@/lib/db/client";
 
 export const metadata: Metadata = { title: "My sheets" };

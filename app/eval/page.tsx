@@ -5,10 +5,10 @@ import { RecallTable } from "@/components/eval/recall-table";
 import { SvgFigure } from "@/components/eval/svg-figure";
 import { UserPapersSection } from "@/components/eval/user-papers";
 import { FACETS } from "@/lib/corpus/types";
-import type { CsfcubeState } from "@/lib/eval/csfcube-report";
-import { readLatestCsfcube, readLatestReport } from "@/lib/eval/latest";
-import { tableNote, TABLES, type EvalReport, type TableName } from "@/lib/eval/report";
-import { coverageLadderSvg, recallCurvesSvg } from "@/lib/eval/svg";
+import type { CsfcubeState } from "@/lib/eval";
+import { readLatestCsfcube, readLatestReport } from "@/lib/eval";
+import { tableNote, TABLES, type EvalReport, type TableName } from "@/lib/eval";
+import { coverageLadderSvg, recallCurvesSvg } from "@/lib/eval";
 import { ReportTable } from "@/components/eval/report-table";
 
 export const metadata: Metadata = { title: "Evaluation" };

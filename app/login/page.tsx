@@ -2,8 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/annotation/login-form";
 import { eyebrowClass } from "@/components/ui";
-import { getCurrentUser } from "@/lib/auth/guard";
-import { afterSignIn, localPath } from "@/lib/auth/redirect";
+import { getCurrentUser, afterSignIn, localPath } from "@/lib/auth";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";

@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { Card, formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "@/components/ui";
 import { ApiError, fetchJson, sendJson } from "@/lib/http/client";
-import type { JobView } from "@/lib/jobs/types";
+import type { JobView } from "@/lib/jobs";
 import type { CorpusUploadResult } from "@/lib/query/corpus-upload";
 
 // The admin's corpus upload: file(s), format (or detect), target corpus (new or existing) →

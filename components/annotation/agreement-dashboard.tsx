@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { FacetChip, FACETS } from "@/components/facets";
-import type { StudyReport } from "@/lib/annotation/report";
+import type { StudyReport } from "@/lib/annotation";
 import { Card, fmtCi, fmtNum, fmtPct } from "../ui";
 
 // The agreement dashboard of a study: the statistics of the paper's groundedness appendix.

@@ -5,8 +5,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useEffectEvent, useId, useRef, useState } from "react";
 import { FACET_STYLES, FacetChip, facetVars } from "@/components/facets";
 import { highlightSegments, locateEvidence, type EvidenceSnippet } from "@/lib/annotation/evidence";
-import type { Sheet, SheetItem } from "@/lib/annotation/sheet";
-import type { SessionUser } from "@/lib/auth/users";
+import type { Sheet, SheetItem } from "@/lib/annotation";
+import type { SessionUser } from "@/lib/auth";
 import { ApiError, fetchJson, sendJson } from "@/lib/http/client";
 import { eyebrowClass, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressBar } from "../ui";
 

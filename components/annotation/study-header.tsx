@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import type { SessionUser } from "@/lib/auth/users";
+import type { SessionUser } from "@/lib/auth";
 import { eyebrowClass } from "../ui";
 
 // The header band and navigation of the signed-in study and admin pages; their controls come from components/ui.tsx.

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
-import type { UserView } from "@/lib/auth/users";
+import type { UserView } from "@/lib/auth";
 import { ApiError, sendJson } from "@/lib/http/client";
 import { formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "../ui";
 

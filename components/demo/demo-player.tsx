@@ -7,7 +7,7 @@ import { useCallback, useEffect, useMemo, useRef } from "react";
 import { FACETS } from "@/lib/corpus/types";
 import { disagreement, titleWords } from "@/lib/demo/disagreement";
 import { DEMO, type DemoExample } from "@/lib/demo/examples";
-import type { RelatedResult } from "@/lib/query/types";
+import type { RelatedResult } from "@/lib/query";
 import { exploreHref } from "../explore/explore-state";
 import { PerFacetView } from "../explore/per-facet-view";
 import { fetchRelated, fetchRelatedPreferGraft } from "../explore/related-client";

@@ -1,4 +1,4 @@
-import { CSFCUBE_HEADING, CSFCUBE_INTRO, csfcubeColumns, csfcubeLines, FACETS_LABEL, type CsfcubeRow, type CsfcubeState } from "@/lib/eval/csfcube-report";
+import { CSFCUBE_HEADING, CSFCUBE_INTRO, csfcubeColumns, csfcubeLines, FACETS_LABEL, type CsfcubeRow, type CsfcubeState } from "@/lib/eval";
 import { ReportTable } from "./report-table";
 
 const f2 = (x: number): string => x.toFixed(2);

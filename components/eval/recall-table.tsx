@@ -1,4 +1,4 @@
-import { formatDelta, type Cutoff, type RecallRow } from "@/lib/eval/report";
+import { formatDelta, type Cutoff, type RecallRow } from "@/lib/eval";
 import { ReportTable } from "./report-table";
 
 const f3 = (x: number | undefined): string => (x === undefined ? "–" : x.toFixed(3));

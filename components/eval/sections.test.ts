@@ -3,8 +3,7 @@ import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import { readCsfcubeReport } from "@/lib/eval/csfcube-report";
-import type { UserPapersSection as Section } from "@/lib/eval/report";
+import { readCsfcubeReport, type UserPapersSection as Section } from "@/lib/eval";
 import { CsfcubeSection } from "./csfcube";
 import { UserPapersSection } from "./user-papers";
 

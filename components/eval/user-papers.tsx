@@ -10,7 +10,7 @@ import {
   type UserPaperRow,
   type UserPapersSection as Section,
   type UserPaperTable,
-} from "@/lib/eval/report";
+} from "@/lib/eval";
 import { ReportTable } from "./report-table";
 
 const f3 = (x: number | undefined): string => (x === undefined ? "–" : x.toFixed(3));

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
-import type { PaperList } from "@/lib/corpus/browse";
+import type { PaperList } from "@/lib/corpus";
 import { DEMO } from "@/lib/demo/examples";
 import { countedChars, DEFAULT_MIN_CHARS } from "@/lib/input/text-amount";
 import { fetchJson } from "@/lib/http/client";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import type { CorpusOverview } from "@/lib/corpus/browse";
+import type { CorpusOverview } from "@/lib/corpus";
 import { fetchJson } from "@/lib/http/client";
 import { formatCount } from "../format";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { MAX_SEEDS } from "@/lib/query/multi-seed";
+import { MAX_SEEDS } from "@/lib/query";
 import { exploreHref, MAX_EXPLORER_SEEDS, readParams, readSeeds, writeParams } from "./explore-state";
 import { busyRetryDelay, fetchRelated, hashString, inputKey, RelatedError, requestInit, retryWhenBusy, seedsRequestInit, splitLines } from "./related-client";
 

@@ -2,8 +2,8 @@
 
 import { useId } from "react";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { CorpusOverview } from "@/lib/corpus/browse";
-import type { DirectionFilter, FusionName, RetrieverName } from "@/lib/query/types";
+import type { CorpusOverview } from "@/lib/corpus";
+import type { DirectionFilter, FusionName, RetrieverName } from "@/lib/query";
 import { DIRECTION_FILTER_LABELS } from "../direction";
 import { FACET_STYLES, FacetLetter, facetVars } from "../facets";
 import { FUSION_SHORT } from "../explain";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useState } from "react";
-import type { LibraryMatch } from "@/lib/query/library";
+import type { LibraryMatch } from "@/lib/query";
 import { buttonClass, Icon, labelClass, quietButtonClass, Spinner } from "../ui";
 import { uploadLibrary, useLibrary } from "./library-store";
 

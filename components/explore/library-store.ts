@@ -2,7 +2,7 @@
 
 import { useMemo, useSyncExternalStore } from "react";
 import { ApiError } from "@/lib/http/client";
-import type { ApiErrorBody } from "@/lib/http/types";
+import type { ApiErrorBody } from "@/lib/http";
 import { libraryIndex, type Library, type LibraryIndex } from "@/lib/query/library";
 import { localStore } from "../local-store";
 

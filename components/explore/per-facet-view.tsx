@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { RelatedResult } from "@/lib/query/types";
+import type { RelatedResult } from "@/lib/query";
 import { DirectionChip, directionOf } from "../direction";
 import { FACET_STYLES, FacetLetter, facetVars } from "../facets";
 import { paperHref } from "../format";

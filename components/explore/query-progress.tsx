@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { QueryStep } from "@/lib/query/types";
+import type { QueryStep } from "@/lib/query";
 import { Icon } from "../ui";
 import type { Progress, QueryInput } from "./related-client";
 

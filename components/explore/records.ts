@@ -1,6 +1,5 @@
 import type { ExportRecord } from "@/lib/export";
-import type { MultiSeedPaper, MultiSeedResult } from "@/lib/query/multi-seed";
-import type { RelatedPaper, RelatedResult } from "@/lib/query/types";
+import type { MultiSeedPaper, MultiSeedResult, RelatedPaper, RelatedResult } from "@/lib/query";
 
 type ListedPaper = Pick<RelatedPaper, "externalId" | "title" | "authors" | "year" | "venue" | "score">;
 

@@ -1,5 +1,4 @@
-import type { QueryErrorCode, QueryStep, RelatedOptionsShape, RelatedResult, RelatedStreamLine } from "@/lib/query/types";
-import type { MultiSeedResult } from "@/lib/query/multi-seed";
+import type { QueryErrorCode, QueryStep, RelatedOptionsShape, RelatedResult, RelatedStreamLine, MultiSeedResult } from "@/lib/query";
 
 // Browser side of POST /api/related: builds the request (JSON for a paper id or pasted text,
 // multipart for a file), reads the NDJSON progress stream and returns the result, or throws a

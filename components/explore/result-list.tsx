@@ -2,8 +2,7 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import type { LibraryMatch } from "@/lib/query/library";
-import type { AppliedFusion, CreditedFacet, RelatedPaper } from "@/lib/query/types";
+import type { LibraryMatch, AppliedFusion, CreditedFacet, RelatedPaper } from "@/lib/query";
 import { SaveButton } from "../collection";
 import { DirectionChip, type QueryYear } from "../direction";
 import { Explained, foundThrough } from "../explain";

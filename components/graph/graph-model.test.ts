@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Facet } from "@/lib/corpus/types";
-import type { MultiSeedResult } from "@/lib/query/multi-seed";
-import type { RelatedPaper, RelatedResult } from "@/lib/query/types";
+import type { Facet } from "@/lib/corpus";
+import type { MultiSeedResult, RelatedPaper, RelatedResult } from "@/lib/query";
 import {
   addResults,
   burstPositions,

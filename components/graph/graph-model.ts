@@ -1,6 +1,5 @@
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { MultiSeedResult } from "@/lib/query/multi-seed";
-import type { RelatedResult } from "@/lib/query/types";
+import type { MultiSeedResult, RelatedResult } from "@/lib/query";
 
 // The typed graph view's data, independent of cytoscape: the query (or a paper) in the centre,
 // its related papers around it, one edge per credited facet (weight = the fusion weight), and the

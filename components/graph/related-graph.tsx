@@ -5,9 +5,7 @@ import type { Core, ElementDefinition, LayoutOptions, NodeSingular, StylesheetJs
 import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from "react";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { fileSlug } from "@/lib/export";
-import type { LibraryMatch, PaperIdentity } from "@/lib/query/library";
-import type { MultiSeedResult } from "@/lib/query/multi-seed";
-import type { RelatedResult } from "@/lib/query/types";
+import type { LibraryMatch, PaperIdentity, MultiSeedResult, RelatedResult } from "@/lib/query";
 import { downloadBlob } from "../download";
 import { FACET_STYLES, FacetLetter, FacetRankChip, facetVars } from "../facets";
 import { formatAuthors, paperHref, shortVenue } from "../format";

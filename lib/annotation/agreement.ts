@@ -1,4 +1,4 @@
-import { bootstrapCi, type ConfidenceInterval } from "@/lib/eval/metrics";
+import { bootstrapCi, type ConfidenceInterval } from "@/lib/eval";
 
 /**
  * Statistics of the facet groundedness study (paper, Appendix "Facet Groundedness Study"):

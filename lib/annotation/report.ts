@@ -1,5 +1,5 @@
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import { FACETS, type Facet } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import {
   binarize,
   gwetAc1,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createUser } from "@/lib/auth/users";
-import { FACETS } from "@/lib/corpus/types";
+import { createUser } from "@/lib/auth";
+import { FACETS } from "@/lib/corpus";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
 import { mulberry32 } from "@/lib/random";
 import { highlightSegments, locateEvidence, parseEvidence } from "./evidence";

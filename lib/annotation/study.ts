@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CodedError } from "@/lib/errors";
 import { corpusName, DEFAULT_CORPUS, NotFoundError } from "@/lib/corpus/browse";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { mulberry32 } from "@/lib/random";
 
 /**

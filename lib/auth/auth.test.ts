@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
 import { CodedError } from "@/lib/errors";
-import { STATUS_OF_CODE } from "@/lib/http/status";
+import { STATUS_OF_CODE } from "@/lib/http";
 import { isLocalPath, loginPath, requireApiUser } from "./guard";
 import { verifyPassword } from "./password";
 import {
@@ -33,7 +33,7 @@ describe("accounts and sessions", { concurrency: false }, () => {
   after(async () => {
     process.env.DATABASE_URL = savedUrl;
     if (savedUrl === undefined) delete process.env.DATABASE_URL;
-    const { disconnectDb } = await import("@/lib/db/client");
+    const { disconnectDb } = await import("@/lib/db");
     await disconnectDb();
     await t.cleanup();
   });

@@ -1,7 +1,7 @@
 import { cookies } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
 import { localPath } from "./redirect";
 import { resolveSession, SESSION_COOKIE, sessionTokenOf } from "./session";

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createDb, type Db } from "@/lib/db/client";
+import { createDb, type Db } from "@/lib/db";
 import { Limit } from "@/lib/db/rate-limits";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
-import { errorResponse } from "@/lib/http/respond";
+import { errorResponse } from "@/lib/http";
 import { signIn } from "./sign-in";
 import { createUser } from "./users";
 

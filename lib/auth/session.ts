@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { type Role, toSessionUser, type SessionUser } from "./users";
 
 // Server-side sessions: the browser holds a random token in an HTTP-only cookie; the store holds

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { config } from "@/lib/config";
-import { type Db, getDb } from "@/lib/db/client";
-import { CodedError } from "@/lib/errors";
-import { codedResponse, json, parseWith } from "@/lib/http/respond";
+import { type Db, getDb } from "@/lib/db";
 import { Limit, parseBucketSpec } from "@/lib/db/rate-limits";
+import { CodedError } from "@/lib/errors";
+import { codedResponse, json, parseWith } from "@/lib/http";
 import { afterSignIn } from "./redirect";
 import { createSession, deleteSession, isSecureRequest, sessionCookie, sessionTokenOf } from "./session";
 import { authenticate } from "./users";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { CodedError } from "@/lib/errors";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { hashPassword, passwordProblem, timingDummyHash, verifyPassword } from "./password";
 
 // Accounts of the annotation study: admins run studies and read agreement, annotators rate.

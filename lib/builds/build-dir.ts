@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "@/lib/atomic-write";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { dataRoot } from "@/lib/paths";
 
 // Versioned builds: each lives in <data root>/<corpus>/build-<id>/ beside its manifest.json.

@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import path from "node:path";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
 import { dataRoot } from "@/lib/paths";
 import { latestBuildWith } from "./build-dir";

@@ -7,7 +7,7 @@
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { dataRoot } from "@/lib/paths";
 
 export interface PruneOptions {

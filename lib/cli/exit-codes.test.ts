@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { NotFoundError } from "@/lib/corpus/browse";
+import { NotFoundError } from "@/lib/corpus";
 import { StoreUnavailableError } from "@/lib/db/faults";
 import { CodedError, ERROR_CODES, type ErrorCode } from "@/lib/errors";
 import { InputError } from "@/lib/input";
-import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
+import { NoGraphBuildError } from "@/lib/retrieve";
 import { EXIT, EXIT_OF_CODE, exitCodeOf } from "./exit-codes";
 import { UsageError } from "./output";
 

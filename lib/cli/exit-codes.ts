@@ -1,7 +1,7 @@
 // The CLI edge's one table from the core's error codes (lib/errors.ts) to exit codes, as the
 // README's "The `graft` command" section lists them.
 import { ConfigError } from "@/lib/config";
-import { CorpusFormatError } from "@/lib/corpus/read";
+import { CorpusFormatError } from "@/lib/corpus";
 import { storeFault } from "@/lib/db/faults";
 import { CodedError, type ErrorCode } from "@/lib/errors";
 import { UsageError } from "./output";

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { after, before, describe, test } from "node:test";
-import { sharedDataDir } from "@/lib/corpus/paths";
+import { sharedDataDir } from "@/lib/paths";
 import { repoRoot } from "@/lib/paths";
 import { onePaperPdf } from "@/lib/input/test-pdfs";
 import { evalOptions } from "./commands/eval";

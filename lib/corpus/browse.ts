@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
 import { FACETS, type Facet } from "./types";
 

@@ -1,5 +1,4 @@
-import { bulkInsert } from "@/lib/db/bulk";
-import { type Db, dbProvider } from "@/lib/db/client";
+import { bulkInsert, type Db, dbProvider } from "@/lib/db";
 import type { CorpusInput } from "./read";
 import { FACETS, type FacetLists, type InputIssue, type PaperRecord } from "./types";
 

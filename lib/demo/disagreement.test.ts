@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Facet } from "@/lib/corpus/types";
+import type { Facet } from "@/lib/corpus";
 import { chooseExamples, disagreement, eligibleCount, jaccard, titleWords, weakestSoleEvidence, type AttributedResult, type Candidate } from "./disagreement";
 import { DEMO } from "./examples";
 

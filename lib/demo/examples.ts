@@ -1,4 +1,4 @@
-import type { Facet } from "@/lib/corpus/types";
+import type { Facet } from "@/lib/corpus";
 import data from "./examples.json";
 
 // The curated example queries of the demo and the start page (chosen by select-examples.ts;

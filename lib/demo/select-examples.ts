@@ -11,8 +11,8 @@
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { getDb } from "@/lib/db/client";
-import { relatedOptions, relatedPapers } from "@/lib/query/related";
+import { getDb } from "@/lib/db";
+import { relatedOptions, relatedPapers } from "@/lib/query";
 import { chooseExamples, disagreement, eligibleCount, titleWords, weakestSoleEvidence, type Candidate } from "./disagreement";
 import type { DemoExamples } from "./examples";
 

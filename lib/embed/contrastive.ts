@@ -23,7 +23,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "@/lib/atomic-write";
-import type { CitationRecord, PaperRecord } from "@/lib/corpus/types";
+import type { CitationRecord, PaperRecord } from "@/lib/corpus";
 import { CodedError } from "@/lib/errors";
 import { runTrainer } from "@/lib/python-trainer";
 import { repoRoot } from "@/lib/paths";

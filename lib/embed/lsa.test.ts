@@ -20,7 +20,7 @@ import {
   symmetricEigen,
 } from "./lsa";
 import { dot } from "./types";
-import { lsaTerms } from "@/lib/text/analyzer";
+import { lsaTerms } from "@/lib/text";
 
 const TOPICS = [
   "translation bilingual alignment decoder source target parallel phrase reordering bleu",

@@ -26,7 +26,7 @@
  */
 import { createHash } from "node:crypto";
 import os from "node:os";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
 import { readVectorCacheKeys, textKey, VectorCacheWriter } from "./cache";
 import { DEFAULT_CHUNK, ParallelEmbedder } from "./parallel";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { graphRrf, csrWeightOf, listsFromPapers, rrf } from "@/lib/fusion";
-import type { PaperGraph } from "@/lib/graph/csr";
+import type { PaperGraph } from "@/lib/graph";
 import { csrOf } from "@/lib/graph/csr-testing";
 import { attributionOf, edgeListPairFacets, graphPairFacets } from "./attribution";
 

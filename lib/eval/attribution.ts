@@ -10,8 +10,8 @@
  * this reference its precision is 1 by construction; plain RRF, the LM-score combination and
  * out-of-corpus corroboration RRF are where the measure discriminates.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import { FACETS, type Facet } from "@/lib/corpus";
+import type { FacetCsr, PaperGraph } from "@/lib/graph";
 import { attributionPairs, attributionPrecision, type AttributionReport } from "./metrics";
 import type { FusedResult } from "@/lib/fusion";
 

@@ -9,13 +9,13 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { CorpusData, PaperText } from "@/lib/graph/corpus-data";
-import type { PaperGraph } from "@/lib/graph/csr";
-import { itemsOfPaper } from "@/lib/graph/maxsim";
+import type { PaperGraph } from "@/lib/graph";
+import { itemsOfPaper } from "@/lib/graph";
 import { COSINE } from "@/lib/graph/similarity";
-import type { FacetBlockIndex } from "@/lib/retrieve/ephemeral";
-import { PackedTexts } from "@/lib/retrieve/packed-texts";
-import { memoMap, type FacetItemTexts, type RetrievalIndex } from "@/lib/retrieve/retrieval-index";
-import type { IndexRetrieveContext } from "@/lib/retrieve/retriever";
+import type { FacetBlockIndex } from "@/lib/retrieve";
+import { PackedTexts } from "@/lib/retrieve";
+import { memoMap, type FacetItemTexts, type RetrievalIndex } from "@/lib/retrieve";
+import type { IndexRetrieveContext } from "@/lib/retrieve";
 
 /** Candidates per facet list: relatedPapers' pool, which is also the walk's cap in the paper. */
 export const CORPUS_POOL = 500;

@@ -18,10 +18,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { CSFCUBE_FACET } from "@/lib/corpus/csfcube";
-import type { Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
-import { relatedOptions, relatedPapers, type RelatedOptions } from "@/lib/query/related";
-import { idfFrom, tfidfTokens, tfidfVector } from "@/lib/text/analyzer";
+import type { Facet } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
+import { relatedOptions, relatedPapers, type RelatedOptions } from "@/lib/query";
+import { idfFrom, tfidfTokens, tfidfVector } from "@/lib/text";
 import { bootstrapCi } from "./metrics";
 
 export const CSFCUBE_DEV_FACETS = ["background", "method", "result"] as const;

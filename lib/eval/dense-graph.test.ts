@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { PaperGraph } from "@/lib/graph/csr";
+import type { PaperGraph } from "@/lib/graph";
 import { csrOf } from "@/lib/graph/csr-testing";
-import { packFacetItems } from "@/lib/graph/maxsim";
-import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
+import { packFacetItems } from "@/lib/graph";
+import { MaxSimEngine } from "@/lib/graph";
 import {
   citationGold,
   denseGraphInCorpus,

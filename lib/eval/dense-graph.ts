@@ -24,12 +24,13 @@
  * top 20 per facet, and the same two-hop walk is performed"), first-hop weights α·s (c = 0).
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { PaperGraph } from "@/lib/graph/csr";
-import { itemsOfPaper, type PackedFacetItems } from "@/lib/graph/maxsim";
-import { denseGraphEphemeral, type EphemeralOptions, type FacetBlockIndex } from "@/lib/retrieve/ephemeral";
-import { prepareFacetBlocks, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/maxsim-engine";
-import { queryFacetTopK } from "@/lib/graph/topk";
-import { denseGraphRetrieve, rrf, type DenseGraphOptions, type FusedResult } from "@/lib/retrieve/walk";
+import type { PaperGraph } from "@/lib/graph";
+import { itemsOfPaper, type PackedFacetItems } from "@/lib/graph";
+import { denseGraphEphemeral, type EphemeralOptions, type FacetBlockIndex } from "@/lib/retrieve";
+import { prepareFacetBlocks, type FacetBlocks, type MaxSimEngine } from "@/lib/graph";
+import { queryFacetTopK } from "@/lib/graph";
+import { denseGraphRetrieve, rrf, type DenseGraphOptions } from "@/lib/retrieve";
+import type { FusedResult } from "@/lib/fusion";
 import { RECALL_KS, recallAtKWithCi, type BootstrapOptions, type ConfidenceInterval, type QueryRun } from "./metrics";
 
 export type GoldDirection = "out" | "both";

@@ -13,7 +13,7 @@
  * provider cannot run are reported with status "not run" and its reason, never with numbers.
  */
 import { z } from "zod";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { lmScore, rankFused, type Candidate, type FacetLists, type FusedResult } from "@/lib/fusion";
 import type { PaperText } from "@/lib/graph/corpus-data";
 

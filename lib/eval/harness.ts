@@ -18,7 +18,7 @@
  * without one they are listed as "not run" with the reason.
  */
 import path from "node:path";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { loadCorpusData, type CorpusData } from "@/lib/graph/corpus-data";
 import type { GenerativeProvider } from "./generative";
 import {

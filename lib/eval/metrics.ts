@@ -14,7 +14,7 @@
  * is a subset of the reference". Precision = Σ_pairs |credited ∩ reference| / Σ_pairs |credited|;
  * per facet f, the share of pairs crediting f whose reference also holds f.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { mulberry32 } from "@/lib/random";
 import { quantileLinear } from "@/lib/quantile";
 

@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { miniPapers, useMiniCorpusStore } from "@/lib/graph/testing";
-import { registerRetriever, unregisterRetriever } from "@/lib/retrieve/retriever";
+import { registerRetriever, unregisterRetriever } from "@/lib/retrieve";
 import { checkPins, readPins, repin, type QualityPins } from "./quality-pin";
 
 describe(`pinned quality check (${testProvider})`, { concurrency: false }, () => {

@@ -12,7 +12,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { writeFileAtomic } from "@/lib/atomic-write";
 import { sampleUserPapers } from "./user-papers-suite";
 import { runUserPapers, userPaperQueries, userPaperRecall, type UserPaperSet } from "./user-papers";

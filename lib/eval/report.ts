@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "@/lib/atomic-write";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import type { RecallReport } from "./dense-graph";
 import type { NonObviousRow, NonObviousStats } from "./nonobvious";
 import type { Cutoff, PaperRecall } from "./paper-figures";

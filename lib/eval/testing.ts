@@ -1,4 +1,4 @@
-import type { PaperGraph } from "@/lib/graph/csr";
+import type { PaperGraph } from "@/lib/graph";
 import { csrOf } from "@/lib/graph/csr-testing";
 
 /** Five papers, two facets. problems: 0→1 (.9), 1→2 (.8), 3→0 (.5); methods: 0→4 (.7), 4→3 (.6). */

@@ -12,7 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { miniPapers, useMiniCorpusStore } from "@/lib/graph/testing";
-import { registeredRetrievers } from "@/lib/retrieve/retriever";
+import { registeredRetrievers } from "@/lib/retrieve";
 import { runEvaluation } from "./harness";
 import { mergeLatest, parseReport, reportMarkdown, writeReport, type EvalReport } from "./report";
 import { WITH_GENERATIVE, WITHOUT_RERANK, sampleUserPapers, USER_PAPER_ROWS, WHOLE_PAPER_BM25 } from "./user-papers-suite";

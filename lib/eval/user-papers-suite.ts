@@ -23,15 +23,20 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "@/lib/atomic-write";
-import type { Db } from "@/lib/db/client";
-import type { FacetExtractor } from "@/lib/facets/extractor";
-import { createOfflineExtractor } from "@/lib/facets/offline/extractor";
-import type { RelatedOptions } from "@/lib/query/related";
-import { Bm25Index } from "@/lib/retrieve/bm25-index";
-import { HYBRID, hybridRetriever } from "@/lib/retrieve/hybrid";
-import { loadGraph } from "@/lib/retrieve/graph-store";
-import { paperText } from "@/lib/retrieve/paper-text";
-import { registerRetriever, registeredRetrievers, unregisterRetriever, type Retriever } from "@/lib/retrieve/retriever";
+import type { Db } from "@/lib/db";
+import { type FacetExtractor, createOfflineExtractor } from "@/lib/facets";
+import type { RelatedOptions } from "@/lib/query";
+import {
+  Bm25Index,
+  HYBRID,
+  hybridRetriever,
+  loadGraph,
+  paperText,
+  registerRetriever,
+  registeredRetrievers,
+  unregisterRetriever,
+  type Retriever,
+} from "@/lib/retrieve";
 import { mulberry32 } from "@/lib/random";
 import type { BootstrapOptions } from "./metrics";
 import { writeTrecFiles } from "./trec";

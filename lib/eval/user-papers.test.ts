@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { miniPapers, useMiniCorpusStore } from "@/lib/graph/testing";
-import { relatedOptions, relatedPapers } from "@/lib/query/related";
+import { relatedOptions, relatedPapers } from "@/lib/query";
 import { isTuningPaper, recallRatio, runUserPapers, userPaperQueries, userPaperRecall } from "./user-papers";
 
 describe(`papers users bring, through the served pipeline (${testProvider})`, { concurrency: false }, () => {

@@ -18,10 +18,10 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
-import type { FacetExtractor } from "@/lib/facets/extractor";
-import { relatedPapers, relatedOptions, type RelatedOptions } from "@/lib/query/related";
+import type { Facet } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
+import type { FacetExtractor } from "@/lib/facets";
+import { relatedPapers, relatedOptions, type RelatedOptions } from "@/lib/query";
 import { bootstrapCi, RECALL_KS, recallCounts, aggregateRecall, type BootstrapOptions, type QueryRun } from "./metrics";
 
 export type UserPaperSet = "ooc" | "unseen-tune" | "unseen-report" | "later-tune" | "later-report";

@@ -1,5 +1,5 @@
-import type { Facet } from "@/lib/corpus/types";
-import type { Direction } from "@/lib/query/types";
+import type { Facet } from "@/lib/corpus";
+import type { Direction } from "@/lib/query";
 
 // What an exported paper carries: its bibliographic fields and, for retrieval results, where and
 // why it was retrieved. Client-safe (the web app builds export files in the browser).

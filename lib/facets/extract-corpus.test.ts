@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { FACETS } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import { FACETS } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
 import { extractCorpus, planExtraction, supersedes, type PaperState } from "./extract-corpus";
 import type { ExtractionResult, FacetExtractor, PaperInput } from "./extractor";

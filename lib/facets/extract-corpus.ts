@@ -19,10 +19,8 @@
  * `Extraction` row with its token usage. A paper whose state changed since planning (another
  * run, an import) is left alone. Resuming is re-running: finished papers are no longer selected.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import { parseAuthors } from "@/lib/corpus/browse";
-import { bulkInsert } from "@/lib/db/bulk";
-import { type Db, dbProvider } from "@/lib/db/client";
+import { FACETS, type Facet, parseAuthors } from "@/lib/corpus";
+import { bulkInsert, type Db, dbProvider } from "@/lib/db";
 import type { ExtractionResult, FacetExtractor, PaperInput, TokenUsage } from "./extractor";
 import { extractAll, type ExtractProgress } from "./llm/run";
 import { OfflineFacetExtractor } from "./offline/extractor";

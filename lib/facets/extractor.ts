@@ -5,7 +5,7 @@
  * Two implementations exist: the LLM extractor (lib/facets/llm) and an offline one. Callers
  * depend on this file only, so they can switch between them and persist results the same way.
  */
-import type { Facet } from "@/lib/corpus/types";
+import type { Facet } from "@/lib/corpus";
 
 /** What an extractor reads. `body` is the parsed full text (sections under their headings). */
 export interface PaperInput {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Facet } from "@/lib/corpus/types";
+import type { Facet } from "@/lib/corpus";
 import { bestSingleFacet, leaveOneFacetOut } from "./ablation";
 import { graphRrf } from "./graph-rrf";
 import { listsFromPapers, restrictFacets } from "./types";

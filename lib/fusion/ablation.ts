@@ -4,7 +4,7 @@
  * of a facet subset (e.g. micro R@20 of graph-RRF over those facets' lists, see
  * `restrictFacets`), so they work for any fusion rule and metric.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 
 /** Scores a run that fuses only `facets`; higher is better. */
 export type SubsetEvaluator = (facets: readonly Facet[]) => number;

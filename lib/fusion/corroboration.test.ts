@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Facet } from "@/lib/corpus/types";
-import type { FacetCsr } from "@/lib/graph/csr";
+import type { Facet } from "@/lib/corpus";
+import type { FacetCsr } from "@/lib/graph";
 import { corroboration, corroborationRrf, csrFacetRow, type FacetRow } from "./corroboration";
 import { listsFromPapers } from "./types";
 

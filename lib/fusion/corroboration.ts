@@ -10,8 +10,8 @@
  * C is "the retrieved set" with no facet subscript, so by default it is the union of every
  * facet's candidates for the query ("union"); "facet" uses L_f(q) alone, for ablation.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import { neighboursOf, type FacetCsr, type PaperGraph } from "@/lib/graph/csr";
+import { FACETS, type Facet } from "@/lib/corpus";
+import { neighboursOf, type FacetCsr, type PaperGraph } from "@/lib/graph";
 import { collapseList, weightedRrf, type CommonFusionOptions, type FacetLists, type FusedResult } from "./types";
 
 /** s_f(a, b) between two corpus papers; asymmetric scores are fine (corr takes the max). */

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { FacetCsr } from "@/lib/graph/csr";
+import type { FacetCsr } from "@/lib/graph";
 import { csrWeightOf, graphRrf } from "./graph-rrf";
 import { listsFromPapers } from "./types";
 

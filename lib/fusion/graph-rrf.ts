@@ -5,8 +5,8 @@
  * exists, and k = 60. A facet whose graph has no edge for the pair contributes nothing and is not
  * credited; a candidate no facet supports scores 0 and is filtered out.
  */
-import type { Facet } from "@/lib/corpus/types";
-import { edgeWeightOf, type FacetCsr, type PaperGraph } from "@/lib/graph/csr";
+import type { Facet } from "@/lib/corpus";
+import { edgeWeightOf, type FacetCsr, type PaperGraph } from "@/lib/graph";
 import { weightedRrf, type CommonFusionOptions, type FacetLists, type FusedResult } from "./types";
 
 /** w_f(q, d); any score of how well facet f supports d for q (the paper's generalisation). */

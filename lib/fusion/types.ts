@@ -4,7 +4,7 @@
  * into one ranking whose entries keep the facets they were credited to (their provenance).
  */
 import { PAPER_DEFAULTS } from "@/lib/config";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 
 /** One decoded candidate: a corpus paper reached through one DocID of one query item. */
 export interface Candidate {

@@ -3,11 +3,11 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { FACETS } from "@/lib/corpus/types";
+import { FACETS } from "@/lib/corpus";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
+import { itemsOfPaper } from "@/lib/graph";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
-import { itemsOfPaper } from "@/lib/graph/maxsim";
 import { buildGenretStage, packedItemVector, type TrainerOptions } from "./build";
 import { generativeFacetLists, loadGenretModel, MODEL_FILES } from "./model";
 

@@ -7,11 +7,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readCorpus } from "@/lib/corpus/read";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { dataRoot } from "@/lib/paths";
 import { loadCorpusData, type CorpusData } from "@/lib/graph/corpus-data";
-import { readPaperGraph } from "@/lib/graph/csr";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import { readPaperGraph, type PackedFacetItems } from "@/lib/graph";
 import type { DistillationExamples } from "./distill";
 import { writeTrainingPack, type PackHeader } from "./pack";
 import { identifierFiles, type GenretCorpus, type Identifiers } from "./prepare";

@@ -4,8 +4,8 @@
  * reverse-neighbour fallback and the K_min coverage floor, each writing examples through one
  * facet's example writer, which also draws the ablation's hard negative of each example.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import { FACETS, type Facet } from "@/lib/corpus";
+import type { FacetCsr, PaperGraph } from "@/lib/graph";
 import type { DistillationExamples, DistillationMeta, FacetItemIdentifiers, HardNegativeOptions } from "./distill";
 
 /** Replication ceiling C ("Edge-weighted oversampling with replication ceiling C=5"). */

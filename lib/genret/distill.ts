@@ -30,8 +30,8 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { FACETS, type Facet, type Split } from "@/lib/corpus/types";
-import type { PaperGraph } from "@/lib/graph/csr";
+import { FACETS, type Facet, type Split } from "@/lib/corpus";
+import type { PaperGraph } from "@/lib/graph";
 import { mulberry32 } from "@/lib/random";
 import { writeFileAtomic } from "@/lib/atomic-write";
 import {

@@ -6,11 +6,11 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { FACETS, type FacetLists } from "@/lib/corpus/types";
+import { FACETS, type FacetLists } from "@/lib/corpus";
 import { buildDocIdIndex, docIdStatistics, docIdTokens, leadingTokens, normalizeFacetItem } from "./docid";
-import { encodeDocIdTokens, getLlama3Tokenizer } from "@/lib/text/tokenizer";
+import { encodeDocIdTokens, getLlama3Tokenizer } from "@/lib/text";
 import { buildFacetTries, loadTrie, serializeTrie, trieStatistics } from "./trie";
-import { sharedDataDir } from "@/lib/corpus/paths";
+import { sharedDataDir } from "@/lib/paths";
 
 const dataDir = sharedDataDir();
 const corpusFile = path.join(dataDir, "acl-citegraph", "papers.jsonl");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { DOCID_MAX_TOKENS, buildDocIdIndex, docIdStatistics, docIdTokens, leadingTokens, normalizeFacetItem, type DocIdSource } from "./docid";
-import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
+import { decodeTokens, encodeDocIdTokens } from "@/lib/text";
 
 describe("normalizeFacetItem (paper, Appendix: Document Identifier Construction)", () => {
   test("leading bullet markers are stripped", () => {

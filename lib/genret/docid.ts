@@ -4,8 +4,8 @@
  * the normalised item cut to its first 12 Llama-3 tokens. Identifiers need not be unique;
  * a shared one keeps every paper behind it.
  */
-import { FACETS, type Facet, type FacetLists } from "@/lib/corpus/types";
-import { getLlama3Tokenizer } from "@/lib/text/tokenizer";
+import { FACETS, type Facet, type FacetLists } from "@/lib/corpus";
+import { getLlama3Tokenizer } from "@/lib/text";
 
 /** "Identifiers are truncated by token rather than by character to 12 tokens." */
 export const DOCID_MAX_TOKENS = 12;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { FACETS } from "@/lib/corpus/types";
+import { FACETS } from "@/lib/corpus";
 import { DECODER_FILES, loadDecoderFiles, loadGenretModel, MODEL_FILES, missingModelFiles } from "./model";
 import { buildIdentifiers, identifierFiles } from "./prepare";
 

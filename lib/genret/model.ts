@@ -9,8 +9,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PAPER_DEFAULTS } from "@/lib/config";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { Candidate, FacetLists } from "@/lib/fusion/types";
+import { FACETS, type Facet } from "@/lib/corpus";
+import type { Candidate, FacetLists } from "@/lib/fusion";
 import { constrainedBeamSearch, expandToPapers, type DecodeRequest } from "./beam-search";
 import { OnnxDecoder, type DecoderConfig } from "./onnx-session";
 import { readIdentifierFiles, type LoadedIdentifiers } from "./prepare";

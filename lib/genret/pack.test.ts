@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { decisionMask, decisionMaskByRow, encodeTargets, packQueries, writePackFiles, type PackHeader } from "./pack";
 import { buildIdentifiers } from "./prepare";
 import { buildTrie } from "./trie";

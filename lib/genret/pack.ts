@@ -25,8 +25,8 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "@/lib/atomic-write";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import { FACETS, type Facet } from "@/lib/corpus";
+import type { PackedFacetItems } from "@/lib/graph";
 import type { DistillationExamples } from "./distill";
 import type { DocIdIndex } from "./docid";
 import type { PrefixTrie } from "./trie";

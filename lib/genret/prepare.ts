@@ -5,9 +5,8 @@
  * (lib/genret/build.ts), the benchmarks and the eval harness all go through here.
  */
 import path from "node:path";
-import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus/types";
-import type { PaperGraph } from "@/lib/graph/csr";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus";
+import type { PaperGraph, PackedFacetItems } from "@/lib/graph";
 import {
   DISTILL_VARIANTS,
   distill,

@@ -11,10 +11,10 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { completeBuild, startBuild, writeArtefact } from "@/lib/builds/build-dir";
-import type { Db } from "@/lib/db/client";
+import { completeBuild, startBuild, writeArtefact } from "@/lib/builds";
+import type { Db } from "@/lib/db";
 import { repoRoot } from "@/lib/paths";
-import { FACETS } from "@/lib/corpus/types";
+import { FACETS } from "@/lib/corpus";
 import { readStoreCorpus } from "./build";
 import { MODEL_FILES, missingModelFiles } from "./model";
 import { buildIdentifiers, identifierFiles } from "./prepare";

@@ -10,7 +10,7 @@
  *
  * Uses only the corpus's identifiers (the index), never the graph or any split's supervision.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import type { Identifiers } from "./prepare";
 import { compactIndex } from "./vocab";
 

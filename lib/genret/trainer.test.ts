@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { config } from "@/lib/config";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { repoRoot } from "@/lib/paths";
 import { mulberry32 } from "@/lib/random";
 import { runTrainer } from "@/lib/python-trainer";

@@ -20,7 +20,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { endianness } from "node:os";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import type { DocIdIndex, FacetDocIds } from "./docid";
 
 /** File magic: 8 ASCII bytes. */

@@ -9,7 +9,7 @@
  * ascending order.
  */
 import { readFileSync } from "node:fs";
-import { FACETS } from "@/lib/corpus/types";
+import { FACETS } from "@/lib/corpus";
 import type { DocIdIndex } from "./docid";
 
 export const PAD = 0;

@@ -3,25 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { writeFileAtomic } from "@/lib/atomic-write";
 import { config, isSet, type Env } from "@/lib/config";
-import {
-  type ArtefactInfo,
-  type BuildHandle,
-  completeBuild,
-  failBuild,
-  recordArtefact,
-  reopenUnfinishedBuild,
-  startBuild,
-  writeArtefact,
-} from "@/lib/builds/build-dir";
-import { DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import { bulkInsert } from "@/lib/db/bulk";
-import { type Db, dbProvider } from "@/lib/db/client";
-import { cacheDirFor, chunkedProgress, embedWithCache } from "@/lib/embed/cache";
+import { type ArtefactInfo, type BuildHandle, completeBuild, failBuild, recordArtefact, reopenUnfinishedBuild, startBuild, writeArtefact } from "@/lib/builds";
+import { DEFAULT_CORPUS, FACETS, type Facet } from "@/lib/corpus";
+import { bulkInsert, type Db, dbProvider } from "@/lib/db";
+import { cacheDirFor, chunkedProgress, embedWithCache, createEmbedder, embedderSpecFromEnv, type Embedder } from "@/lib/embed";
 import { ParallelEmbedder } from "@/lib/embed/parallel";
-import { createEmbedder, embedderSpecFromEnv } from "@/lib/embed/registry";
 import { type EmbedSlicePlan, embedMissingInSlices } from "@/lib/embed/shards";
-import type { Embedder } from "@/lib/embed/types";
 import { repoRoot } from "@/lib/paths";
 import { type AnnIndexFile, DEFAULT_ANN_PARAMS, writeAnnIndexFiles } from "./ann";
 import { citationRows } from "./citation-score";

@@ -11,12 +11,10 @@
  */
 import path from "node:path";
 import { readCorpus, type CorpusInput } from "@/lib/corpus/read";
-import { FACETS, type Facet, type FacetLists, type PaperRecord, type Split } from "@/lib/corpus/types";
+import { FACETS, type Facet, type FacetLists, type PaperRecord, type Split } from "@/lib/corpus";
 import { dataRoot } from "@/lib/paths";
-import { cacheDirFor, embedWithCache, readVectorCache, textKey } from "@/lib/embed/cache";
+import { cacheDirFor, embedWithCache, readVectorCache, textKey, createEmbedder, type Embedder } from "@/lib/embed";
 import { ParallelEmbedder } from "@/lib/embed/parallel";
-import { createEmbedder } from "@/lib/embed/registry";
-import type { Embedder } from "@/lib/embed/types";
 import type { PackedFacetItems } from "@/lib/graph/maxsim";
 
 /** What the lexical and document-level baselines (and a generative retriever) read of a paper. */

@@ -5,7 +5,7 @@
  * without an incoming edge is never a training target, which is what the coverage floor and
  * the reverse-neighbour fallback repair.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 
 /** Per-paper ranked neighbour lists (a FacetCsr or the candidates from topk.ts both fit). */
 export interface RankedRows {

@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "@/lib/atomic-write";
 import { endianness } from "node:os";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 
 export interface FacetCsr {
   readonly numPapers: number;

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { parseEmbedderSpec } from "@/lib/embed/registry";
+import { DEFAULT_CORPUS } from "@/lib/corpus";
+import { parseEmbedderSpec } from "@/lib/embed";
 import { DEMO_CORPUS_ENCODER, defaultGraphEmbedder } from "./build";
 
 // A graph build that names no embedder: the demo corpus embeds with the text encoder shipped for

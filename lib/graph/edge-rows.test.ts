@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Facet } from "@/lib/corpus/types";
+import type { Facet } from "@/lib/corpus";
 import type { FacetCsr } from "./csr";
 import { csrOf as csrOfRows, type RowEdge, SPLIT_SCORES } from "./csr-testing";
 import { type EdgeRow, edgeRowCount, edgeRowSlices } from "./edge-rows";

@@ -1,5 +1,5 @@
 import { config } from "@/lib/config";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import type { FacetCsr } from "./csr";
 
 /** The Edge table's columns, in the order of the values of each row edgeRowSlices yields. */

@@ -12,8 +12,7 @@ import {
   type LexicalModel,
   type SparseVector,
 } from "./lexical";
-import { lexicalTerms } from "@/lib/text/analyzer";
-import { porterStem } from "@/lib/text/porter";
+import { lexicalTerms, porterStem } from "@/lib/text";
 
 const close = (a: number, b: number, eps = 1e-6): void => assert.ok(Math.abs(a - b) < eps, `${a} ≉ ${b}`);
 

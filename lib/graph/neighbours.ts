@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { DamagedBuildError, newestIntactBuildWith } from "@/lib/builds/integrity";
-import type { Db } from "@/lib/db/client";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { DamagedBuildError, newestIntactBuildWith } from "@/lib/builds";
+import type { Db } from "@/lib/db";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { dataRoot } from "@/lib/paths";
 import { readPaperGraph, type PaperGraph } from "./csr";
 import { buildHasEdgeRows } from "./edge-rows";

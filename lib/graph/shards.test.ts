@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
 import { mulberry32 } from "@/lib/random";
 import { citationRows } from "./citation-score";

@@ -17,8 +17,8 @@
  * lists computed from other inputs, and one whose inputs did not reuses every finished block.
  */
 import { createHash } from "node:crypto";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import { FACETS, type Facet } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { citationRows } from "./citation-score";
 import type { PackedFacetItems } from "./maxsim";
 import { DEFAULT_CHUNK_ITEMS, type FacetBlocks, MaxSimEngine, prepareFacetBlocks } from "./maxsim-engine";

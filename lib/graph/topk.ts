@@ -23,7 +23,7 @@
  * (chunk layout, sessions) and topk-accumulator.ts (bounded heaps) → this file (the all-pairs and
  * query passes, edges, the typed graph).
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import type { CitationRows } from "./citation-score";
 import { FacetRowWriter, type FacetCsr, type PaperGraph } from "./csr";
 import { DEFAULT_EDGE_WEIGHT, type EdgeWeightParams } from "./edge-weight";

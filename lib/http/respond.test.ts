@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { NotFoundError, paperListQuery } from "@/lib/corpus/browse";
+import { NotFoundError, paperListQuery } from "@/lib/corpus";
 import { CodedError } from "@/lib/errors";
 import { errorResponse, handleRoute, jsonError, parseSearchParams, searchParamsObject, type ApiErrorBody } from "./respond";
 

@@ -11,10 +11,11 @@ import { paperFromText } from "./text";
 import type { InputPaper } from "./types";
 
 export { InputError, INPUT_ERROR_CODES, type InputErrorCode } from "./errors";
-export { resolveLimits, type InputLimits } from "./limits";
+export { checkSize, formatBytes, resolveLimits, type InputLimits } from "./limits";
 export { paperFromJson } from "./json";
 export { paperFromPdf } from "./pdf";
 export { paperFromText } from "./text";
+export { countedChars, DEFAULT_MIN_CHARS } from "./text-amount";
 export type { InputPaper, PaperMetadata, PaperSection } from "./types";
 
 export type PaperInput =

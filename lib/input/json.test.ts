@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parsePaperRecord } from "@/lib/corpus/paper-schema";
+import { parsePaperRecord } from "@/lib/corpus";
 import { paperFromJson } from "./json";
 import { STATUS_OF_CODE } from "@/lib/http/status";
 import { inputError } from "./testing";

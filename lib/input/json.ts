@@ -2,7 +2,7 @@
  * A JSON paper record, in the same shape as a line of a corpus papers.jsonl (the id may be
  * left out), validated by the corpus schema so every way in reports problems in the same words.
  */
-import { parsePaperRecord } from "@/lib/corpus/paper-schema";
+import { parsePaperRecord } from "@/lib/corpus";
 import { InputError } from "./errors";
 import { checkSize, resolveLimits, type InputLimits } from "./limits";
 import { analyseStructure } from "./structure";

@@ -1,4 +1,4 @@
-import type { FacetLists } from "@/lib/corpus/types";
+import type { FacetLists } from "@/lib/corpus";
 
 export interface PaperSection {
   /** The heading as printed, numbering included ("2.1 Data"); "" for text before any heading. */

@@ -6,8 +6,8 @@ import type { CorpusInput } from "@/lib/corpus/read";
 import type { PaperRecord } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { graphCsrSha256 } from "@/lib/graph/testing";
-import { cacheDirFor } from "@/lib/embed/cache";
-import { createLsaEmbedder, fitLsa, saveLsaModel } from "@/lib/embed/lsa";
+import { cacheDirFor } from "@/lib/embed";
+import { createLsaEmbedder, fitLsa, saveLsaModel } from "@/lib/embed";
 import { enqueueStage, runStageInline } from "./runner";
 import "./stages";
 import {

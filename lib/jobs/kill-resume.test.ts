@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { latestBuildWith } from "@/lib/builds/build-dir";
+import { latestBuildWith } from "@/lib/builds";
 import { importCorpus } from "@/lib/corpus/import";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
 import { miniCorpusInput } from "@/lib/graph/testing";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import os from "node:os";
 import { after, before, describe, test } from "node:test";
 import { z } from "zod";
-import { createDb, type Db } from "@/lib/db/client";
+import { createDb, type Db } from "@/lib/db";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
 import {
   appendJobLogs,

@@ -1,10 +1,9 @@
 import os from "node:os";
 import { configFrom, type Env } from "@/lib/config";
 import { CodedError } from "@/lib/errors";
-import type { Db } from "@/lib/db/client";
-import { dbProvider } from "@/lib/db/client";
+import { type Db, dbProvider } from "@/lib/db";
 import type { Job } from "@/lib/generated/sqlite/client";
-import { redactSecrets } from "@/lib/security/redact";
+import { redactSecrets } from "@/lib/security";
 import type { JobDetail, JobLogView, JobStatus, JobView, LogLevel } from "./types";
 
 // A durable job queue on the store's own Job table, the same code on SQLite and PostgreSQL.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CodedError } from "@/lib/errors";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import type { JobRow } from "./queue";
 import type { LogLevel } from "./types";
 

@@ -1,6 +1,6 @@
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { EtaTracker, formatDuration, hasEta, phaseOf } from "@/lib/progress";
-import { redactSecrets } from "@/lib/security/redact";
+import { redactSecrets } from "@/lib/security";
 import {
   appendJobLogs,
   claimJob,

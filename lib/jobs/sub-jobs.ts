@@ -6,7 +6,7 @@
  * those whose worker died. A task job that failed or was cancelled fails the coordinator's job;
  * retrying that job queues the task again.
  */
-import type { BuildHandle } from "@/lib/builds/build-dir";
+import type { BuildHandle } from "@/lib/builds";
 import { claimJob, newWorkerId, queueSettings, reclaimStaleJobs } from "./queue";
 import type { StageContext } from "./registry";
 import { enqueueStage, runClaimedJob } from "./runner";

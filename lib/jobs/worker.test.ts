@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
 import { enqueueJob } from "./queue";
 import { registerStage, unregisterStage } from "./registry";

@@ -1,5 +1,5 @@
 import { config } from "@/lib/config";
-import { dbProvider, type Db } from "@/lib/db/client";
+import { dbProvider, type Db } from "@/lib/db";
 import { ProgressLines } from "@/lib/progress";
 import { claimJob, isBusy, type JobRow, newWorkerId, type QueueSettings, queueSettings, reclaimStaleJobs, releaseJob } from "./queue";
 import { listStages } from "./registry";

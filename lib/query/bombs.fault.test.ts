@@ -4,14 +4,13 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createDeflate, createGzip, type Deflate, type Gzip, gzipSync } from "node:zlib";
-import { readTextFile } from "@/lib/corpus/formats/text";
+import { readTextFile } from "@/lib/corpus/formats";
 import { createTestDb, testProvider, type TestDb } from "@/lib/db/testing";
-import type { ApiErrorBody } from "@/lib/http/types";
+import { type ApiErrorBody, STATUS_OF_CODE } from "@/lib/http";
 import { InputError, paperFromPdf } from "@/lib/input";
 import { gzipUnpackedSize, maxUnpackedBytes, UnpackLimitError } from "@/lib/unpack";
 import { handleCorpusUpload } from "./corpus-upload";
 import { handleLibraryUpload } from "./library-file";
-import { STATUS_OF_CODE } from "@/lib/http/status";
 
 // Issue 28, finding 2: decompression bombs. Each bomb is built here chunk by chunk through a
 // compressing stream (a 1 MiB buffer of zeros written N times), so the test never holds the

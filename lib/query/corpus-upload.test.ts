@@ -6,7 +6,7 @@ import { importCorpus } from "@/lib/corpus/import";
 import { readCorpus } from "@/lib/corpus/read";
 import { useFixtureDir } from "@/lib/corpus/formats/testing";
 import { createTestDb, testProvider, type TestDb } from "@/lib/db/testing";
-import type { ApiErrorBody } from "@/lib/http/types";
+import type { ApiErrorBody } from "@/lib/http";
 import { type CorpusUploadResult, handleCorpusUpload } from "./corpus-upload";
 
 // The admin's corpus upload (POST /api/admin/corpora/import) on the example files of each format

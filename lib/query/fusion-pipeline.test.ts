@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
-import type { Facet } from "@/lib/corpus/types";
+import type { Facet } from "@/lib/corpus";
 import { fakeVector } from "@/lib/embed/fixtures/fake-embedder";
-import { dot } from "@/lib/embed/types";
-import { STATUS_OF_CODE } from "@/lib/http/respond";
+import { dot } from "@/lib/embed";
+import { STATUS_OF_CODE } from "@/lib/http";
 import { QueryError } from "./errors";
 import { relatedOptions } from "./options";
 import { relatedPapers, type RelatedInput } from "./related";
-import { registerRetriever, RetrievalError, unregisterRetriever, type FacetCandidateLists, type Retriever } from "@/lib/retrieve/retriever";
+import { registerRetriever, RetrievalError, unregisterRetriever, type FacetCandidateLists, type Retriever } from "@/lib/retrieve";
 import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/retrieve/testing";
 import type { RelatedResult } from "./types";
 

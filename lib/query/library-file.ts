@@ -6,13 +6,10 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { CorpusFormatError, formatIssue } from "@/lib/corpus/read";
-import { readBibtex } from "@/lib/corpus/formats/bibtex";
-import { CorpusCollector, type Location, type RawPaper } from "@/lib/corpus/formats/collect";
-import { sniffLine } from "@/lib/corpus/formats/detect";
-import { readRis } from "@/lib/corpus/formats/ris";
+import { CorpusFormatError, formatIssue, sniffLine } from "@/lib/corpus";
+import { readBibtex, CorpusCollector, type Location, type RawPaper, readRis } from "@/lib/corpus/formats";
 import { CodedError } from "@/lib/errors";
-import { codedResponse, errorResponse, json } from "@/lib/http/respond";
+import { codedResponse, errorResponse, json } from "@/lib/http";
 import { makeTempDir } from "@/lib/temp-dir";
 import { gzipUnpackedSize } from "@/lib/unpack";
 import type { Library, LibraryEntry } from "./library";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { ApiErrorBody } from "@/lib/http/types";
+import type { ApiErrorBody } from "@/lib/http";
 import { bareDoi, inLibrary, libraryIndex, libraryMatch, normalisedTitle, type Library, type LibraryEntry } from "./library";
 import { handleLibraryUpload, LibraryFileError, libraryFormat, readLibraryFile } from "./library-file";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
-import type { ApiErrorBody } from "@/lib/http/types";
-import { referenceIndex } from "@/lib/retrieve/citation-expansion";
+import type { ApiErrorBody } from "@/lib/http";
+import { referenceIndex } from "@/lib/retrieve";
 import { HAND_CORPUS, useHandGraphStore } from "@/lib/retrieve/testing";
 import { citationCounts, handleLineageRequest, priorAndDerivative, type LineageResult } from "./lineage";
 

@@ -5,13 +5,11 @@
  * query are left out: they are already on the screen.
  */
 import { z } from "zod";
-import { corpusName, requireCorpus } from "@/lib/corpus/browse";
-import type { Db } from "@/lib/db/client";
+import { corpusName, requireCorpus } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
-import { errorResponse, json, parseWith } from "@/lib/http/respond";
-import type { ReferenceIndex } from "@/lib/retrieve/citation-expansion";
-import { loadGraph, NoGraphBuildError, type LoadedGraph } from "@/lib/retrieve/graph-store";
-import { paperText } from "@/lib/retrieve/paper-text";
+import { errorResponse, json, parseWith } from "@/lib/http";
+import { type ReferenceIndex, loadGraph, NoGraphBuildError, type LoadedGraph, paperText } from "@/lib/retrieve";
 
 export interface LineageEntry {
   node: number;

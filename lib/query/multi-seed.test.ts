@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
-import type { Facet } from "@/lib/corpus/types";
+import type { Facet } from "@/lib/corpus";
 import { HAND_CORPUS, useHandGraphStore } from "@/lib/retrieve/testing";
 import { fuseSeedResults, relatedToSeeds, type MultiSeedResult } from "./multi-seed";
 import { relatedOptions, relatedPapers } from "./related";

@@ -12,9 +12,8 @@
  * after the fused ones, in the request's order, as in a single query.
  */
 import { z } from "zod";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import { corpusName, DEFAULT_CORPUS, FACETS, type Facet } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { PAPER_DEFAULTS } from "@/lib/config";
 import { relatedOptionFields, relatedOptions, type RelatedOptions } from "./options";
 import { relatedPapers, type RelatedHooks, type RelatedInput } from "./related";

@@ -4,8 +4,7 @@
  * constants only).
  */
 import { z } from "zod";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { FACETS } from "@/lib/corpus/types";
+import { corpusName, DEFAULT_CORPUS, FACETS } from "@/lib/corpus";
 import { DEFAULT_FUSION, DEFAULT_K, DEFAULT_RETRIEVER, DIRECTION_FILTERS, FUSION_NAMES, MAX_CANDIDATES, MAX_K, RETRIEVER_NAMES } from "./types";
 
 const year = z.coerce.number().int("year must be an integer").min(1900).max(2100);

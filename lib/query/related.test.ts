@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { NotFoundError } from "@/lib/corpus/browse";
-import { FACETS } from "@/lib/corpus/types";
+import { NotFoundError, FACETS } from "@/lib/corpus";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { miniPapers, useMiniCorpusStore } from "@/lib/graph/testing";
-import { loadGraph, NoGraphBuildError } from "@/lib/retrieve/graph-store";
-import { HYBRID, hybridRetriever } from "@/lib/retrieve/hybrid";
-import { registerRetriever } from "@/lib/retrieve/retriever";
-import { textEncoder } from "@/lib/retrieve/text-encoder";
-import { dot } from "@/lib/embed/types";
+import { loadGraph, NoGraphBuildError, HYBRID, hybridRetriever, registerRetriever, textEncoder } from "@/lib/retrieve";
+import { dot } from "@/lib/embed";
 import { embedQueryItems } from "./services";
 import { relatedOptions, relatedPapers, type RelatedOptions } from "./related";
 

@@ -21,17 +21,17 @@ import { corpusName, DEFAULT_CORPUS, NotFoundError, parseAuthors } from "@/lib/c
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { dot } from "@/lib/embed/types";
-import type { FacetExtractor } from "@/lib/facets/extractor";
+import type { FacetExtractor } from "@/lib/facets";
 import { collapseList, type FacetLists, type FusedResult } from "@/lib/fusion";
 import { readPaperInput, type InputLimits, type InputPaper } from "@/lib/input";
 import { QueryError } from "./errors";
-import { itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "@/lib/retrieve/graph-store";
+import { itemsOf, loadGraph, vectorsOf, type LoadedGraph } from "@/lib/retrieve";
 import type { RelatedOptions } from "./options";
-import { getRetriever, type FacetCandidate, type RetrieveContext, type Retriever } from "@/lib/retrieve/retriever";
-import { retrieveAndFuse } from "@/lib/retrieve/retrieve-and-fuse";
+import { getRetriever, type FacetCandidate, type RetrieveContext, type Retriever } from "@/lib/retrieve";
+import { retrieveAndFuse } from "@/lib/retrieve";
 import "@/lib/retrieve";
-import { textEncoder } from "@/lib/retrieve/text-encoder";
-import type { LsaEmbedder } from "@/lib/embed/lsa";
+import { textEncoder } from "@/lib/retrieve";
+import type { LsaEmbedder } from "@/lib/embed";
 import { embedQueryItems, queryExtractor } from "./services";
 import type { AppliedFusion, CreditedFacet, Direction, Evidence, PerFacetEntry, QuerySource, QueryStep, RelatedPaper, RelatedResult } from "./types";
 

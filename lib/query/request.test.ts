@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
-import { FACETS } from "@/lib/corpus/types";
-import { searchParamsObject } from "@/lib/http/respond";
+import { FACETS } from "@/lib/corpus";
+import { searchParamsObject } from "@/lib/http";
 import { relatedOptions } from "./options";
 import { handleRelatedRequest } from "./request";
-import { unregisterRetriever } from "@/lib/retrieve/retriever";
+import { unregisterRetriever } from "@/lib/retrieve";
 import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/retrieve/testing";
 import type { QueryErrorBody, RelatedResult, RelatedStreamLine } from "./types";
 

@@ -3,14 +3,13 @@
  * tested without a server: body reading under the upload limit, JSON or multipart parsing and
  * validation, and the NDJSON progress stream.
  */
-import { corpusName, DEFAULT_CORPUS, requireCorpus } from "@/lib/corpus/browse";
-import type { Db } from "@/lib/db/client";
-import { errorAnswer, errorResponse, json } from "@/lib/http/respond";
-import { resolveLimits, type InputLimits } from "@/lib/input";
-import { formatBytes } from "@/lib/input/limits";
+import { corpusName, DEFAULT_CORPUS, requireCorpus } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
+import { errorAnswer, errorResponse, json } from "@/lib/http";
+import { resolveLimits, type InputLimits, formatBytes } from "@/lib/input";
 import { QueryError } from "./errors";
 import { relatedFormFields, relatedRequestBody, type RelatedOptions } from "./options";
-import { NoGraphBuildError } from "@/lib/retrieve/graph-store";
+import { NoGraphBuildError } from "@/lib/retrieve";
 import { relatedPapers, type RelatedHooks, type RelatedInput } from "./related";
 import { multiSeedRequestBody, relatedToSeeds, type MultiSeedRequestBody, type MultiSeedResult } from "./multi-seed";
 import type { RelatedResult, RelatedStreamLine } from "./types";

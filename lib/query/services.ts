@@ -6,11 +6,9 @@
  * request retries.
  */
 import { configFrom, type Env, type EXTRACTORS } from "@/lib/config";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { FacetExtractor } from "@/lib/facets/extractor";
-import type { LoadedGraph } from "@/lib/retrieve/graph-store";
-import { RetrievalError } from "@/lib/retrieve/retriever";
-import { itemEmbedder, once } from "@/lib/retrieve/services";
+import { FACETS, type Facet } from "@/lib/corpus";
+import type { FacetExtractor } from "@/lib/facets";
+import { type LoadedGraph, RetrievalError, itemEmbedder, once } from "@/lib/retrieve";
 
 /**
  * Recently embedded query items by embedder and exact text, in memory only (user text is never
@@ -80,9 +78,8 @@ export function queryExtractor(name: ExtractorName = extractorFromEnv()): Promis
   let get = extractors.get(name);
   if (!get) {
     get = once(async (): Promise<FacetExtractor> => {
-      if (name === "offline") return (await import("@/lib/facets/offline/extractor")).createOfflineExtractor();
-      const { loadLlmConfig } = await import("@/lib/facets/llm/config");
-      const { createLlmExtractor } = await import("@/lib/facets/llm/extract");
+      if (name === "offline") return (await import("@/lib/facets")).createOfflineExtractor();
+      const { createLlmExtractor, loadLlmConfig } = await import("@/lib/facets");
       return createLlmExtractor(loadLlmConfig());
     });
     extractors.set(name, get);

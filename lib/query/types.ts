@@ -6,7 +6,7 @@
  */
 import type { Facet } from "@/lib/corpus/types";
 import type { ApiErrorCode } from "@/lib/http/types";
-import type { FusionRule } from "@/lib/retrieve/retrieve-and-fuse";
+import type { FusionRule } from "@/lib/retrieve";
 
 // ── options ──────────────────────────────────────────────────────────────────────────────
 

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { tokenize } from "@/lib/text/analyzer";
+import { tokenize } from "@/lib/text";
 import { Bm25Index } from "./bm25-index";
 
 const close = (a: number, b: number): void => assert.ok(Math.abs(a - b) < 1e-12, `${a} ≉ ${b}`);

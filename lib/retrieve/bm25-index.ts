@@ -12,7 +12,7 @@
  * Tokens and the idf formulas come from the text analyzer (lib/text/analyzer.ts).
  */
 
-import { bm25Idf, luceneIdf, tokenize, type TokenDocs, type TokenizeOptions } from "@/lib/text/analyzer";
+import { bm25Idf, luceneIdf, tokenize, type TokenDocs, type TokenizeOptions } from "@/lib/text";
 
 /**
  * (term id, value) pairs in growable typed arrays: per-document postings before the transpose.

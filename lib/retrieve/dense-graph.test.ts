@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { FACETS } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
-import { edgeWeightOf } from "@/lib/graph/csr";
+import { edgeWeightOf } from "@/lib/graph";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { UNSEEN_WALK, denseGraphRetriever } from "./dense-graph";
 import { ephemeralStarts } from "./ephemeral";

@@ -5,7 +5,7 @@
  * top-K first-hop edges weighted α·s; lib/retrieve/ephemeral.ts) and walks from there, paths
  * adding up (UNSEEN_WALK).
  */
-import type { Facet } from "@/lib/corpus/types";
+import type { Facet } from "@/lib/corpus";
 import { ephemeralStarts } from "./ephemeral";
 import { walkFacet, type WalkOptions, type WalkStartEdges } from "./walk";
 import type { FacetCandidate, FacetCandidateLists, IndexRetrieveContext, Retriever } from "./retriever";

@@ -22,15 +22,24 @@
  * (`ServedFacets.release`). The demo corpus (3,081 papers) stays exact.
  */
 import { config } from "@/lib/config";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { annIndexFileName, FacetAnnIndex, type AnnParams } from "@/lib/graph/ann";
-import type { PaperGraph } from "@/lib/graph/csr";
-import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
-import { lexicalVector, type LexicalFacetIndex } from "@/lib/graph/lexical";
-import { numPapersOf, type PackedFacetItems } from "@/lib/graph/maxsim";
-import { ephemeralEdges, mixedQueryTopK, type FacetBlocks, type MaxSimEngine } from "@/lib/graph/topk";
+import {
+  annIndexFileName,
+  FacetAnnIndex,
+  type AnnParams,
+  type PaperGraph,
+  DEFAULT_EDGE_WEIGHT,
+  lexicalVector,
+  type LexicalFacetIndex,
+  numPapersOf,
+  type PackedFacetItems,
+  ephemeralEdges,
+  mixedQueryTopK,
+  type FacetBlocks,
+  type MaxSimEngine,
+} from "@/lib/graph";
 import { denseGraphRetrieve, type DenseGraphOptions, type DenseGraphResult, type WalkStartEdges } from "./walk";
 
 /**

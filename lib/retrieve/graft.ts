@@ -7,15 +7,14 @@
  * (lib/config.ts), read when a query runs, not when this module loads.
  */
 import path from "node:path";
-import { newestIntactBuildWith } from "@/lib/builds/integrity";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import { newestIntactBuildWith } from "@/lib/builds";
+import { FACETS, type Facet } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { config } from "@/lib/config";
 import { dataRoot } from "@/lib/paths";
 import { RetrievalError, type FacetCandidate, type FacetCandidateLists, type RetrieveContext, type Retriever } from "./retriever";
-import { normalizeFacetItem } from "@/lib/genret/docid";
-import { decodeTokens } from "@/lib/text/tokenizer";
-import { generativeFacetLists, loadGenretModel, type GenretModel } from "@/lib/genret/model";
+import { normalizeFacetItem, generativeFacetLists, loadGenretModel, type GenretModel } from "@/lib/genret";
+import { decodeTokens } from "@/lib/text";
 import { UNSEEN_WALK, unseenStarts } from "./dense-graph";
 import { itemEmbedder } from "./services";
 import { walkFacet } from "./walk";

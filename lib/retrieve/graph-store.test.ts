@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseAuthors } from "@/lib/corpus/browse";
-import { FACETS } from "@/lib/corpus/types";
+import { parseAuthors, FACETS } from "@/lib/corpus";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { useMiniCorpusStore } from "@/lib/graph/testing";

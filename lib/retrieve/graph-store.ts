@@ -1,17 +1,23 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { newestIntactBuildWith } from "@/lib/builds/integrity";
-import { parseAuthors } from "@/lib/corpus/browse";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import { newestIntactBuildWith } from "@/lib/builds";
+import { parseAuthors, FACETS, type Facet } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { dataRoot } from "@/lib/paths";
-import { CachedRowReader, cacheDirFor, readVectorCacheKeys, textKey } from "@/lib/embed/cache";
+import { CachedRowReader, cacheDirFor, readVectorCacheKeys, textKey } from "@/lib/embed";
 import { PackedTexts, PackedTextsBuilder } from "./packed-texts";
-import { readPaperGraph, type PaperGraph } from "@/lib/graph/csr";
-import { lexicalFacetIndex, parseLexicalModel, type LexicalFacetIndex } from "@/lib/graph/lexical";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
-import { similarityOfParams, type ItemSimilarity } from "@/lib/graph/similarity";
-import { prepareFacetBlocks, type FacetBlocks } from "@/lib/graph/maxsim-engine";
+import {
+  readPaperGraph,
+  type PaperGraph,
+  lexicalFacetIndex,
+  parseLexicalModel,
+  type LexicalFacetIndex,
+  type PackedFacetItems,
+  similarityOfParams,
+  type ItemSimilarity,
+  prepareFacetBlocks,
+  type FacetBlocks,
+} from "@/lib/graph";
 import type { FacetBlockIndex } from "./ephemeral";
 import { RetrievalError } from "./retriever";
 import { itemsOf, memoMap, type FacetItemTexts, type IndexPaper, type RetrievalIndex } from "./retrieval-index";

@@ -21,8 +21,8 @@
  * facet surfaced. CSFCube's dev fold (24 expert-judged "related through this facet" queries):
  * restricted MAP 31.9 with L_f alone, below all facets' 36.7; 41.2 with these lists (RESTRICTED).
  */
-import type { Facet } from "@/lib/corpus/types";
-import type { FusedResult } from "@/lib/fusion/types";
+import type { Facet } from "@/lib/corpus";
+import type { FusedResult } from "@/lib/fusion";
 import { createHash } from "node:crypto";
 import { citationExpansion, referenceIndex, SEED_EXPANSION, seedsMedianYear, type LaterWorkHop, type ReferenceIndex } from "./citation-expansion";
 import { citedByCounts, citedByPerYear, citersIndex, learnedRerank, papersByAuthor, rerankFeatures, type RerankModel } from "./rerank";
@@ -30,7 +30,7 @@ import { RERANK_MODEL } from "./rerank-model";
 import { generativeFacetCandidates, graftRetriever } from "./graft";
 import { paperText, paperTfidf, type PaperText } from "./paper-text";
 import { vectorsOf } from "./graph-store";
-import { tfidfTokens } from "@/lib/text/analyzer";
+import { tfidfTokens } from "@/lib/text";
 import type { FacetCandidate, FacetCandidateLists, RetrieveContext, Retriever } from "./retriever";
 import type { Bm25Hit } from "./bm25-index";
 import { encoderEvidence, encoderSearch, paperEncoder, type PaperEncoder } from "./text-encoder";

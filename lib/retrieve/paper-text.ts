@@ -3,14 +3,14 @@
  * over every node's title, abstract and facet items (the whole paper) and the in-corpus
  * references between nodes. Loaded from the store once per build and process (LoadedGraph.memo).
  */
-import type { Db } from "@/lib/db/client";
-import { idfFrom, tfidfTokens, tokenize } from "@/lib/text/analyzer";
+import type { Db } from "@/lib/db";
+import { idfFrom, tfidfTokens, tokenize } from "@/lib/text";
 import { Bm25Index } from "./bm25-index";
 import { TfidfIndex } from "./tfidf-index";
 import { referenceIndex, type ReferenceIndex } from "./citation-expansion";
 import { itemsOf, type LoadedGraph } from "./graph-store";
 import { PackedTextsBuilder, type PackedTexts } from "./packed-texts";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 
 export interface PaperText {
   /** BM25 over title + abstract + facet items, one document per node. */

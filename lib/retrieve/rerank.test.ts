@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { FusedResult } from "@/lib/fusion/types";
+import type { FusedResult } from "@/lib/fusion";
 import { referenceIndex } from "./citation-expansion";
 import { HYBRID, hybridRetriever } from "./hybrid";
 import { RERANK_MODEL } from "./rerank-model";

@@ -21,8 +21,8 @@
  * 0.577 / 0.564, set 1 0.606 / 0.594, against 0.578 / 0.563 and 0.613 / 0.604 without): gains of this size on the
  * tuning half are the choice's noise. With those copies, Porter-stemmed tokens in the first stage: 0.569 / 0.555.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { FusedResult } from "@/lib/fusion/types";
+import { FACETS, type Facet } from "@/lib/corpus";
+import type { FusedResult } from "@/lib/fusion";
 import { referenceIndex, SEED_EXPANSION, seedsMedianYear, seedVotes, type ReferenceIndex } from "./citation-expansion";
 import type { Bm25Hit } from "./bm25-index";
 import type { TfidfHit } from "./tfidf-index";

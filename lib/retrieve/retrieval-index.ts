@@ -6,9 +6,9 @@
  * walk, BM25) is typed against `IndexRetrieveContext` (./retriever.ts) and runs on either.
  */
 import type { Facet } from "@/lib/corpus/types";
-import type { PaperGraph } from "@/lib/graph/csr";
-import type { LexicalFacetIndex } from "@/lib/graph/lexical";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import type { PaperGraph } from "@/lib/graph";
+import type { LexicalFacetIndex } from "@/lib/graph";
+import type { PackedFacetItems } from "@/lib/graph";
 import type { ItemSimilarity } from "@/lib/graph/similarity";
 import type { FacetBlockIndex } from "./ephemeral";
 import type { PackedTexts } from "./packed-texts";

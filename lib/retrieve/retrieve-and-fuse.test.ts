@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { PaperGraph } from "@/lib/graph/csr";
+import type { PaperGraph } from "@/lib/graph";
 import { csrOf } from "@/lib/graph/csr-testing";
 import { COSINE } from "@/lib/graph/similarity";
 import { PackedTexts } from "./packed-texts";

@@ -25,9 +25,9 @@
  * retriever whose model or index is missing for the corpus throws a RetrievalError("not_ready",
  * …) that names the build step to run (lib/http answers it with 409).
  */
-import type { Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
-import type { FusedResult } from "@/lib/fusion/types";
+import type { Facet } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
+import type { FusedResult } from "@/lib/fusion";
 import { CodedError, type ErrorCode } from "@/lib/errors";
 import type { LoadedGraph } from "./graph-store";
 import type { RetrievalIndex } from "./retrieval-index";

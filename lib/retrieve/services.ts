@@ -4,9 +4,8 @@
  * build's, a generative model's). Created on first use and shared by every request; a failed
  * creation is not cached, so the next request retries.
  */
-import { createEmbedder } from "@/lib/embed/registry";
-import type { Embedder } from "@/lib/embed/types";
-import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
+import { createEmbedder, type Embedder } from "@/lib/embed";
+import { MaxSimEngine } from "@/lib/graph";
 
 export function once<T>(make: () => Promise<T>): () => Promise<T> {
   let p: Promise<T> | null = null;

@@ -1,13 +1,13 @@
 import path from "node:path";
-import { completeBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds/build-dir";
+import { completeBuild, recordArtefact, startBuild, writeArtefact } from "@/lib/builds";
 import { importCorpus } from "@/lib/corpus/import";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { PaperRecord } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { type TestStore, useTestStore } from "@/lib/db/testing";
-import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
+import { cacheDirFor, embedWithCache } from "@/lib/embed";
 import { FakeEmbedder } from "@/lib/embed/fixtures/fake-embedder";
-import { writePaperGraph, type PaperGraph } from "@/lib/graph/csr";
+import { writePaperGraph, type PaperGraph } from "@/lib/graph";
 import { csrOf } from "@/lib/graph/csr-testing";
 import { clearGraphCache, itemsOf, vectorsOf, type LoadedGraph } from "./graph-store";
 import type { RetrieveContext } from "./retriever";

@@ -11,10 +11,9 @@
  */
 import path from "node:path";
 import { config } from "@/lib/config";
-import { paperText as encoderText } from "@/lib/embed/contrastive";
-import { createLsaEmbedder, type LsaEmbedder } from "@/lib/embed/lsa";
+import { paperText as encoderText, createLsaEmbedder, type LsaEmbedder } from "@/lib/embed";
 import { repoRoot } from "@/lib/paths";
-import type { Db } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
 import type { LoadedGraph } from "./graph-store";
 import { paperText } from "./paper-text";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { idfFrom, tfidfTokens, tfidfVector } from "@/lib/text/analyzer";
+import { idfFrom, tfidfTokens, tfidfVector } from "@/lib/text";
 import { TfidfIndex } from "./tfidf-index";
 
 test("TF-IDF: scikit-learn's sublinear tf, smoothed idf, cosine of unit vectors", () => {

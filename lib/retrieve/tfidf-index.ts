@@ -11,7 +11,7 @@
  * text analyzer (lib/text/analyzer.ts).
  */
 
-import { tfidfVector, type Idf, type TokenDocs } from "@/lib/text/analyzer";
+import { tfidfVector, type Idf, type TokenDocs } from "@/lib/text";
 import { PairBuffer, topHits } from "./bm25-index";
 
 export interface TfidfHit {

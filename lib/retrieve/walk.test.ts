@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { PaperGraph } from "@/lib/graph/csr";
+import type { PaperGraph } from "@/lib/graph";
 import { csrOf } from "@/lib/graph/csr-testing";
 import { denseGraphRetrieve, rrf, walkFacet } from "./walk";
 

@@ -11,9 +11,9 @@
  * available for ablations. The paper's hyperparameter table also mentions "10 diversity slots"
  * without defining them; they are not modelled here.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { listsFromPapers, rrf as fuseRrf, type FusedResult, type RrfOptions } from "@/lib/fusion";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
+import type { FacetCsr, PaperGraph } from "@/lib/graph";
 
 export type { FusedResult, RrfOptions };
 

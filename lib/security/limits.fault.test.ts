@@ -3,11 +3,11 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { createDb, type Db } from "@/lib/db/client";
+import { createDb, type Db } from "@/lib/db";
+import { Limit } from "@/lib/db/rate-limits";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
 import { repoRoot } from "@/lib/paths";
 import { trustedProxies } from "./client";
-import { Limit } from "@/lib/db/rate-limits";
 import { addressLimits, createScreen, type RateClass, type Screen, screenSettingsFromEnv, type ScreenSettings } from "./screen";
 
 // Issue 28: forged X-Forwarded-For headers on ~1,500 sign-out posts emptied the shared sign-in

@@ -1,7 +1,7 @@
 import type { BlockList } from "node:net";
 import { configFrom, defaultOf, type Env, type SettingName } from "@/lib/config";
 import { type Db, getDb } from "@/lib/db/client";
-import type { ApiErrorCode } from "@/lib/http/types";
+import type { ApiErrorCode } from "@/lib/http";
 import { STATUS_OF_CODE } from "@/lib/http/status";
 import { resolveLimits } from "@/lib/input/limits";
 import { clientAddress, normaliseAddress, trustedProxies } from "./client";

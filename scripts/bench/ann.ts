@@ -15,13 +15,13 @@
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { DEFAULT_ANN_PARAMS, exactFacetTopK, FacetAnnIndex } from "@/lib/graph/ann";
 import { itemsOfPaper, l2Normalise, numPapersOf, type PackedFacetItems } from "@/lib/graph/maxsim";
 import { MaxSimEngine, prepareFacetBlocks, queryFacetTopK } from "@/lib/graph/topk";
-import { disconnectDb, getDb } from "@/lib/db/client";
+import { disconnectDb, getDb } from "@/lib/db";
 import { mulberry32 } from "@/lib/random";
-import { loadGraph } from "@/lib/retrieve/graph-store";
+import { loadGraph } from "@/lib/retrieve";
 
 const { values } = parseArgs({
   options: {

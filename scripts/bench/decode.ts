@@ -12,12 +12,12 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { config } from "@/lib/config";
-import { sharedDataDir } from "@/lib/corpus/paths";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { sharedDataDir } from "@/lib/paths";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { dataRoot } from "@/lib/paths";
 import { loadCorpusData } from "@/lib/graph/corpus-data";
 import { paperItems } from "@/lib/eval/dense-graph";
-import { generativeFacetLists, loadGenretModel, missingModelFiles } from "@/lib/genret/model";
+import { generativeFacetLists, loadGenretModel, missingModelFiles } from "@/lib/genret";
 
 const { values } = parseArgs({
   options: {

@@ -19,14 +19,13 @@ import { spawn } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { FACETS } from "@/lib/corpus/types";
-import { getDb } from "@/lib/db/client";
-import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
+import { FACETS } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
+import { cacheDirFor, embedWithCache, createEmbedder } from "@/lib/embed";
 import { ParallelEmbedder } from "@/lib/embed/parallel";
-import { createEmbedder } from "@/lib/embed/registry";
 import { embedMissingInSlices, missingEmbedSlices } from "@/lib/embed/shards";
 import { EMBED_SLICE_STAGE } from "@/lib/jobs/stages/embed-slice";
-import { enqueueStage } from "@/lib/jobs/runner";
+import { enqueueStage } from "@/lib/jobs";
 import { repoRoot } from "@/lib/paths";
 
 const { values: args } = parseArgs({

@@ -16,12 +16,11 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
-import { defaultCorpusPath } from "@/lib/corpus/paths";
+import { defaultCorpusPath } from "@/lib/paths";
 import { readCorpus } from "@/lib/corpus/read";
-import { FACETS } from "@/lib/corpus/types";
-import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
+import { FACETS } from "@/lib/corpus";
+import { cacheDirFor, embedWithCache, createEmbedder, embedderSpecFromEnv } from "@/lib/embed";
 import { ParallelEmbedder, type WorkerMode } from "@/lib/embed/parallel";
-import { createEmbedder, embedderSpecFromEnv } from "@/lib/embed/registry";
 
 const { values: args } = parseArgs({
   options: {

@@ -10,7 +10,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { readCorpus } from "@/lib/corpus/read";
-import { sharedDataDir } from "@/lib/corpus/paths";
+import { sharedDataDir } from "@/lib/paths";
 import { OfflineFacetExtractor } from "@/lib/facets/offline/extractor";
 import { loadModel } from "@/lib/facets/offline/model";
 

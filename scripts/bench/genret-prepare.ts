@@ -13,15 +13,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { FACETS } from "@/lib/corpus/types";
-import { getDb } from "@/lib/db/client";
+import { FACETS } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
 import { packedItemVector, readStoreCorpus, storeItemVectors, trieSizes } from "@/lib/genret/build";
-import { distillationStatistics } from "@/lib/genret/distill";
-import { writeTrainingPack } from "@/lib/genret/pack";
+import { distillationStatistics, writeTrainingPack, trieStatistics } from "@/lib/genret";
 import { corpusDocIds, identifierFiles, identifiersFromIndex, trainingExamples } from "@/lib/genret/prepare";
 import { identifierTokenPrior } from "@/lib/genret/token-prior";
-import { trieStatistics } from "@/lib/genret/trie";
-import { readPaperGraph } from "@/lib/graph/csr";
+import { readPaperGraph } from "@/lib/graph";
 
 const { values } = parseArgs({
   options: {

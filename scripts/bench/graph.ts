@@ -17,14 +17,11 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import { citationRows } from "@/lib/graph/citation-score";
-import { coverage } from "@/lib/graph/coverage";
+import { FACETS, type Facet } from "@/lib/corpus";
+import { citationRows, coverage, type PackedFacetItems, MaxSimEngine, prepareFacetBlocks } from "@/lib/graph";
 import { type FacetCsr, pruneCsr, readPaperGraph, writePaperGraph } from "@/lib/graph/csr";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
-import { MaxSimEngine, prepareFacetBlocks } from "@/lib/graph/maxsim-engine";
 import { buildFacetEdges, facetTopKOnBlocks, type KernelStats, queryFacetTopK } from "@/lib/graph/topk";
-import { denseGraphRetrieve } from "@/lib/retrieve/walk";
+import { denseGraphRetrieve } from "@/lib/retrieve";
 import { mulberry32 } from "@/lib/random";
 
 const MEAN_ITEMS: Record<Facet, number> = { problems: 1.05, methods: 1.99, results: 1.43, contributions: 1.04 };

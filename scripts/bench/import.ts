@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { importCorpus } from "@/lib/corpus/import";
-import { defaultCorpusPath, sharedDataDir } from "@/lib/corpus/paths";
 import { readCorpus } from "@/lib/corpus/read";
-import { createDb } from "@/lib/db/client";
-import { type DbConfig, dbConfig } from "@/lib/db/config";
+import { defaultCorpusPath, sharedDataDir } from "@/lib/paths";
+import { createDb } from "@/lib/db";
 import { migrateDeploy } from "@/lib/db/migrate";
+import { type DbConfig, dbConfig } from "@/lib/db/config";
 
 const args = process.argv.slice(2);
 const pgUrl = args.includes("--pg") ? args[args.indexOf("--pg") + 1] : undefined;

@@ -11,8 +11,8 @@
  * USE-lite's cached vectors are reused.
  */
 import path from "node:path";
-import { defaultCorpusPath } from "@/lib/corpus/paths";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { defaultCorpusPath } from "@/lib/paths";
+import { FACETS, type Facet } from "@/lib/corpus";
 import {
   citationGold,
   denseGraphInCorpus,
@@ -23,11 +23,8 @@ import {
   papersOf,
   prepareFacetIndex,
 } from "@/lib/eval/dense-graph";
-import { citationRows } from "@/lib/graph/citation-score";
+import { citationRows, DEFAULT_EDGE_WEIGHT, MaxSimEngine, buildPaperGraph } from "@/lib/graph";
 import { loadCorpusData } from "@/lib/graph/corpus-data";
-import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
-import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
-import { buildPaperGraph } from "@/lib/graph/topk";
 import { dataRoot } from "@/lib/paths";
 
 const args = process.argv.slice(2);

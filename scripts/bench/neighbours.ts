@@ -18,14 +18,14 @@
  */
 import path from "node:path";
 import { isDeepStrictEqual, parseArgs } from "node:util";
-import { latestBuildWith } from "@/lib/builds/build-dir";
+import { latestBuildWith } from "@/lib/builds";
 import { ascending, quantileAtIndex } from "@/lib/quantile";
-import { disconnectDb, getDb } from "@/lib/db/client";
-import { readPaperGraph } from "@/lib/graph/csr";
+import { disconnectDb, getDb } from "@/lib/db";
+import { readPaperGraph } from "@/lib/graph";
 import { csrNeighbours, edgeRowNeighbours, paperNeighbours, type PaperNeighboursOptions } from "@/lib/graph/neighbours";
 import { dataRoot } from "@/lib/paths";
 import { mulberry32 } from "@/lib/random";
-import { loadGraph } from "@/lib/retrieve/graph-store";
+import { loadGraph } from "@/lib/retrieve";
 
 const { values } = parseArgs({
   options: {

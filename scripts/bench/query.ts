@@ -19,11 +19,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { config } from "@/lib/config";
 import { readCorpus } from "@/lib/corpus/read";
-import { sharedDataDir } from "@/lib/corpus/paths";
-import { disconnectDb, getDb } from "@/lib/db/client";
-import { relatedOptions } from "@/lib/query/options";
-import { relatedPapers, type RelatedInput } from "@/lib/query/related";
-import { DEFAULT_RETRIEVER, type RelatedResult } from "@/lib/query/types";
+import { sharedDataDir } from "@/lib/paths";
+import { disconnectDb, getDb } from "@/lib/db";
+import { relatedOptions, relatedPapers, type RelatedInput, DEFAULT_RETRIEVER, type RelatedResult } from "@/lib/query";
 import { mulberry32 } from "@/lib/random";
 
 const { values } = parseArgs({

@@ -20,13 +20,12 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { readCorpus } from "@/lib/corpus/read";
-import { sharedDataDir } from "@/lib/corpus/paths";
-import { FACETS } from "@/lib/corpus/types";
-import { disconnectDb, getDb } from "@/lib/db/client";
-import { relatedOptions } from "@/lib/query/options";
-import { relatedPapers } from "@/lib/query/related";
+import { FACETS } from "@/lib/corpus";
+import { sharedDataDir } from "@/lib/paths";
+import { disconnectDb, getDb } from "@/lib/db";
+import { relatedOptions, relatedPapers } from "@/lib/query";
 import { servedAnnReady } from "@/lib/retrieve/ephemeral";
-import { loadGraph } from "@/lib/retrieve/graph-store";
+import { loadGraph } from "@/lib/retrieve";
 import { paperText, paperTfidf } from "@/lib/retrieve/paper-text";
 
 const { values } = parseArgs({

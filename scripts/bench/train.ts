@@ -9,11 +9,11 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { sharedDataDir } from "@/lib/corpus/paths";
+import { sharedDataDir } from "@/lib/paths";
 import { repoRoot } from "@/lib/paths";
 import { runTrainer } from "@/lib/python-trainer";
 import { loadGenretCorpusFiles, newestGraphBuildDir, writeExperimentDir } from "@/lib/genret/corpus-files";
-import { buildIdentifiers, trainingExamples } from "@/lib/genret/prepare";
+import { buildIdentifiers, trainingExamples } from "@/lib/genret";
 
 const { values } = parseArgs({
   options: {

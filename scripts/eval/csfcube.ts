@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db";
 import {
   aggregate,
   CSFCUBE_ATTRIBUTION,
@@ -24,7 +24,7 @@ import {
   type QueryScore,
 } from "@/lib/eval/csfcube-dev";
 import { repoRoot, sharedDataDir } from "@/lib/paths";
-import { loadGraph, NoGraphBuildError } from "@/lib/retrieve/graph-store";
+import { loadGraph, NoGraphBuildError } from "@/lib/retrieve";
 
 const DEFAULT_RETRIEVERS = "hybrid,bm25:rrf,dense-graph:rrf";
 const DEFAULT_DIR = path.join(sharedDataDir(), "csfcube-dev");

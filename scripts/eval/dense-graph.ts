@@ -12,10 +12,11 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { defaultCorpusPath } from "@/lib/corpus/paths";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { defaultCorpusPath } from "@/lib/paths";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { dataRoot, repoRoot } from "@/lib/paths";
 import { loadCorpusData } from "@/lib/graph/corpus-data";
+import { citationRows, type PaperGraph, DEFAULT_EDGE_WEIGHT, MaxSimEngine, buildPaperGraph } from "@/lib/graph";
 import {
   citationGold,
   denseGraphInCorpus,
@@ -29,11 +30,6 @@ import {
   type RecallReport,
 } from "@/lib/eval/dense-graph";
 import { RECALL_KS } from "@/lib/eval/metrics";
-import { citationRows } from "@/lib/graph/citation-score";
-import type { PaperGraph } from "@/lib/graph/csr";
-import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
-import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
-import { buildPaperGraph } from "@/lib/graph/topk";
 
 const args = process.argv.slice(2);
 function flag(name: string): string | undefined {

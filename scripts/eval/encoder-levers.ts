@@ -8,10 +8,10 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db";
 import { sharedDataDir } from "@/lib/paths";
 import { HYBRID, hybridRetriever, type EncoderSettings } from "@/lib/retrieve/hybrid";
-import { registerRetriever } from "@/lib/retrieve/retriever";
+import { registerRetriever } from "@/lib/retrieve";
 import { sampleUserPapers } from "@/lib/eval/user-papers-suite";
 import { runUserPapers, userPaperQueries, userPaperRecall, type FacetSource, type UserPaperSet } from "@/lib/eval/user-papers";
 

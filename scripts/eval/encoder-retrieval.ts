@@ -16,12 +16,10 @@
 import path from "node:path";
 import { defaultCorpusPath } from "@/lib/paths";
 import { readCorpus } from "@/lib/corpus/read";
-import { paperText } from "@/lib/embed/contrastive";
-import { createLsaEmbedder, type LsaEmbedder } from "@/lib/embed/lsa";
-import type { Embedder } from "@/lib/embed/types";
+import { paperText, createLsaEmbedder, type LsaEmbedder, type Embedder } from "@/lib/embed";
 import { recallAtKWithCi, type QueryRun } from "@/lib/eval/metrics";
 import { userPaperQueries, type UserPaperQuery } from "@/lib/eval/user-papers";
-import { Bm25Index } from "@/lib/retrieve/bm25-index";
+import { Bm25Index } from "@/lib/retrieve";
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {

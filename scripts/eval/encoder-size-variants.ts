@@ -8,8 +8,8 @@
  *   npx tsx scripts/eval/encoder-size-variants.ts --model <folder> --out <folder> [--min-df 5]
  */
 import path from "node:path";
-import { loadLsaModel, saveLsaModel, type LsaModel } from "@/lib/embed/lsa";
-import { smoothIdf } from "@/lib/text/analyzer";
+import { loadLsaModel, saveLsaModel, type LsaModel } from "@/lib/embed";
+import { smoothIdf } from "@/lib/text";
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {

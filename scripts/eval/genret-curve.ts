@@ -12,8 +12,8 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { sharedDataDir } from "@/lib/corpus/paths";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { sharedDataDir } from "@/lib/paths";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { denseGraphInCorpus, neighbourGold, paperItems } from "@/lib/eval/dense-graph";
 import { recallAtK } from "@/lib/eval/metrics";
 import { learningCurveSvg } from "@/lib/eval/svg";

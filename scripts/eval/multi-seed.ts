@@ -15,12 +15,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { defaultCorpusPath } from "@/lib/corpus/paths";
-import { disconnectDb, getDb } from "@/lib/db/client";
+import { defaultCorpusPath } from "@/lib/paths";
+import { disconnectDb, getDb } from "@/lib/db";
 import { aggregateRecall, bootstrapCi, recallCounts, seededRandom, type ConfidenceInterval, type RecallCounts } from "@/lib/eval/metrics";
 import { repoRoot } from "@/lib/paths";
 import { fuseSeedResults, SEED_DEPTH } from "@/lib/query/multi-seed";
-import { relatedOptions, relatedPapers } from "@/lib/query/related";
+import { relatedOptions, relatedPapers } from "@/lib/query";
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {

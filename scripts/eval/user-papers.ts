@@ -6,13 +6,12 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db";
 import { sharedDataDir } from "@/lib/paths";
 import { createExtractor } from "@/lib/facets/provider";
 import { runUserPapers, userPaperQueries, userPaperRecall, type FacetSource, type UserPaperSet } from "@/lib/eval/user-papers";
-import type { RelatedOptions } from "@/lib/query/related";
-import { HYBRID, hybridRetriever } from "@/lib/retrieve/hybrid";
-import { registerRetriever } from "@/lib/retrieve/retriever";
+import type { RelatedOptions } from "@/lib/query";
+import { HYBRID, hybridRetriever, registerRetriever } from "@/lib/retrieve";
 
 const { values } = parseArgs({
   options: {

@@ -7,10 +7,10 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { sharedDataDir } from "@/lib/corpus/paths";
-import { itemsOfPaper } from "@/lib/graph/maxsim";
+import { sharedDataDir } from "@/lib/paths";
+import { itemsOfPaper } from "@/lib/graph";
 import { loadGenretCorpusFiles, newestGraphBuildDir } from "@/lib/genret/corpus-files";
-import { buildIdentifiers } from "@/lib/genret/prepare";
+import { buildIdentifiers } from "@/lib/genret";
 import { identifierTokenPrior } from "@/lib/genret/token-prior";
 
 const { values } = parseArgs({ options: { out: { type: "string" }, "corpus-dir": { type: "string" }, build: { type: "string" } } });

@@ -10,8 +10,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { sharedDataDir } from "@/lib/corpus/paths";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { sharedDataDir } from "@/lib/paths";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { loadGenretCorpusFiles, newestGraphBuildDir } from "@/lib/genret/corpus-files";
 import {
   buildMinderIdentifiers,
@@ -22,7 +22,7 @@ import {
   writeMinderPack,
 } from "@/lib/eval/baselines/minder";
 import { buildIdentifiers, distillationStatistics, trainingExamples } from "@/lib/genret/prepare";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import type { PackedFacetItems } from "@/lib/graph";
 
 const { values } = parseArgs({
   options: {

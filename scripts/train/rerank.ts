@@ -17,13 +17,13 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db";
 import { sharedDataDir } from "@/lib/paths";
 import { createExtractor } from "@/lib/facets/provider";
 import { runUserPapers, userPaperQueries, userPaperQuery, type FacetSource, type PaperLine, type UserPaperQuery } from "@/lib/eval/user-papers";
 import { HYBRID, hybridRerankRows, hybridRetriever } from "@/lib/retrieve/hybrid";
 import { fitRerankModel, NEWER_OF, rerankScore, RERANK_FEATURES, withNewerInteractions, type RerankModel } from "@/lib/retrieve/rerank";
-import { registerRetriever } from "@/lib/retrieve/retriever";
+import { registerRetriever } from "@/lib/retrieve";
 import { fitRerankMlp } from "@/lib/retrieve/rerank-mlp";
 import { foldOf, parseFold } from "@/lib/embed/contrastive";
 

@@ -3,9 +3,9 @@ import Link from "next/link";
 import { CorpusImportForm } from "@/components/admin/corpus-import-form";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
 import { Card } from "@/components/ui";
-import { requireUser } from "@/lib/auth/guard";
-import { FORMAT_LABELS, IMPORT_FORMATS } from "@/lib/corpus/formats/detect";
-import { getDb } from "@/lib/db/client";
+import { requireUser } from "@/lib/auth";
+import { FORMAT_LABELS, IMPORT_FORMATS } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
 
 export const metadata: Metadata = { title: "Corpora" };
 export const dynamic = "force-dynamic";

@@ -11,7 +11,7 @@ import {
   ProgressBar,
 } from "@/components/ui";
 import { ApiError, fetchJson, sendJson } from "@/lib/http/client";
-import type { JobDetail, JobStatus, JobView } from "@/lib/jobs/types";
+import type { JobDetail, JobStatus, JobView } from "@/lib/jobs";
 
 // The live jobs console: a list of jobs polled while any is active, the selected job's progress
 // and log (polled for new lines), a form that starts a graph build, cancel and retry.

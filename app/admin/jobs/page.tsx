@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
-import { requireUser } from "@/lib/auth/guard";
+import { requireUser } from "@/lib/auth";
 import { JobsConsole } from "./jobs-console";
 
 export const metadata: Metadata = { title: "Pipeline jobs" };

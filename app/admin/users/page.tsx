@@ -1,9 +1,8 @@
 import type { Metadata } from "next";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
 import { UserAdmin } from "@/components/annotation/user-admin";
-import { requireUser } from "@/lib/auth/guard";
-import { listUsers } from "@/lib/auth/users";
-import { getDb } from "@/lib/db/client";
+import { requireUser, listUsers } from "@/lib/auth";
+import { getDb } from "@/lib/db";
 
 export const metadata: Metadata = { title: "Annotators" };
 export const dynamic = "force-dynamic";

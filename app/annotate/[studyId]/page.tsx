@@ -1,10 +1,9 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { RatingView } from "@/components/annotation/rating-view";
-import { idSegment } from "@/lib/annotation/api";
-import { getSheet, getSheetItem, SCALE_LABELS } from "@/lib/annotation/sheet";
-import { requireUser } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
+import { idSegment, getSheet, getSheetItem, SCALE_LABELS } from "@/lib/annotation";
+import { requireUser } from "@/lib/auth";
+import { getDb } from "@/lib/db";
 
 export const metadata: Metadata = { title: "Rate items" };
 export const dynamic = "force-dynamic";

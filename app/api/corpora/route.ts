@@ -1,6 +1,6 @@
-import { listCorpora } from "@/lib/corpus/browse";
-import { getDb } from "@/lib/db/client";
-import { handleRoute } from "@/lib/http/respond";
+import { listCorpora } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
+import { handleRoute } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

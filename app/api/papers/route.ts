@@ -1,6 +1,6 @@
-import { listPapers, paperListQuery } from "@/lib/corpus/browse";
-import { getDb } from "@/lib/db/client";
-import { handleRoute, parseSearchParams } from "@/lib/http/respond";
+import { listPapers, paperListQuery } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
+import { handleRoute, parseSearchParams } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,5 +1,5 @@
-import { getDb } from "@/lib/db/client";
-import { queryGate } from "@/lib/http/admission";
+import { getDb } from "@/lib/db";
+import { queryGate } from "@/lib/http";
 import { handleRelatedRequest } from "@/lib/query/request";
 
 export const dynamic = "force-dynamic";

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { disconnectDb } from "@/lib/db/client";
+import { disconnectDb } from "@/lib/db";
 import { testProvider } from "@/lib/db/testing";
 import { graphCsrSha256, useMiniCorpusStore } from "@/lib/graph/testing";
-import { cancelJob } from "@/lib/jobs/queue";
-import { enqueueStage, runJobInline } from "@/lib/jobs/runner";
+import { cancelJob, enqueueStage, runJobInline } from "@/lib/jobs";
 import { UsageError } from "../output";
 import { ProgressBar } from "../progress";
 import { graphJobReport, registerBuild } from "./build";

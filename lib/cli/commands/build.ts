@@ -1,17 +1,16 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
-import { hasIntactBuildWith } from "@/lib/builds/integrity";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { type Db, getDb } from "@/lib/db/client";
+import { hasIntactBuildWith } from "@/lib/builds";
+import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus";
+import { type Db, getDb } from "@/lib/db";
 import { buildGenretStage, DEFAULT_TRAINER, type GenretStageReport } from "@/lib/genret/build";
-import { DISTILL_VARIANTS } from "@/lib/genret/distill";
+import { DISTILL_VARIANTS } from "@/lib/genret";
 import { installPretrainedModel } from "@/lib/genret/pretrained";
 import { buildGraphStage, type GraphStageReport } from "@/lib/graph/build";
-import { DEFAULT_ITEM_SIMILARITY, itemSimilaritySpec, parseItemSimilarity } from "@/lib/graph/similarity";
-import { enqueueStage, JobNotRunnableError, runJobInline } from "@/lib/jobs/runner";
+import { DEFAULT_ITEM_SIMILARITY, itemSimilaritySpec, parseItemSimilarity } from "@/lib/graph";
+import { enqueueStage, JobNotRunnableError, runJobInline, FINISHED_STATUSES, type JobStatus } from "@/lib/jobs";
 import "@/lib/jobs/stages";
-import { FINISHED_STATUSES, type JobStatus } from "@/lib/jobs/types";
 import { emit, fmt, parseOptions, table, UsageError } from "../output";
 import { ProgressBar } from "../progress";
 

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { pruneBuilds } from "@/lib/builds/prune";
-import { corpusName } from "@/lib/corpus/browse";
-import { getDb } from "@/lib/db/client";
+import { corpusName } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
 import { emit, fmt, parseOptions, table } from "../output";
 
 const pruneOptions = z

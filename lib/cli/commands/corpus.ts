@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { corpusName, corpusOverview, DEFAULT_CORPUS, listCorpora } from "@/lib/corpus/browse";
-import { sharedDataDir } from "@/lib/corpus/paths";
+import { corpusName, corpusOverview, DEFAULT_CORPUS, listCorpora } from "@/lib/corpus";
 import { readCorpus } from "@/lib/corpus/read";
 import { citationPreservingSample, corpusStatistics, type CorpusStatistics } from "@/lib/corpus/sample";
 import { writeCorpusDir } from "@/lib/corpus/write";
-import { getDb } from "@/lib/db/client";
+import { sharedDataDir } from "@/lib/paths";
+import { getDb } from "@/lib/db";
 import path from "node:path";
 import { emit, fmt, parseOptions, table } from "../output";
 

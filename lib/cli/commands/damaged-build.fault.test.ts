@@ -3,15 +3,15 @@ import { readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { registerBuild } from "./build";
-import { disconnectDb } from "@/lib/db/client";
+import { disconnectDb } from "@/lib/db";
 import { testProvider } from "@/lib/db/testing";
 import { buildGraphStage } from "@/lib/graph/build";
 import { paperNeighbours } from "@/lib/graph/neighbours";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
-import { knownErrorBody } from "@/lib/http/respond";
+import { knownErrorBody } from "@/lib/http";
 import { dataRoot } from "@/lib/paths";
-import { clearGraphCache, loadGraph } from "@/lib/retrieve/graph-store";
-import { buildDamage, DamagedBuildError } from "@/lib/builds/integrity";
+import { clearGraphCache, loadGraph } from "@/lib/retrieve";
+import { buildDamage, DamagedBuildError } from "@/lib/builds";
 import { runGraft } from "@/lib/cli/testing";
 
 // Issue 28, finding 7: a damaged build (graph.csr truncated, or changed in place) is found at

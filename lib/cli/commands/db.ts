@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { dbConfig } from "@/lib/db/config";
+import { dbConfig } from "@/lib/db";
 import { createMigration, migrateDeploy, migrationStatus } from "@/lib/db/migrate";
 import { emit, UsageError } from "../output";
 

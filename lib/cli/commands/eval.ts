@@ -1,12 +1,11 @@
 import type { Command } from "commander";
 import path from "node:path";
 import { z } from "zod";
-import { defaultCorpusPath } from "@/lib/corpus/paths";
-import { getDb } from "@/lib/db/client";
+import { defaultCorpusPath } from "@/lib/paths";
+import { getDb } from "@/lib/db";
 import { dataRoot, repoRoot } from "@/lib/paths";
-import { loadGenerativeProvider } from "@/lib/eval/generative";
-import { runEvaluation } from "@/lib/eval/harness";
 import {
+  loadGenerativeProvider,
   PARTS,
   renderLatest,
   SUITES,
@@ -17,7 +16,8 @@ import {
   type Part,
   type Suite,
   type TableName,
-} from "@/lib/eval/report";
+} from "@/lib/eval";
+import { runEvaluation } from "@/lib/eval/harness";
 import { emit, parseOptions, table } from "../output";
 
 /** Query caps of `--smoke`: enough to exercise every table, minutes less than a full run. */

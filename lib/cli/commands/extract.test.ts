@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Command } from "commander";
-import { disconnectDb } from "@/lib/db/client";
+import { disconnectDb } from "@/lib/db";
 import { createTestDb, type TestDb } from "@/lib/db/testing";
 import { resolveProvider } from "@/lib/facets/provider";
 import { UsageError } from "../output";

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { ConfigError } from "@/lib/config";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { getDb } from "@/lib/db/client";
+import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
 import { extractCorpus, type ExtractCorpusSummary } from "@/lib/facets/extract-corpus";
-import { LlmConfigError } from "@/lib/facets/llm/config";
+import { LlmConfigError } from "@/lib/facets";
 import { createExtractor, EXTRACTOR_ENV, PROVIDERS, resolveProvider } from "@/lib/facets/provider";
 import { emit, fmt, parseOptions, UsageError } from "../output";
 import { ProgressBar } from "../progress";

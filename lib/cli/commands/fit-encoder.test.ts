@@ -4,9 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { createEmbedder } from "@/lib/embed/registry";
-import { loadLsaModel, saveLsaModel } from "@/lib/embed/lsa";
-import { dot } from "@/lib/embed/types";
+import { createEmbedder, loadLsaModel, saveLsaModel, dot } from "@/lib/embed";
 import { registerFitEncoder } from "./fit-encoder";
 import { runGraft } from "@/lib/cli/testing";
 

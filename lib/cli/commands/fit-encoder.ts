@@ -6,9 +6,22 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { config } from "@/lib/config";
 import { readCorpus } from "@/lib/corpus/read";
-import { addTitleAbstractPairs, citationPairs, DEFAULT_CONTRASTIVE, parseFold, trainContrastiveEncoder } from "@/lib/embed/contrastive";
-import { createLsaEmbedder, fitLsa, loadLsaModel, LsaEmbedder, lsaFingerprint, saveLsaModel, type LsaModel, type ProjectionFormat } from "@/lib/embed/lsa";
-import { dot } from "@/lib/embed/types";
+import {
+  addTitleAbstractPairs,
+  citationPairs,
+  DEFAULT_CONTRASTIVE,
+  parseFold,
+  trainContrastiveEncoder,
+  createLsaEmbedder,
+  fitLsa,
+  loadLsaModel,
+  LsaEmbedder,
+  lsaFingerprint,
+  saveLsaModel,
+  type LsaModel,
+  type ProjectionFormat,
+  dot,
+} from "@/lib/embed";
 import { writeFileAtomic } from "@/lib/atomic-write";
 import { emit, fmt, parseOptions, UsageError } from "../output";
 import { ProgressBar } from "../progress";

@@ -1,11 +1,10 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { FORMAT_LABELS, FORMAT_NAMES, IMPORT_FORMATS } from "@/lib/corpus/formats/detect";
-import { importCorpus } from "@/lib/corpus/import";
-import { defaultCorpusPath } from "@/lib/corpus/paths";
+import { corpusName, DEFAULT_CORPUS, FORMAT_LABELS, FORMAT_NAMES, IMPORT_FORMATS } from "@/lib/corpus";
 import { readCorpus } from "@/lib/corpus/read";
-import { getDb } from "@/lib/db/client";
+import { importCorpus } from "@/lib/corpus/import";
+import { defaultCorpusPath } from "@/lib/paths";
+import { getDb } from "@/lib/db";
 import { emit, fmt, parseOptions } from "../output";
 import { ProgressBar } from "../progress";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { disconnectDb } from "@/lib/db/client";
+import { disconnectDb } from "@/lib/db";
 import { createTestDb, type TestDb, testProvider } from "@/lib/db/testing";
-import { registerStage, unregisterStage } from "@/lib/jobs/registry";
+import { registerStage, unregisterStage } from "@/lib/jobs";
 import { UsageError } from "../output";
 import { registerJobs } from "./jobs";
 import { runGraft } from "@/lib/cli/testing";

@@ -1,12 +1,24 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { corpusName } from "@/lib/corpus/browse";
-import { getDb } from "@/lib/db/client";
-import { cancelJob, getJobDetail, JobStateError, listJobs, retryJob, toJobView } from "@/lib/jobs/queue";
-import { listStages, UnknownStageError } from "@/lib/jobs/registry";
-import { enqueueStage, JobNotRunnableError, runJobInline, type RunReport } from "@/lib/jobs/runner";
+import { corpusName } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
+import {
+  cancelJob,
+  getJobDetail,
+  JobStateError,
+  listJobs,
+  retryJob,
+  toJobView,
+  listStages,
+  UnknownStageError,
+  enqueueStage,
+  JobNotRunnableError,
+  runJobInline,
+  type RunReport,
+  JOB_STATUSES,
+  type JobView,
+} from "@/lib/jobs";
 import "@/lib/jobs/stages";
-import { JOB_STATUSES, type JobView } from "@/lib/jobs/types";
 import { emit, parseOptions, table, UsageError } from "../output";
 import { ProgressBar } from "../progress";
 

@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { corpusName, DEFAULT_CORPUS, getPaperDetail, listPapers, paperListQuery } from "@/lib/corpus/browse";
-import { FACETS } from "@/lib/corpus/types";
-import { getDb } from "@/lib/db/client";
+import { corpusName, DEFAULT_CORPUS, getPaperDetail, listPapers, paperListQuery, FACETS } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
 import { emit, fmt, parseOptions, table } from "../output";
 import { UsageError } from "../output";
 

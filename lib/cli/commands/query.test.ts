@@ -5,11 +5,10 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { testProvider } from "@/lib/db/testing";
-import { FACETS } from "@/lib/corpus/types";
+import { FACETS } from "@/lib/corpus";
 import { repoRoot } from "@/lib/paths";
 import { HAND_CORPUS, handItem, useHandGraphStore } from "@/lib/retrieve/testing";
-import type { MultiSeedResult } from "@/lib/query/multi-seed";
-import type { RelatedResult } from "@/lib/query/types";
+import type { MultiSeedResult, RelatedResult } from "@/lib/query";
 import { runMain } from "../testing";
 
 // `graft query` as a user runs it against the hand-made graph build: through the CLI's main()

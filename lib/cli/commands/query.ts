@@ -2,17 +2,25 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { FACETS } from "@/lib/corpus/types";
-import { getDb } from "@/lib/db/client";
-import { resolveLimits } from "@/lib/input";
-import { checkSize } from "@/lib/input/limits";
+import { corpusName, DEFAULT_CORPUS, FACETS } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
+import { resolveLimits, checkSize } from "@/lib/input";
 import { CodedError } from "@/lib/errors";
-import { FACET_LETTERS } from "@/lib/query/format";
-import { relatedOptions, type RelatedInput, type RelatedOptions } from "@/lib/query/related";
-import { MAX_SEEDS, type MultiSeedResult } from "@/lib/query/multi-seed";
+import {
+  FACET_LETTERS,
+  relatedOptions,
+  type RelatedInput,
+  type RelatedOptions,
+  MAX_SEEDS,
+  type MultiSeedResult,
+  DEFAULT_FUSION,
+  DEFAULT_RETRIEVER,
+  DIRECTION_FILTERS,
+  FUSION_NAMES,
+  RETRIEVER_NAMES,
+  type RelatedResult,
+} from "@/lib/query";
 import { relatedPapersOf, relatedToSeedsOf } from "@/lib/query/request";
-import { DEFAULT_FUSION, DEFAULT_RETRIEVER, DIRECTION_FILTERS, FUSION_NAMES, RETRIEVER_NAMES, type RelatedResult } from "@/lib/query/types";
 import { isUsageError } from "../exit-codes";
 import { emit, parseOptions, table, UsageError } from "../output";
 

@@ -1,9 +1,8 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { deleteUserSessions } from "@/lib/auth/session";
-import { createUser, findUserByEmail, generatePassword, listUsers, passwordSchema, updateUser, UserExistsError } from "@/lib/auth/users";
+import { deleteUserSessions, createUser, findUserByEmail, generatePassword, listUsers, passwordSchema, updateUser, UserExistsError } from "@/lib/auth";
 import { config } from "@/lib/config";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db";
 import { emit, parseOptions, table, UsageError } from "../output";
 
 // Accounts for the annotation study. The first admin can only come from here (the web app lets

@@ -14,6 +14,13 @@ import { readOpenAlex } from "./openalex";
 import { readRis } from "./ris";
 import { readS2 } from "./s2";
 
+// The readers other folders use directly (a library upload reads BibTeX and RIS); this module is
+// lib/corpus's separate entry "@/lib/corpus/formats" (lint/layers.mjs SEPARATE_ENTRIES).
+export { readBibtex } from "./bibtex";
+export { CorpusCollector, type Location, type RawPaper } from "./collect";
+export { readRis } from "./ris";
+export { readTextFile } from "./text";
+
 type Reader = (path: string, c: CorpusCollector) => Promise<CorpusFiles>;
 
 const READERS: Record<Exclude<ImportFormat, "graft">, Reader> = {

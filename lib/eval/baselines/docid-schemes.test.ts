@@ -3,9 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus/types";
-import type { FacetCsr, PaperGraph } from "@/lib/graph/csr";
-import { packFacetItems, type PackedFacetItems } from "@/lib/graph/maxsim";
+import { FACETS, type Facet, type FacetLists, type Split } from "@/lib/corpus";
+import { type FacetCsr, type PaperGraph, packFacetItems, type PackedFacetItems } from "@/lib/graph";
 import { mulberry32 } from "@/lib/random";
 import {
   buildClusterTree,
@@ -23,9 +22,8 @@ import {
   type ClusterTree,
   type SchemeCorpus,
 } from "./docid-schemes";
-import { writeTrainingPack } from "@/lib/genret/pack";
-import { identifierFiles, readIdentifierFiles, trainingExamples, type GenretCorpus } from "@/lib/genret/prepare";
-import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
+import { writeTrainingPack, identifierFiles, readIdentifierFiles, trainingExamples, type GenretCorpus } from "@/lib/genret";
+import { decodeTokens, encodeDocIdTokens } from "@/lib/text";
 
 /** Row-major matrix of `groups` tight blobs of `size` points each around far-apart unit axes (dim = groups). */
 function blobs(groups: number, size: number, seed = 1): { data: Float32Array; dim: number; n: number; group: number[] } {

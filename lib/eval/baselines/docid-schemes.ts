@@ -14,13 +14,11 @@
  * DocIdIndex like the facet-item bullets' (lib/genret/docid.ts), so vocabulary, tries,
  * distillation, pack and model files go through prepare.ts unchanged.
  */
-import { FACETS, type Facet, type FacetLists } from "@/lib/corpus/types";
-import { ENGLISH_STOPWORDS, OVERLAP_STOPWORDS, tokenize } from "@/lib/text/analyzer";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import { FACETS, type Facet, type FacetLists } from "@/lib/corpus";
+import { ENGLISH_STOPWORDS, OVERLAP_STOPWORDS, tokenize, decodeTokens, encodeDocIdTokens } from "@/lib/text";
+import type { PackedFacetItems } from "@/lib/graph";
 import { mulberry32 } from "@/lib/random";
-import { DOCID_MAX_TOKENS, postingCounts, type DocIdIndex, type FacetDocIds } from "@/lib/genret/docid";
-import { buildIdentifiers, identifiersFromIndex, type Identifiers } from "@/lib/genret/prepare";
-import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
+import { DOCID_MAX_TOKENS, postingCounts, type DocIdIndex, type FacetDocIds, buildIdentifiers, identifiersFromIndex, type Identifiers } from "@/lib/genret";
 
 export const DOCID_SCHEMES = ["bullet", "numeric", "c2t"] as const;
 export type DocIdScheme = (typeof DOCID_SCHEMES)[number];

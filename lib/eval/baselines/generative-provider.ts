@@ -12,9 +12,9 @@ import path from "node:path";
 import { config } from "@/lib/config";
 import { repoRoot } from "@/lib/paths";
 import type { GenerativeProvider, GenerativeProviderContext, GenerativeResult, GenerativeVariant } from "@/lib/eval/generative";
-import type { Candidate, FacetLists } from "@/lib/fusion/types";
+import type { Candidate, FacetLists } from "@/lib/fusion";
 import { loadMinderModel, minderViewLists, missingMinderModelFiles, type MinderModel } from "./minder";
-import { generativeFacetLists, loadGenretModel, missingModelFiles, type GenretModel } from "@/lib/genret/model";
+import { generativeFacetLists, loadGenretModel, missingModelFiles, type GenretModel } from "@/lib/genret";
 
 /** MINDER's model directory holds view tries instead of facet tries. */
 const isMinder = (variant: GenerativeVariant): boolean => variant === "minder";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { packFacetItems } from "@/lib/graph/maxsim";
+import { packFacetItems } from "@/lib/graph";
 import { denseDocumentRetrieve, denseItemLists, packVectors, prepareItemLists, topKIndices } from "./index";
 import { documentText } from "@/lib/graph/corpus-data";
 

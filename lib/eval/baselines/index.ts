@@ -14,7 +14,7 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { Candidate, FacetLists } from "@/lib/fusion";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
+import type { PackedFacetItems } from "@/lib/graph";
 import { Heap } from "@/lib/heap";
 
 /** Indices of the `k` largest scores, best first (ties: lower index), skipping `exclude`. */

@@ -3,13 +3,23 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { repoRoot } from "@/lib/paths";
 import { mulberry32 } from "@/lib/random";
 import { runTrainer } from "@/lib/python-trainer";
-import type { DecodeRequest, DecoderSession } from "@/lib/genret/beam-search";
-import type { DistillationExamples } from "@/lib/genret/distill";
-import { buildDocIdIndex, normalizeFacetItem } from "@/lib/genret/docid";
+import {
+  type DecodeRequest,
+  type DecoderSession,
+  type DistillationExamples,
+  buildDocIdIndex,
+  normalizeFacetItem,
+  loadTrie,
+  readTrieFile,
+  serializeTrie,
+  compactIndex,
+  EOS,
+  PAD,
+} from "@/lib/genret";
 import { createGenerativeProvider } from "./generative-provider";
 import {
   abstractIdf,
@@ -28,9 +38,7 @@ import {
   type MinderPackHeader,
   type MinderPaper,
 } from "./minder";
-import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
-import { loadTrie, readTrieFile, serializeTrie } from "@/lib/genret/trie";
-import { compactIndex, EOS, PAD } from "@/lib/genret/vocab";
+import { decodeTokens, encodeDocIdTokens } from "@/lib/text";
 
 /** Every distinct n-gram of min..max tokens of the texts, with the texts containing it. */
 function bruteNgrams(texts: number[][], min: number, max: number): Map<string, number[]> {

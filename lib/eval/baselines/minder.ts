@@ -23,17 +23,42 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { FACETS, type Facet, type FacetLists } from "@/lib/corpus/types";
-import type { Candidate } from "@/lib/fusion/types";
-import type { PackedFacetItems } from "@/lib/graph/maxsim";
-import { constrainedBeamSearch, expandToPapers, type DecodeRequest, type DecoderSession } from "@/lib/genret/beam-search";
-import type { DistillationExamples } from "@/lib/genret/distill";
-import { docIdTokens, normalizeFacetItem, type DocIdIndex } from "@/lib/genret/docid";
-import { DECODER_FILES, loadDecoderFiles, missingFiles, type DecoderFiles, type GenerativeQuery } from "@/lib/genret/model";
-import { decisionMaskByRow, PACK_VERSION, packQueries, writePackFiles, type PackHeader } from "@/lib/genret/pack";
-import { encodeDocIdTokens } from "@/lib/text/tokenizer";
-import { buildTrie, PrefixTrie, readTrieFile, serializeTrie, trieStatistics, type TrieStatistics } from "@/lib/genret/trie";
-import { buildCompactVocabFromTokens, compactIndex, EOS, PAD, vocabFileJson, type CompactVocab } from "@/lib/genret/vocab";
+import { FACETS, type Facet, type FacetLists } from "@/lib/corpus";
+import type { Candidate } from "@/lib/fusion";
+import type { PackedFacetItems } from "@/lib/graph";
+import {
+  constrainedBeamSearch,
+  expandToPapers,
+  type DecodeRequest,
+  type DecoderSession,
+  type DistillationExamples,
+  docIdTokens,
+  normalizeFacetItem,
+  type DocIdIndex,
+  DECODER_FILES,
+  loadDecoderFiles,
+  missingFiles,
+  type DecoderFiles,
+  type GenerativeQuery,
+  decisionMaskByRow,
+  PACK_VERSION,
+  packQueries,
+  writePackFiles,
+  type PackHeader,
+  buildTrie,
+  PrefixTrie,
+  readTrieFile,
+  serializeTrie,
+  trieStatistics,
+  type TrieStatistics,
+  buildCompactVocabFromTokens,
+  compactIndex,
+  EOS,
+  PAD,
+  vocabFileJson,
+  type CompactVocab,
+} from "@/lib/genret";
+import { encodeDocIdTokens } from "@/lib/text";
 
 /** The views, in slot order: a view's index is the decoder's slot (facet) input. */
 export const MINDER_VIEWS = ["title", "substring", "pseudo-query"] as const;

@@ -3,7 +3,7 @@
  * and on each α's graph; its walks fused with RRF), and the
  * K_min, identifier-scheme and supervision tables (one generative model per row).
  */
-import { denseGraphRetriever } from "@/lib/retrieve/dense-graph";
+import { denseGraphRetriever } from "@/lib/retrieve";
 import { corpusIndex } from "../corpus-index";
 import { GENERATIVE_VARIANTS } from "../generative";
 import { PAPER_ALPHA, PAPER_HOPS, PAPER_IDENTIFIERS, PAPER_KMIN, PAPER_SUPERVISION } from "../paper-figures";

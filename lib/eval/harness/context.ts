@@ -8,18 +8,18 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { FacetLists, FusedResult } from "@/lib/fusion";
-import { citationRows } from "@/lib/graph/citation-score";
+import { citationRows } from "@/lib/graph";
 import type { CorpusData } from "@/lib/graph/corpus-data";
-import type { PaperGraph } from "@/lib/graph/csr";
-import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph/edge-weight";
-import { MaxSimEngine } from "@/lib/graph/maxsim-engine";
-import { buildPaperGraph } from "@/lib/graph/topk";
+import type { PaperGraph } from "@/lib/graph";
+import { DEFAULT_EDGE_WEIGHT } from "@/lib/graph";
+import { MaxSimEngine } from "@/lib/graph";
+import { buildPaperGraph } from "@/lib/graph";
 import { mulberry32 } from "@/lib/random";
-import type { FacetBlockIndex } from "@/lib/retrieve/ephemeral";
-import type { RetrievalIndex } from "@/lib/retrieve/retrieval-index";
-import { precomputedRetriever, type PrecomputedLists } from "@/lib/retrieve/precomputed";
-import { retrieveAndFuse, type FusionRule, type FusionSettings } from "@/lib/retrieve/retrieve-and-fuse";
-import type { IndexRetrieveContext, Retriever } from "@/lib/retrieve/retriever";
+import type { FacetBlockIndex } from "@/lib/retrieve";
+import type { RetrievalIndex } from "@/lib/retrieve";
+import { precomputedRetriever, type PrecomputedLists } from "@/lib/retrieve";
+import { retrieveAndFuse, type FusionRule, type FusionSettings } from "@/lib/retrieve";
+import type { IndexRetrieveContext, Retriever } from "@/lib/retrieve";
 import { corpusIndex, corpusRetrieveContext } from "../corpus-index";
 import { denseItemLists, prepareItemLists, type ItemListIndex } from "../baselines";
 import { neighbourGold, paperItems, papersOf, prepareFacetIndex, scoreRuns, type RecallReport } from "../dense-graph";

@@ -5,21 +5,21 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import { bestSingleFacet, leaveOneFacetOut, type FacetLists, type FusedResult } from "@/lib/fusion";
-import { DISTILL_VARIANTS, distill, distillationStatistics, trainMask, type DistillOptions } from "@/lib/genret/distill";
-import { buildDocIdIndex } from "@/lib/genret/docid";
-import { coverage as coverageAtK } from "@/lib/graph/coverage";
-import { rescaleCosine } from "@/lib/graph/maxsim";
+import { DISTILL_VARIANTS, distill, distillationStatistics, trainMask, type DistillOptions } from "@/lib/genret";
+import { buildDocIdIndex } from "@/lib/genret";
+import { coverage as coverageAtK } from "@/lib/graph";
+import { rescaleCosine } from "@/lib/graph";
 import { attributionOf, graphPairFacets } from "../attribution";
 import { denseDocumentRetrieve, packVectors } from "../baselines";
-import { bm25WholePaper } from "@/lib/retrieve/bm25";
-import { denseGraphRetriever } from "@/lib/retrieve/dense-graph";
-import { denseOnlyRetriever } from "@/lib/retrieve/dense-only";
+import { bm25WholePaper } from "@/lib/retrieve";
+import { denseGraphRetriever } from "@/lib/retrieve";
+import { denseOnlyRetriever } from "@/lib/retrieve";
 import { papersOf } from "../dense-graph";
 import { FUSION_VARIANT, GENERATIVE_VARIANTS, hasModelScores } from "../generative";
 import { PAPER_COVERAGE_K, PAPER_FUSION, PAPER_LEAVE_ONE_OUT, PAPER_MAIN, PAPER_TARGET_COVERAGE } from "../paper-figures";
 import { notReproducedRow, notRunRow, recallRow, type AttributionRow, type CoverageSection, type CoverageVariantRow, type RecallRow } from "../report";
 import { S2_REASON, SPECTER2_REASON, TOP_N } from "./constants";
-import type { FusionRule } from "@/lib/retrieve/retrieve-and-fuse";
+import type { FusionRule } from "@/lib/retrieve";
 import { fusedLists, fusedPapers, type EvalContext } from "./context";
 
 /** The main table: dense-graph, document dense, dense-only, BM25, the unreproducible baselines and the generative ladder. */

@@ -4,12 +4,12 @@
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { FacetLists, FusedResult } from "@/lib/fusion";
-import { queryFacetTopK } from "@/lib/graph/topk";
+import { queryFacetTopK } from "@/lib/graph";
 import { attributionOf, edgeListPairFacets } from "../attribution";
 import { denseDocumentRetrieve, denseItemLists, packVectors } from "../baselines";
-import { bm25WholePaper } from "@/lib/retrieve/bm25";
-import { denseOnlyRetriever } from "@/lib/retrieve/dense-only";
-import { denseGraphRetriever } from "@/lib/retrieve/dense-graph";
+import { bm25WholePaper } from "@/lib/retrieve";
+import { denseOnlyRetriever } from "@/lib/retrieve";
+import { denseGraphRetriever } from "@/lib/retrieve";
 import { papersOf } from "../dense-graph";
 import { GENERATIVE_VARIANTS, GRAFT_VARIANT, type GenerativeVariant } from "../generative";
 import {
@@ -25,9 +25,9 @@ import {
 import { PAPER_NON_OBVIOUS, PAPER_OOC } from "../paper-figures";
 import { notReproducedRow, notRunRow, type AttributionRow, type NonObviousMethodRow, type NonObviousSection, type RecallRow } from "../report";
 import { EVAL_K, NEAREST, NON_OBVIOUS_K, PER_ITEM, SPECTER2_REASON, TOP_N } from "./constants";
-import type { PrecomputedLists } from "@/lib/retrieve/precomputed";
-import type { FusionRule } from "@/lib/retrieve/retrieve-and-fuse";
-import type { QueryEdges } from "@/lib/retrieve/retriever";
+import type { PrecomputedLists } from "@/lib/retrieve";
+import type { FusionRule } from "@/lib/retrieve";
+import type { QueryEdges } from "@/lib/retrieve";
 import { fusedLists, fusedPapers, type EvalContext, type Retrieve } from "./context";
 
 type FacetTopK = { targets: Int32Array; scores: Float32Array };

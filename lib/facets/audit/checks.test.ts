@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { charLength, groundingScores, paperPassages, paragraphSpans, redundancyFlags, sentenceCount, specificityScore, structuralChecks } from "./checks";
 import { boilerplateMatches, isMetaDescription, specificTokens } from "./patterns";
 

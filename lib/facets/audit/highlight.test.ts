@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { FacetAudit } from "@/components/facet-audit";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { segmentText } from "./highlight";
 import type { AuditedItem, PaperAuditView } from "./read";
 

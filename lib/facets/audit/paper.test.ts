@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type Facet } from "@/lib/corpus/types";
+import type { Facet } from "@/lib/corpus";
 import { paperPassages } from "./checks";
 import { auditPaper, DEFAULT_THRESHOLDS } from "./paper";
 import { quantileLinear as quantile } from "@/lib/quantile";

@@ -2,7 +2,7 @@
  * One paper's audit: every check of checks.ts combined into per-item results (what ItemAudit
  * stores) and per-facet/per-paper flags. Pure: vectors in, results out.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import {
   type Evidence,
   type FacetFlag,

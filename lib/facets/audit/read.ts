@@ -4,8 +4,8 @@
  * plain JSON-safe data, so a server component can pass it to the client component as props.
  */
 import { z } from "zod";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { Db } from "@/lib/db/client";
+import { FACETS, type Facet } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { type Evidence, type FacetFlag, type ItemFlag, ITEM_FLAGS, structuralChecks } from "./checks";
 
 export interface AuditedItem {

@@ -2,7 +2,7 @@
  * The audit's text renderings: the terminal summary of `graft audit` and the Markdown report
  * (reports/audit-<corpus>.md), both beside the figures of the paper's appendix.
  */
-import { FACETS } from "@/lib/corpus/types";
+import { FACETS } from "@/lib/corpus";
 import { FLAG_LABELS, ITEM_FLAGS, STRUCTURAL_LIMITS } from "./checks";
 import type { AuditSummary, Distribution } from "./summary";
 

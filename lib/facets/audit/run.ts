@@ -9,14 +9,11 @@
  * its new one, never a mix.
  */
 import os from "node:os";
-import { FACETS, type Facet } from "@/lib/corpus/types";
-import { bulkInsert } from "@/lib/db/bulk";
-import { type Db, dbProvider } from "@/lib/db/client";
+import { FACETS, type Facet } from "@/lib/corpus";
+import { bulkInsert, type Db, dbProvider } from "@/lib/db";
 import { dataRoot } from "@/lib/paths";
-import { cacheDirFor, embedWithCache } from "@/lib/embed/cache";
+import { cacheDirFor, embedWithCache, createEmbedder, embedderSpecFromEnv, dot, type Embedder } from "@/lib/embed";
 import { ParallelEmbedder } from "@/lib/embed/parallel";
-import { createEmbedder, embedderSpecFromEnv } from "@/lib/embed/registry";
-import { dot, type Embedder } from "@/lib/embed/types";
 import { mulberry32 } from "@/lib/random";
 import { type Passage, paperPassages } from "./checks";
 import { auditPaper, type AuditThresholds, DEFAULT_THRESHOLDS, type PaperAuditResult } from "./paper";

@@ -2,7 +2,7 @@
  * Corpus statistics of an audit: the figures the paper's appendix reports (violation counts,
  * mean grounding per facet, redundancy, specificity), accumulated paper by paper.
  */
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import { type ItemFlag, ITEM_FLAGS } from "./checks";
 import type { AuditThresholds, PaperAuditResult } from "./paper";
 import { quantileLinear } from "@/lib/quantile";

@@ -7,7 +7,7 @@
  * so results and costs stay comparable. Only transport-level failures are retried (client.ts).
  */
 import { z } from "zod";
-import { FACETS, type Facet } from "@/lib/corpus/types";
+import { FACETS, type Facet } from "@/lib/corpus";
 import type { ExtractionResult, FacetExtractor, PaperInput } from "../extractor";
 import { createChatClient, LlmRequestError, type ChatClientDeps } from "./client";
 import type { LlmConfig } from "./config";

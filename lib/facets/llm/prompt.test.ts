@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { sharedDataDir } from "@/lib/corpus/paths";
-import { encodeDocIdTokens } from "@/lib/text/tokenizer";
+import { sharedDataDir } from "@/lib/paths";
+import { encodeDocIdTokens } from "@/lib/text";
 import { llmConfig } from "./config";
 import { FACET_JSON_SCHEMA, SYSTEM_PROMPT, TRUNCATION_MARKER, USER_PROMPT_TEMPLATE, buildFacetRequest, paperText, truncateToTokens } from "./prompt";
 

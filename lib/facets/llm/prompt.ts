@@ -2,8 +2,8 @@
  * The facet-extraction request: the paper's prompt, the paper text cut to a token budget, and
  * the structured-output schema (paper, Appendix "Facet Extraction and Validation").
  */
-import { FACETS } from "@/lib/corpus/types";
-import { decodeTokens, encodeDocIdTokens } from "@/lib/text/tokenizer";
+import { FACETS } from "@/lib/corpus";
+import { decodeTokens, encodeDocIdTokens } from "@/lib/text";
 import type { PaperInput } from "../extractor";
 import type { LlmConfig } from "./config";
 

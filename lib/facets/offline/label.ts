@@ -3,7 +3,7 @@
  * token overlap (a cheap ROUGE-1-like score, no embedding). Used to make training labels and,
  * in tests, as a lexical proxy of item agreement.
  */
-import { contentTokens } from "@/lib/text/analyzer";
+import { contentTokens } from "@/lib/text";
 
 /** Share of the item's content tokens found in the unit, and of the unit's found in the item. */
 export function overlap(item: string, unit: string): { recall: number; precision: number; f1: number } {

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { readCorpus } from "@/lib/corpus/read";
-import { sharedDataDir } from "@/lib/corpus/paths";
+import { sharedDataDir } from "@/lib/paths";
 import type { ExtractionResult, PaperInput } from "@/lib/facets/extractor";
 import { offlineResult } from "./extractor";
 import { loadModel } from "./model";

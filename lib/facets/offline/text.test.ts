@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { isMetaDescription } from "../audit/patterns";
-import { extractorTokens } from "@/lib/text/analyzer";
+import { extractorTokens } from "@/lib/text";
 import { finishItem, sentenceSpans, splitList, splitSentences, stripOpener } from "./text";
 
 test("splitSentences keeps abbreviations, initials and decimals inside sentences", () => {

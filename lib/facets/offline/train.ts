@@ -3,7 +3,7 @@
  * distant labels from the LLM facets (label.ts), per-facet logistic regression by seeded SGD,
  * and selection settings tuned on held-out papers against a lexical proxy of item agreement.
  */
-import { FACETS, type Facet, type FacetLists } from "@/lib/corpus/types";
+import { FACETS, type Facet, type FacetLists } from "@/lib/corpus";
 import { unitFeatures } from "./features";
 import { labelUnits, overlap } from "./label";
 import { COMPOSE_FACETS, composeUnit, type FacetSelection, maskRoles, scoreFeatures, selectionScore, selectUnits } from "./model";

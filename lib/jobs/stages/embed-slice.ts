@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { BuildHandle } from "@/lib/builds/build-dir";
-import { corpusName } from "@/lib/corpus/browse";
+import type { BuildHandle } from "@/lib/builds";
+import { corpusName } from "@/lib/corpus";
 import type { EmbedSlicePlan } from "@/lib/embed/shards";
 import { failpoint } from "../failpoints";
 import { registerStage, type StageContext } from "../registry";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
+import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus";
 import { registerStage } from "../registry";
 
 // The generative-retriever stages as one job: docids → tries → training data → training →

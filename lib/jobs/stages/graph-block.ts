@@ -1,7 +1,6 @@
 import { z } from "zod";
-import type { BuildHandle } from "@/lib/builds/build-dir";
-import { corpusName } from "@/lib/corpus/browse";
-import { FACETS } from "@/lib/corpus/types";
+import type { BuildHandle } from "@/lib/builds";
+import { corpusName, FACETS } from "@/lib/corpus";
 import type { ShardPlan, ShardTask } from "@/lib/graph/shards";
 import { failpoint } from "../failpoints";
 import { registerStage, type StageContext } from "../registry";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import path from "node:path";
-import { type BuildHandle, resumeBuild } from "@/lib/builds/build-dir";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import type { Db } from "@/lib/db/client";
+import { type BuildHandle, resumeBuild } from "@/lib/builds";
+import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus";
+import type { Db } from "@/lib/db";
 import { dataRoot } from "@/lib/paths";
 import { parseEmbedderSpec } from "@/lib/embed/registry";
 import type { GraphStageReport } from "@/lib/graph/build";

@@ -1,9 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
 import { config } from "@/lib/config";
-import { corpusName, DEFAULT_CORPUS } from "@/lib/corpus/browse";
-import { IMPORT_FORMATS } from "@/lib/corpus/formats/detect";
-import { defaultCorpusPath, sharedDataDir } from "@/lib/corpus/paths";
+import { corpusName, DEFAULT_CORPUS, IMPORT_FORMATS } from "@/lib/corpus";
+import { defaultCorpusPath, sharedDataDir } from "@/lib/paths";
 import { dataRoot } from "@/lib/paths";
 import { registerStage } from "../registry";
 

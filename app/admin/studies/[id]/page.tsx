@@ -4,10 +4,9 @@ import { AgreementDashboard } from "@/components/annotation/agreement-dashboard"
 import { StudyStatusToggle } from "@/components/annotation/study-status";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
 import { Card, formButtonClass as buttonClass, ProgressBar } from "@/components/ui";
-import { idSegment } from "@/lib/annotation/api";
-import { studyReport } from "@/lib/annotation/report";
-import { requireUser } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
+import { idSegment, studyReport } from "@/lib/annotation";
+import { requireUser } from "@/lib/auth";
+import { getDb } from "@/lib/db";
 
 export const metadata: Metadata = { title: "Study agreement" };
 export const dynamic = "force-dynamic";

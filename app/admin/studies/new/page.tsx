@@ -2,10 +2,9 @@ import { randomInt } from "node:crypto";
 import type { Metadata } from "next";
 import { NewStudyForm } from "@/components/annotation/new-study-form";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
-import { requireUser } from "@/lib/auth/guard";
-import { listUsers } from "@/lib/auth/users";
-import { listCorpora } from "@/lib/corpus/browse";
-import { getDb } from "@/lib/db/client";
+import { requireUser, listUsers } from "@/lib/auth";
+import { listCorpora } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
 
 export const metadata: Metadata = { title: "New study" };
 export const dynamic = "force-dynamic";

@@ -1,13 +1,10 @@
 import { z } from "zod";
-import { requireApiUser } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
+import { requireApiUser } from "@/lib/auth";
+import { getDb } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
-import { handleRoute, json, parseSearchParams, parseWith } from "@/lib/http/respond";
-import { listJobs, toJobView } from "@/lib/jobs/queue";
-import { listStages, STAGE_NAME } from "@/lib/jobs/registry";
-import { enqueueStage } from "@/lib/jobs/runner";
+import { handleRoute, json, parseSearchParams, parseWith } from "@/lib/http";
+import { listJobs, toJobView, listStages, STAGE_NAME, enqueueStage, JOB_STATUSES, type JobView } from "@/lib/jobs";
 import "@/lib/jobs/stages";
-import { JOB_STATUSES, type JobView } from "@/lib/jobs/types";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,9 +1,8 @@
 import { randomInt } from "node:crypto";
-import { requireApiUser } from "@/lib/auth/guard";
-import { readJson } from "@/lib/annotation/api";
-import { createStudy, listStudies, studyOptions } from "@/lib/annotation/study";
-import { getDb } from "@/lib/db/client";
-import { handleRoute, json, parseWith } from "@/lib/http/respond";
+import { requireApiUser } from "@/lib/auth";
+import { readJson, createStudy, listStudies, studyOptions } from "@/lib/annotation";
+import { getDb } from "@/lib/db";
+import { handleRoute, json, parseWith } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { requireApiUser } from "@/lib/auth/guard";
-import { createUser, generatePassword, listUsers, ROLES } from "@/lib/auth/users";
-import { readJson } from "@/lib/annotation/api";
-import { getDb } from "@/lib/db/client";
-import { handleRoute, json, parseWith } from "@/lib/http/respond";
+import { requireApiUser, createUser, generatePassword, listUsers, ROLES } from "@/lib/auth";
+import { readJson } from "@/lib/annotation";
+import { getDb } from "@/lib/db";
+import { handleRoute, json, parseWith } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,7 +1,7 @@
-import { requireApiUser } from "@/lib/auth/guard";
-import { myStudies } from "@/lib/annotation/sheet";
-import { getDb } from "@/lib/db/client";
-import { handleRoute } from "@/lib/http/respond";
+import { requireApiUser } from "@/lib/auth";
+import { myStudies } from "@/lib/annotation";
+import { getDb } from "@/lib/db";
+import { handleRoute } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

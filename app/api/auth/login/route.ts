@@ -1,6 +1,6 @@
 import { signIn } from "@/lib/auth/sign-in";
-import { getDb } from "@/lib/db/client";
-import { handleRoute } from "@/lib/http/respond";
+import { getDb } from "@/lib/db";
+import { handleRoute } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,6 +1,6 @@
-import { clearedSessionCookie, deleteSession, isSecureRequest, sessionTokenOf } from "@/lib/auth/session";
-import { getDb } from "@/lib/db/client";
-import { handleRoute, json } from "@/lib/http/respond";
+import { clearedSessionCookie, deleteSession, isSecureRequest, sessionTokenOf } from "@/lib/auth";
+import { getDb } from "@/lib/db";
+import { handleRoute, json } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

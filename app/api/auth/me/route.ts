@@ -1,5 +1,5 @@
-import { requireApiUser } from "@/lib/auth/guard";
-import { handleRoute } from "@/lib/http/respond";
+import { requireApiUser } from "@/lib/auth";
+import { handleRoute } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { corpusName, corpusOverview } from "@/lib/corpus/browse";
-import { getDb } from "@/lib/db/client";
-import { handleRoute, parseWith } from "@/lib/http/respond";
+import { corpusName, corpusOverview } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
+import { handleRoute, parseWith } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,6 +1,6 @@
-import { requireApiUser } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
-import { errorResponse } from "@/lib/http/respond";
+import { requireApiUser } from "@/lib/auth";
+import { getDb } from "@/lib/db";
+import { errorResponse } from "@/lib/http";
 import { handleCorpusUpload } from "@/lib/query/corpus-upload";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
-import { requireApiUser } from "@/lib/auth/guard";
-import { getDb, type Db } from "@/lib/db/client";
-import { handleRoute, parseWith } from "@/lib/http/respond";
-import { getJobDetail } from "@/lib/jobs/queue";
+import { requireApiUser } from "@/lib/auth";
+import { getDb, type Db } from "@/lib/db";
+import { handleRoute, parseWith } from "@/lib/http";
+import { getJobDetail } from "@/lib/jobs";
 import { jobIdParams } from "./route";
 
 /**

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { requireApiUser } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
+import { requireApiUser } from "@/lib/auth";
+import { getDb } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
-import { handleRoute, parseSearchParams, parseWith } from "@/lib/http/respond";
-import { getJobDetail } from "@/lib/jobs/queue";
+import { handleRoute, parseSearchParams, parseWith } from "@/lib/http";
+import { getJobDetail } from "@/lib/jobs";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

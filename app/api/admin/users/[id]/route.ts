@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { requireApiUser } from "@/lib/auth/guard";
-import { generatePassword, updateUser, userUpdateInput } from "@/lib/auth/users";
-import { idSegment, readJson } from "@/lib/annotation/api";
-import { getDb } from "@/lib/db/client";
+import { requireApiUser, generatePassword, updateUser, userUpdateInput } from "@/lib/auth";
+import { idSegment, readJson } from "@/lib/annotation";
+import { getDb } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
-import { handleRoute, parseWith } from "@/lib/http/respond";
+import { handleRoute, parseWith } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,8 +1,7 @@
-import { requireApiUser } from "@/lib/auth/guard";
-import { idSegment } from "@/lib/annotation/api";
-import { getSheet } from "@/lib/annotation/sheet";
-import { getDb } from "@/lib/db/client";
-import { codedResponse, handleRoute, parseWith } from "@/lib/http/respond";
+import { requireApiUser } from "@/lib/auth";
+import { idSegment, getSheet } from "@/lib/annotation";
+import { getDb } from "@/lib/db";
+import { codedResponse, handleRoute, parseWith } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

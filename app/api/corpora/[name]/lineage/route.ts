@@ -1,4 +1,4 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db";
 import { handleLineageRequest } from "@/lib/query/lineage";
 
 export const dynamic = "force-dynamic";

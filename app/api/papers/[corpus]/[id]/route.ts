@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { corpusName, getPaperDetail } from "@/lib/corpus/browse";
-import { getDb } from "@/lib/db/client";
-import { codedResponse, handleRoute, parseWith } from "@/lib/http/respond";
-import { resolveSegment } from "@/lib/http/segments";
+import { corpusName, getPaperDetail } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
+import { codedResponse, handleRoute, parseWith, resolveSegment } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

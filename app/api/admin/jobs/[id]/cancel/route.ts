@@ -1,4 +1,4 @@
-import { cancelJob } from "@/lib/jobs/queue";
+import { cancelJob } from "@/lib/jobs";
 import { jobActionRoute } from "../action";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { retryJob } from "@/lib/jobs/queue";
+import { retryJob } from "@/lib/jobs";
 import { jobActionRoute } from "../action";
 
 export const dynamic = "force-dynamic";

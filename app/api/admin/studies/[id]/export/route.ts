@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { requireApiUser } from "@/lib/auth/guard";
-import { csvResponse, idSegment } from "@/lib/annotation/api";
-import { ratingsCsv, statisticsCsv, studyReport } from "@/lib/annotation/report";
-import { getDb } from "@/lib/db/client";
-import { codedResponse, handleRoute, parseSearchParams, parseWith } from "@/lib/http/respond";
+import { requireApiUser } from "@/lib/auth";
+import { csvResponse, idSegment, ratingsCsv, statisticsCsv, studyReport } from "@/lib/annotation";
+import { getDb } from "@/lib/db";
+import { codedResponse, handleRoute, parseSearchParams, parseWith } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

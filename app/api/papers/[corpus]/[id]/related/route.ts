@@ -1,12 +1,9 @@
 import { z } from "zod";
-import { corpusName, NotFoundError } from "@/lib/corpus/browse";
-import { getDb } from "@/lib/db/client";
-import { queryGate } from "@/lib/http/admission";
-import { errorResponse, searchParamsObject } from "@/lib/http/respond";
-import { segmentCandidates } from "@/lib/http/segments";
-import { relatedOptions } from "@/lib/query/options";
+import { corpusName, NotFoundError } from "@/lib/corpus";
+import { getDb } from "@/lib/db";
+import { queryGate, errorResponse, searchParamsObject, segmentCandidates, json } from "@/lib/http";
+import { relatedOptions } from "@/lib/query";
 import { relatedPapersOf } from "@/lib/query/request";
-import { json } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

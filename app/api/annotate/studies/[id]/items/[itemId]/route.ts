@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { requireApiUser } from "@/lib/auth/guard";
-import { idSegment, readJson } from "@/lib/annotation/api";
-import { getSheetItem, ratingInput, saveRating } from "@/lib/annotation/sheet";
-import { getDb } from "@/lib/db/client";
-import { codedResponse, handleRoute, parseWith } from "@/lib/http/respond";
+import { requireApiUser } from "@/lib/auth";
+import { idSegment, readJson, getSheetItem, ratingInput, saveRating } from "@/lib/annotation";
+import { getDb } from "@/lib/db";
+import { codedResponse, handleRoute, parseWith } from "@/lib/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
