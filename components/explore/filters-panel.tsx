@@ -3,7 +3,7 @@
 import { useId } from "react";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { CorpusOverview } from "@/lib/corpus";
-import type { DirectionFilter, FusionName, RetrieverName } from "@/lib/query";
+import { RETRIEVER_INFO, RETRIEVER_NAMES, type DirectionFilter, type FusionName } from "@/lib/query/types";
 import { DIRECTION_FILTER_LABELS } from "../direction";
 import { FACET_STYLES, FacetLetter, facetVars } from "../facets";
 import { FUSION_SHORT } from "../explain";
@@ -11,21 +11,8 @@ import { VenueOptions } from "../venues";
 import { fieldClass, labelClass, overlayInputClass, quietButtonClass } from "../ui";
 import { K_CHOICES, type ExploreParams } from "./explore-state";
 
-export const RETRIEVER_LABELS: Record<RetrieverName, { label: string; hint: string }> = {
-  hybrid: {
-    label: "Graft hybrid",
-    hint: "Finds papers whose words match each facet of yours and the paper as a whole, then follows what those papers cite and the papers citing them (the default).",
-  },
-  graft: {
-    label: "Graft",
-    hint: "A trained model writes out the identifiers of related papers for each facet item (graph-distilled generative retrieval); for a paper outside the corpus, those papers and its closest facet matches start a walk of the facet graph.",
-  },
-  "dense-graph": {
-    label: "Dense graph",
-    hint: "Finds papers whose facet items mean the same thing, then follows links in the facet graph (the model's teacher).",
-  },
-  bm25: { label: "BM25", hint: "Matches the words of each facet item against titles and abstracts: a keyword baseline for comparison." },
-};
+/** The offered retrievers' words, from the one catalogue (lib/query/types.ts). */
+export const RETRIEVER_LABELS = RETRIEVER_INFO;
 
 export const FUSION_LABELS: Record<FusionName, string> = {
   auto: "Auto",
@@ -74,7 +61,7 @@ export function FiltersPanel({
       <fieldset>
         <legend className={labelClass}>Retriever</legend>
         <div className="grid gap-1">
-          {(Object.keys(RETRIEVER_LABELS) as RetrieverName[]).map((r) => {
+          {RETRIEVER_NAMES.map((r) => {
             const down = r === "graft" && graftUnavailable;
             const active = effective === r;
             return (

@@ -25,7 +25,7 @@ import path from "node:path";
 import { writeFileAtomic } from "@/lib/atomic-write";
 import type { Db } from "@/lib/db";
 import { type FacetExtractor, createOfflineExtractor } from "@/lib/facets";
-import type { RelatedOptions } from "@/lib/query";
+import { RETRIEVER_INFO, RETRIEVER_NAMES, type RelatedOptions } from "@/lib/query";
 import {
   Bm25Index,
   HYBRID,
@@ -68,7 +68,7 @@ export interface UserPaperRowSpec {
   textOnly?: boolean;
 }
 
-export const USER_PAPER_ROWS: readonly UserPaperRowSpec[] = [
+const EXPLICIT_ROWS: readonly UserPaperRowSpec[] = [
   { method: "hybrid", label: "Default pipeline (hybrid, fusion auto)", retriever: "hybrid", fusion: "auto" },
   {
     method: TEXT_ONLY,
@@ -98,6 +98,17 @@ export const USER_PAPER_ROWS: readonly UserPaperRowSpec[] = [
     retriever: WHOLE_PAPER_BM25,
     fusion: "rrf",
   },
+];
+
+/** The rows above, then one row per offered retriever (lib/query/types.ts) without one of its own: offering a retriever is what makes it measured. */
+export const USER_PAPER_ROWS: readonly UserPaperRowSpec[] = [
+  ...EXPLICIT_ROWS,
+  ...RETRIEVER_NAMES.filter((name) => !EXPLICIT_ROWS.some((r) => r.method === name)).map((name) => ({
+    method: name,
+    label: `${RETRIEVER_INFO[name].label} (fusion auto)`,
+    retriever: name,
+    fusion: "auto" as const,
+  })),
 ];
 /** The row every ratio divides by, and the row the ablation is compared with. */
 export const BASELINE_ROW = "bm25";

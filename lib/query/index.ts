@@ -25,6 +25,7 @@ export {
   type RelatedPaper,
   type RelatedResult,
   type RelatedStreamLine,
+  RETRIEVER_INFO,
   RETRIEVER_NAMES,
   type RetrieverName,
 } from "./types";

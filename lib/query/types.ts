@@ -16,6 +16,29 @@ import type { FusionRule } from "@/lib/retrieve";
  */
 export const RETRIEVER_NAMES = ["hybrid", "graft", "dense-graph", "bm25"] as const;
 export type RetrieverName = (typeof RETRIEVER_NAMES)[number];
+
+/**
+ * How the explorer, the exports and `graft eval` name each offered retriever. A new retriever is
+ * registered in lib/retrieve/index.ts and offered here, once (name above, words below); the API,
+ * the CLI and the explorer read these lists, `graft eval --suite user-papers` measures every offered
+ * retriever (lib/eval/user-papers-suite.ts), and lib/eval/retriever-catalogue.test.ts checks that
+ * the two places agree.
+ */
+export const RETRIEVER_INFO: Record<RetrieverName, { label: string; hint: string }> = {
+  hybrid: {
+    label: "Graft hybrid",
+    hint: "Finds papers whose words match each facet of yours and the paper as a whole, then follows what those papers cite and the papers citing them (the default).",
+  },
+  graft: {
+    label: "Graft",
+    hint: "A trained model writes out the identifiers of related papers for each facet item (graph-distilled generative retrieval); for a paper outside the corpus, those papers and its closest facet matches start a walk of the facet graph.",
+  },
+  "dense-graph": {
+    label: "Dense graph",
+    hint: "Finds papers whose facet items mean the same thing, then follows links in the facet graph (the model's teacher).",
+  },
+  bm25: { label: "BM25", hint: "Matches the words of each facet item against titles and abstracts: a keyword baseline for comparison." },
+};
 /** One default for the explorer, the API and the CLI (issue 17: the best measured on papers users bring). */
 export const DEFAULT_RETRIEVER: RetrieverName = "hybrid";
 
