@@ -12,7 +12,8 @@ import { ResultList } from "./explore/result-list";
 import { FusionExplainer } from "./explain";
 import { ExportMenu } from "./export-menu";
 import { RelatedGraph } from "./graph/related-graph";
-import { FUSION_LABELS, RETRIEVER_LABELS } from "./explore/filters-panel";
+import { FUSION_LABELS } from "./explore/filters-panel";
+import { RETRIEVER_INFO } from "@/lib/query/types";
 import { buttonClass, Icon, Segmented } from "./ui";
 
 type Tab = "list" | "facets" | "graph";
@@ -45,8 +46,8 @@ export function PaperRelated({ result }: { result: RelatedResult }) {
             Related papers
           </h2>
           <p className="mt-0.5 text-sm text-ink-muted">
-            {result.results.length} papers ({RETRIEVER_LABELS[result.retriever].label} + {FUSION_LABELS[result.fusion]}); each shows the facets that found it
-            and its rank there (<span className="font-medium">P #3</span>: the 3rd paper found through problems).
+            {result.results.length} papers ({RETRIEVER_INFO[result.retriever].label} + {FUSION_LABELS[result.fusion]}); each shows the facets that found it and
+            its rank there (<span className="font-medium">P #3</span>: the 3rd paper found through problems).
           </p>
           <FusionExplainer fusion={result.fusion} note={result.fusionNote} className="mt-1 max-w-3xl" />
         </div>

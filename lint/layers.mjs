@@ -59,6 +59,26 @@ function resolveSpecifier(spec, filename) {
 
 const isTest = (rel) => /\.test\.tsx?$/.test(rel);
 
+/** ESLint visitors calling `check(node, spec)` for every form a module is named in: import, export … from, import(), import("…") types, import = require. */
+function importVisitors(check) {
+  const fromSource = (node) => node.source && check(node.source, node.source.value);
+  return {
+    ImportDeclaration: fromSource,
+    ExportNamedDeclaration: fromSource,
+    ExportAllDeclaration: fromSource,
+    ImportExpression(node) {
+      if (node.source.type === "Literal") check(node.source, node.source.value);
+    },
+    TSImportType(node) {
+      const lit = node.argument?.literal ?? node.argument;
+      if (lit?.type === "Literal") check(node, lit.value);
+    },
+    TSExternalModuleReference(node) {
+      if (node.expression.type === "Literal") check(node, node.expression.value);
+    },
+  };
+}
+
 const layersRule = {
   meta: {
     type: "problem",
@@ -98,22 +118,7 @@ const layersRule = {
       const order = b === a ? `${from} and ${to} are siblings` : `${to} is above ${from}`;
       context.report({ node, messageId: "upward", data: { from, to, spec, order } });
     };
-    const fromSource = (node) => node.source && check(node.source, node.source.value);
-    return {
-      ImportDeclaration: fromSource,
-      ExportNamedDeclaration: fromSource,
-      ExportAllDeclaration: fromSource,
-      ImportExpression(node) {
-        if (node.source.type === "Literal") check(node.source, node.source.value);
-      },
-      TSImportType(node) {
-        const lit = node.argument?.literal ?? node.argument;
-        if (lit?.type === "Literal") check(node, lit.value);
-      },
-      TSExternalModuleReference(node) {
-        if (node.expression.type === "Literal") check(node, node.expression.value);
-      },
-    };
+    return importVisitors(check);
   },
 };
 
@@ -245,22 +250,7 @@ const surfaceRule = {
       if (Object.hasOwn(LIGHT_ENTRIES, `lib/${to}/${inner}`) || Object.hasOwn(SEPARATE_ENTRIES, `lib/${to}/${inner}`)) return;
       context.report({ node, messageId: "deep", data: { to, spec } });
     };
-    const fromSource = (node) => node.source && check(node.source, node.source.value);
-    return {
-      ImportDeclaration: fromSource,
-      ExportNamedDeclaration: fromSource,
-      ExportAllDeclaration: fromSource,
-      ImportExpression(node) {
-        if (node.source.type === "Literal") check(node.source, node.source.value);
-      },
-      TSImportType(node) {
-        const lit = node.argument?.literal ?? node.argument;
-        if (lit?.type === "Literal") check(node, lit.value);
-      },
-      TSExternalModuleReference(node) {
-        if (node.expression.type === "Literal") check(node, node.expression.value);
-      },
-    };
+    return importVisitors(check);
   },
 };
 

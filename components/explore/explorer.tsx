@@ -21,7 +21,8 @@ import { Composer } from "./composer";
 import { CorpusSwitch } from "./corpus-switch";
 import { setupCommands } from "./setup-command";
 import { readParams, writeParams, type ExploreParams, type Sort } from "./explore-state";
-import { FiltersPanel, FUSION_LABELS, RETRIEVER_LABELS } from "./filters-panel";
+import { FiltersPanel, FUSION_LABELS } from "./filters-panel";
+import { RETRIEVER_INFO } from "@/lib/query/types";
 import { LibraryPanel, type LibraryMarks } from "./library-panel";
 import { useLibrary } from "./library-store";
 import { LineageView } from "./lineage-view";
@@ -508,7 +509,7 @@ function Results({
       <div className="flex flex-wrap items-center justify-between gap-3 pb-3">
         <p className="text-sm text-ink-muted" data-testid="results-summary">
           <span className="font-semibold text-ink">{result.results.length}</span> related {result.results.length === 1 ? "paper" : "papers"} ·{" "}
-          {RETRIEVER_LABELS[result.retriever].label} + {FUSION_LABELS[result.fusion]} ·{" "}
+          {RETRIEVER_INFO[result.retriever].label} + {FUSION_LABELS[result.fusion]} ·{" "}
           <span className="tabular-nums">{Math.round(result.timings.totalMs)} ms</span>
           {marks.size > 0 && (
             <span data-testid="library-results-note">

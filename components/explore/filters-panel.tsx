@@ -11,9 +11,6 @@ import { VenueOptions } from "../venues";
 import { fieldClass, labelClass, overlayInputClass, quietButtonClass } from "../ui";
 import { K_CHOICES, type ExploreParams } from "./explore-state";
 
-/** The offered retrievers' words, from the one catalogue (lib/query/types.ts). */
-export const RETRIEVER_LABELS = RETRIEVER_INFO;
-
 export const FUSION_LABELS: Record<FusionName, string> = {
   auto: "Auto",
   "graph-rrf": "Graph-RRF",
@@ -67,14 +64,14 @@ export function FiltersPanel({
             return (
               <label
                 key={r}
-                title={down ? graftUnavailable : RETRIEVER_LABELS[r].hint}
+                title={down ? graftUnavailable : RETRIEVER_INFO[r].hint}
                 className={`flex cursor-pointer items-center justify-between gap-2 rounded-md border px-2.5 py-1.5 text-sm transition-colors has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-focus ${
                   active ? "border-ink bg-surface font-semibold shadow-xs" : "border-line-strong bg-surface text-ink-muted hover:text-ink"
                 } ${down ? "opacity-60" : ""}`}
               >
                 <span className="flex items-center gap-2">
                   <input type="radio" name="retriever" value={r} checked={active} onChange={() => onChange({ retriever: r })} className="accent-ink" />
-                  {RETRIEVER_LABELS[r].label}
+                  {RETRIEVER_INFO[r].label}
                 </span>
                 {down && <span className="text-[0.6875rem] font-medium text-ink-faint">not trained</span>}
               </label>
@@ -82,7 +79,7 @@ export function FiltersPanel({
           })}
         </div>
         <p className="mt-1.5 text-xs leading-snug text-ink-faint" data-testid="retriever-hint">
-          {RETRIEVER_LABELS[effective].hint}
+          {RETRIEVER_INFO[effective].hint}
         </p>
       </fieldset>
 

@@ -6,8 +6,7 @@ import type { CorpusInput } from "@/lib/corpus/read";
 import type { PaperRecord } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { graphCsrSha256 } from "@/lib/graph/testing";
-import { cacheDirFor } from "@/lib/embed";
-import { createLsaEmbedder, fitLsa, saveLsaModel } from "@/lib/embed";
+import { cacheDirFor, createLsaEmbedder, fitLsa, saveLsaModel } from "@/lib/embed";
 import { enqueueStage, runStageInline } from "./runner";
 import "./stages";
 import {
