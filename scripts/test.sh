@@ -7,8 +7,10 @@
 #
 # Order: the e2e set-up (demo corpus, graph build, next build) runs beside the static checks and
 # first, so its embedded item vectors (.graft/vectors) are there for the README examples' test;
-# the PostgreSQL pass runs beside the e2e tests (its own server and databases, their own port and
-# SQLite file). Lines of a phase running in the background are prefixed with its name.
+# the SQLite pass starts as soon as the set-up is done (the single-threaded static checks and the
+# quality pins run beside it, so neither core waits); the PostgreSQL pass runs beside the e2e tests
+# (its own server and databases, their own port and SQLite file). Lines of a phase running in the
+# background are prefixed with its name.
 # GRAFT_TEST_CONCURRENCY: test files run at once (default: the number of cores, at least 2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -43,11 +45,24 @@ timed() {                                                  # timed NAME cmd…: 
   return $rc
 }
 count() { passed=$((passed + $1)); failed=$((failed + $2)); [ "$2" -gt 0 ] && failures+=("$3"); return 0; }
-check() { # a check that passes or fails as a whole
-  local name=$1
-  shift
+# Checks (each passes or fails as a whole) run in background phases: each appends "RC SECONDS NAME"
+# to FILE; checks_tally counts them here.
+check_into() { # check_into FILE NAME cmd…
+  local file=$1 name=$2 t0 rc
+  shift 2
   echo "── [$(clock)] $name"
-  if timed "$name" "$@"; then count 1 0 "$name"; else count 0 1 "$name"; fi
+  t0=$(date +%s)
+  "$@"
+  rc=$?
+  echo "$rc $(($(date +%s) - t0)) $name" >>"$file"
+}
+checks_tally() { # checks_tally FILE PHASE: a phase that left no results failed as a whole
+  local rc secs name
+  [ -s "$1" ] || { count 0 1 "$2"; return 0; }
+  while read -r rc secs name; do
+    [ "$name" = "$2" ] || record "$name" "$secs" # a one-check phase: wait_for recorded it
+    if [ "$rc" = 0 ]; then count 1 0 "$name"; else count 0 1 "$name"; fi
+  done <"$1"
 }
 
 declare -A bg_pid
@@ -130,12 +145,23 @@ e2e_setup() { # in the background's subshell: its exports stay there
 }
 background "e2e set-up" "e2e set-up" e2e_setup
 
-check "type-check" npx tsc --noEmit -p .
-check "lint" npx eslint --max-warnings 0 .
-check "format" npx prettier --check --log-level warn .
-check "prisma/postgres/schema.prisma in sync" ts scripts/db/sync-schemas.ts --check
+static_checks() {
+  local out="$work/static.results"
+  check_into "$out" "type-check" npx tsc --noEmit -p .
+  check_into "$out" "lint" npx eslint --max-warnings 0 .
+  check_into "$out" "format" npx prettier --check --log-level warn .
+  check_into "$out" "prisma/postgres/schema.prisma in sync" ts scripts/db/sync-schemas.ts --check
+}
+background "static checks" "static" static_checks
 
 if wait_for "e2e set-up"; then e2e_ready=1; else e2e_ready=0; fi
+
+# The default's R@20 on fixed slices of the development sets, against reports/quality-pins.json:
+# a real drop fails here (lib/eval/quality-pin.ts; `npm run quality:pin -- --write` re-pins).
+pins="pinned quality (reports/quality-pins.json)"
+if [ "$e2e_ready" = 1 ]; then
+  background "$pins" "pins" check_into "$work/pins.results" "$pins" env DATABASE_URL="$e2e_db" GRAFT_DATA_ROOT="$e2e_root" node --import tsx scripts/quality-check.ts
+fi
 
 mapfile -t unit < <(find lib workers components lint -name '*.test.ts' -not -path '*/generated/*' 2>/dev/null | sort)
 sqlite="unit + integration tests (SQLite)"
@@ -157,10 +183,11 @@ else
   pg=""
 fi
 
-# The default's R@20 on fixed slices of the development sets, against reports/quality-pins.json:
-# a real drop fails here (lib/eval/quality-pin.ts; `npm run quality:pin -- --write` re-pins).
+wait_for "static checks"
+checks_tally "$work/static.results" "static checks"
 if [ "$e2e_ready" = 1 ]; then
-  check "pinned quality (reports/quality-pins.json)" env DATABASE_URL="$e2e_db" GRAFT_DATA_ROOT="$e2e_root" node --import tsx scripts/quality-check.ts
+  wait_for "$pins"
+  checks_tally "$work/pins.results" "$pins"
 fi
 
 e2e_run() (
