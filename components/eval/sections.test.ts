@@ -3,7 +3,8 @@ import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import { readCsfcubeReport, type UserPapersSection as Section } from "@/lib/eval";
+import { readCsfcubeReport } from "@/lib/eval";
+import { userPapersSection } from "@/lib/eval/testing";
 import { CsfcubeSection } from "./csfcube";
 import { UserPapersSection } from "./user-papers";
 
@@ -25,45 +26,37 @@ const row = (method: string, r20: number, extra = {}) => ({
   ...extra,
 });
 
-const section: Section = {
-  corpus: "acl-citegraph",
-  k: 50,
-  baseline: "bm25",
-  default: "hybrid",
-  ablation: "hybrid-with-generative",
-  settings: {},
-  tables: [
-    {
-      id: "ooc",
-      title: "Papers users bring — set 1 (212 out-of-corpus papers)",
-      gold: "the corpus papers each query paper cites",
-      queries: 212,
-      goldPairs: 424,
-      sources: {
-        llm: [
-          row("hybrid", 0.557, { ratio: { value: 2.02, ci: [1.8, 2.3] } }),
-          row("hybrid-with-generative", 0.55, { change: { from: "hybrid", value: -0.0126, ci: [-0.03, 0.01] } }),
-          row("bm25", 0.276),
-        ],
-        offline: [row("hybrid", 0.526)],
-      },
+const section = userPapersSection([
+  {
+    id: "ooc",
+    title: "Papers users bring — set 1 (212 out-of-corpus papers)",
+    gold: "the corpus papers each query paper cites",
+    queries: 212,
+    goldPairs: 424,
+    sources: {
+      llm: [
+        row("hybrid", 0.557, { ratio: { value: 2.02, ci: [1.8, 2.3] } }),
+        row("hybrid-with-generative", 0.55, { change: { from: "hybrid", value: -0.0126, ci: [-0.03, 0.01] } }),
+        row("bm25", 0.276),
+      ],
+      offline: [row("hybrid", 0.526)],
     },
-    {
-      id: "unseen",
-      title: "Papers users bring — set 2 (539 citing test papers queried as unseen, report half)",
-      gold: "the corpus papers each test-split paper cites",
-      queries: 539,
-      goldPairs: 3879,
-      tuning: { queries: 425, goldPairs: 3000 },
-      sources: {
-        llm: [
-          row("hybrid", 0.538, { tuning: { "R@20": 0.519, ci: [0.5, 0.54], queries: 425 } }),
-          { method: "graft", label: "Graft alone", retriever: "graft", fusion: "auto", status: "not run", reason: "no model" },
-        ],
-      },
+  },
+  {
+    id: "unseen",
+    title: "Papers users bring — set 2 (539 citing test papers queried as unseen, report half)",
+    gold: "the corpus papers each test-split paper cites",
+    queries: 539,
+    goldPairs: 3879,
+    tuning: { queries: 425, goldPairs: 3000 },
+    sources: {
+      llm: [
+        row("hybrid", 0.538, { tuning: { "R@20": 0.519, ci: [0.5, 0.54], queries: 425 } }),
+        { method: "graft", label: "Graft alone", retriever: "graft", fusion: "auto", status: "not run", reason: "no model" },
+      ],
     },
-  ],
-};
+  },
+]);
 
 test("the user-paper tables: heading and R@20 sentence, both sets, both facet sources, ratios, the ablation's change, the tuning half", () => {
   const html = renderToStaticMarkup(createElement(UserPapersSection, { section }));

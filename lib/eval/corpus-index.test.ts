@@ -6,7 +6,7 @@ import { csrOf } from "@/lib/graph/csr-testing";
 import { packFacetItems } from "@/lib/graph";
 import "@/lib/retrieve";
 import { bm25Retriever, bm25WholePaper } from "@/lib/retrieve";
-import { denseGraphRetriever } from "@/lib/retrieve";
+import { denseGraphEphemeral, denseGraphRetriever } from "@/lib/retrieve";
 import { denseOnlyRetriever } from "@/lib/retrieve";
 import { maxSimEngine } from "@/lib/retrieve";
 import { mulberry32 } from "@/lib/random";
@@ -14,7 +14,7 @@ import { retrieveAndFuse } from "@/lib/retrieve";
 import { itemsOf } from "@/lib/retrieve";
 import { getRetriever } from "@/lib/retrieve";
 import { corpusIndex, corpusRetrieveContext } from "./corpus-index";
-import { denseGraphInCorpus, denseGraphOutOfCorpus, denseOnlyRetrieve, paperItems, papersOf, prepareFacetIndex } from "./dense-graph";
+import { denseGraphInCorpus, denseOnlyRetrieve, paperItems, papersOf, prepareFacetIndex } from "./dense-graph";
 import { fivePaperGraph } from "./testing";
 
 // Five papers with hand-made items and a hand-made graph (problems: 0→1, 1→2, 3→0; methods:
@@ -100,7 +100,7 @@ describe("the evaluation corpus as a retrieval index", () => {
       // A copy of paper q as an out-of-corpus query that is also a corpus paper: q is never returned.
       const unseen = corpusRetrieveContext(index, { index: null, exclude: q, text: texts[q], vectors: paperItems(items, q) });
       const served = papersOf((await retrieveAndFuse(denseGraphRetriever, { ...unseen, walk: { combine: "max" } }, "rrf")).fused);
-      const direct = papersOf(await denseGraphOutOfCorpus(engine, index.blocks(), graph, paperItems(items, q), { exclude: q }));
+      const direct = papersOf((await denseGraphEphemeral(engine, index.blocks(), graph, paperItems(items, q), { exclude: q })).results);
       assert.deepEqual(Array.from(served), Array.from(direct), `paper ${q}`);
       assert.ok(served.length > 0 && !served.includes(q));
     }

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { csfcubeColumns, csfcubeLines, csfcubeMarkdown, parseCsfcube, readCsfcubeReport } from "./csfcube-report";
 import { CSFCUBE_FILE, renderLatest, reportMarkdown, type EvalReport } from "./report";
+import { userPapersSection } from "./testing";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/csfcube-dev.json", import.meta.url));
 
@@ -76,24 +77,16 @@ test("eval-latest.md renders CSFCube after the user-paper tables and before the 
       date: "2026-11-25T00:00:00.000Z",
       tables: { main: [{ method: "bm25", label: "BM25", status: "ok", "R@20": 0.1, meanGold: 62.4 }] },
       tableGold: { main: "out-neighbours" },
-      userPapers: {
-        corpus: "c",
-        k: 50,
-        baseline: "bm25",
-        default: "hybrid",
-        ablation: "hybrid-with-generative",
-        settings: {},
-        tables: [
-          {
-            id: "ooc",
-            title: "Papers users bring — set 1 (2 out-of-corpus papers)",
-            gold: "g",
-            queries: 2,
-            goldPairs: 3,
-            sources: { llm: [{ method: "bm25", label: "BM25", retriever: "bm25", fusion: "rrf", status: "ok", "R@20": 0.5 }] },
-          },
-        ],
-      },
+      userPapers: userPapersSection([
+        {
+          id: "ooc",
+          title: "Papers users bring — set 1 (2 out-of-corpus papers)",
+          gold: "g",
+          queries: 2,
+          goldPairs: 3,
+          sources: { llm: [{ method: "bm25", label: "BM25", retriever: "bm25", fusion: "rrf", status: "ok", "R@20": 0.5 }] },
+        },
+      ]),
       manifest: {
         command: "graft eval",
         date: "2026-11-25T00:00:00.000Z",

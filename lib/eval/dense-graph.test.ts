@@ -4,17 +4,8 @@ import type { PaperGraph } from "@/lib/graph";
 import { csrOf } from "@/lib/graph/csr-testing";
 import { packFacetItems } from "@/lib/graph";
 import { MaxSimEngine } from "@/lib/graph";
-import {
-  citationGold,
-  denseGraphInCorpus,
-  denseGraphOutOfCorpus,
-  denseOnlyRetrieve,
-  evaluateRetriever,
-  neighbourGold,
-  paperItems,
-  papersOf,
-  prepareFacetIndex,
-} from "./dense-graph";
+import { denseGraphEphemeral } from "@/lib/retrieve";
+import { citationGold, denseGraphInCorpus, denseOnlyRetrieve, evaluateRetriever, neighbourGold, paperItems, papersOf, prepareFacetIndex } from "./dense-graph";
 import { fivePaperGraph } from "./testing";
 
 const graph = fivePaperGraph;
@@ -107,7 +98,7 @@ describe("out-of-corpus ephemeral insertion", () => {
     const index = prepareFacetIndex(items);
     // The query duplicates corpus paper 2; as if it were that paper, 2 must never come back.
     const query = { problems: [axis(2, 0.1)] };
-    const got = papersOf(await denseGraphOutOfCorpus(engine, index, corpusGraph, query, { edgesPerFacet: 2, exclude: 2 }));
+    const got = papersOf((await denseGraphEphemeral(engine, index, corpusGraph, query, { edgesPerFacet: 2, exclude: 2 })).results);
     assert.ok(got.length > 0);
     assert.ok(!got.includes(2), `returned the query itself: ${Array.from(got)}`);
     assert.ok(got.every((p) => Number.isInteger(p) && p >= 0 && p < 6));
@@ -127,6 +118,6 @@ describe("out-of-corpus ephemeral insertion", () => {
 
   it("a query with no items retrieves nothing", async () => {
     const index = prepareFacetIndex(items);
-    assert.deepEqual(await denseGraphOutOfCorpus(engine, index, corpusGraph, { problems: [] }), []);
+    assert.deepEqual((await denseGraphEphemeral(engine, index, corpusGraph, { problems: [] })).results, []);
   });
 });

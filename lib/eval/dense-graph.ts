@@ -21,12 +21,13 @@
  *
  * Out-of-corpus: the query is inserted ephemerally ("its facet items are encoded and scored
  * against every item in the corpus with the same maximum-similarity function ... pruned to the
- * top 20 per facet, and the same two-hop walk is performed"), first-hop weights α·s (c = 0).
+ * top 20 per facet, and the same two-hop walk is performed"), first-hop weights α·s (c = 0): the
+ * query pipeline's own `denseGraphEphemeral` (lib/retrieve/ephemeral.ts), called directly.
  */
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { PaperGraph } from "@/lib/graph";
 import { itemsOfPaper, type PackedFacetItems } from "@/lib/graph";
-import { denseGraphEphemeral, type EphemeralOptions, type FacetBlockIndex } from "@/lib/retrieve";
+import type { FacetBlockIndex } from "@/lib/retrieve";
 import { prepareFacetBlocks, type FacetBlocks, type MaxSimEngine } from "@/lib/graph";
 import { queryFacetTopK } from "@/lib/graph";
 import { denseGraphRetrieve, rrf, type DenseGraphOptions } from "@/lib/retrieve";
@@ -149,18 +150,6 @@ export async function denseOnlyRetrieve(
     lists[f] = (await queryFacetTopK(engine, blocks, items, options.cap ?? DEFAULT_CAP, options.exclude ?? -1)).targets;
   }
   return rrf(lists, { k: options.rrfK, topN: options.topN });
-}
-
-/** Dense-graph retrieval for an unseen paper: ephemeral first-hop edges per facet, then the walk. */
-export async function denseGraphOutOfCorpus(
-  engine: MaxSimEngine,
-  index: FacetBlockIndex,
-  graph: PaperGraph,
-  queryItems: Partial<Record<Facet, readonly Float32Array[]>>,
-  options: EphemeralOptions = {},
-): Promise<FusedResult[]> {
-  // One implementation of ephemeral insertion, shared with the query pipeline.
-  return (await denseGraphEphemeral(engine, index, graph, queryItems, options)).results;
 }
 
 /** Item vectors of corpus paper p in every facet (views, no copy): an indexed paper as a query. */

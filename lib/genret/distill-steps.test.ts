@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { graphOfEdges as graphOf, type ListEdge as Edge } from "@/lib/graph/csr-testing";
+import { graphOfEdges as graphOf } from "@/lib/graph/csr-testing";
 import { mulberry32 } from "@/lib/random";
 import {
   coverageFloor,
@@ -20,16 +20,9 @@ import {
   sampleEdgeExamples,
   type SamplingSettings,
 } from "./distill-steps";
+import { FOUR_PAPER_EDGES as EDGES } from "./distill-testing";
 
-/** Papers 0 and 1 are sources; 2 has two items, 3 has none. Edges: 0->1, 0->2, 1->0, 2->3 (from a non-source), 3->1 (0.6), 3->0 (0.3). */
-const EDGES: Edge[] = [
-  [0, 1, 0.8],
-  [0, 2, 0.4],
-  [1, 0, 0.2],
-  [2, 3, 0.9],
-  [3, 1, 0.6],
-  [3, 0, 0.3],
-];
+/** The four-paper methods graph of distill-testing.ts; papers 0 and 1 are the sources, 2 has two items. */
 const ITEMS = [[0], [1], [2, 3], [4]];
 const isSource = (p: number): boolean => p < 2;
 const PLAIN: SamplingSettings = { oversample: false, reweight: false, exhaustive: false, ceiling: 5, hardNegatives: undefined };

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { graphOfEdges as graphOf, type ListEdge as Edge } from "@/lib/graph/csr-testing";
+import { FOUR_PAPER_EDGES as EDGES } from "./distill-testing";
 import {
   DISTILL_VARIANTS,
   ORIGIN_EDGE,
@@ -25,21 +26,9 @@ import {
 } from "./distill";
 
 /**
- * Four papers, methods facet. 0 and 1 are train, 2 and 3 test.
- * Edges 0->1 (0.8), 0->2 (0.4), 1->0 (0.2), 2->3 (0.9, the facet maximum, from a test
- * source so it yields nothing), 3->1 (0.6), 3->2 (0.7), 3->0 (0.3).
+ * The four-paper methods graph of distill-testing.ts; 0 and 1 are train, 2 and 3 test.
  * Identifiers: paper 0 items [0, 1], paper 1 [2], paper 2 [3, 4], paper 3 [5].
- * Paper 3's only in-edge comes from a test paper: it is never a target without fallback.
  */
-const EDGES: Edge[] = [
-  [0, 1, 0.8],
-  [0, 2, 0.4],
-  [1, 0, 0.2],
-  [2, 3, 0.9],
-  [3, 1, 0.6],
-  [3, 2, 0.7],
-  [3, 0, 0.3],
-];
 const ITEMS = [[0, 1], [2], [3, 4], [5]];
 const MASK = trainMask(["train", "train", "test", "test"]);
 const small = (edges: Edge[] = EDGES, items: number[][] = ITEMS): DistillInput => ({

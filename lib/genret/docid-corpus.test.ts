@@ -3,11 +3,11 @@
  * must be decodable through its facet's trie and resolve back to that paper.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { FACETS, type FacetLists } from "@/lib/corpus";
-import { buildDocIdIndex, docIdStatistics, docIdTokens, leadingTokens, normalizeFacetItem } from "./docid";
+import { FACETS } from "@/lib/corpus";
+import { buildDocIdIndex, docIdStatistics, docIdTokens, leadingTokens, normalizeFacetItem, readDocIdSources } from "./docid";
 import { encodeDocIdTokens, getLlama3Tokenizer } from "@/lib/text";
 import { buildFacetTries, loadTrie, serializeTrie, trieStatistics } from "./trie";
 import { sharedDataDir } from "@/lib/paths";
@@ -15,22 +15,12 @@ import { sharedDataDir } from "@/lib/paths";
 const dataDir = sharedDataDir();
 const corpusFile = path.join(dataDir, "acl-citegraph", "papers.jsonl");
 
-function readCorpus(file: string): { externalId: string; facets: FacetLists }[] {
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line.trim().length > 0)
-    .map((line) => {
-      const row = JSON.parse(line) as { id: string; facets?: FacetLists | null };
-      return { externalId: row.id, facets: row.facets ?? {} };
-    });
-}
-
 test("every corpus facet item maps to an identifier in its facet's trie, owned by its paper", (t) => {
   if (!existsSync(corpusFile)) {
     t.skip(`demo corpus not found at ${corpusFile}`);
     return;
   }
-  const papers = readCorpus(corpusFile);
+  const papers = readDocIdSources(corpusFile);
   const index = buildDocIdIndex(papers);
   const tries = buildFacetTries(index);
   const tokenizer = getLlama3Tokenizer();

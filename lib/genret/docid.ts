@@ -4,6 +4,7 @@
  * the normalised item cut to its first 12 Llama-3 tokens. Identifiers need not be unique;
  * a shared one keeps every paper behind it.
  */
+import { readFileSync } from "node:fs";
 import { FACETS, type Facet, type FacetLists } from "@/lib/corpus";
 import { getLlama3Tokenizer } from "@/lib/text";
 
@@ -192,6 +193,17 @@ export function leadingTokens(text: string, maxTokens: number): { tokens: number
 export interface DocIdSource {
   externalId: string;
   facets: FacetLists;
+}
+
+/** The DocID sources of a corpus file in Graft's papers.jsonl layout (its `id` and `facets` fields; no facets reads as none). */
+export function readDocIdSources(file: string): DocIdSource[] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim().length > 0)
+    .map((line) => {
+      const row = JSON.parse(line) as { id: string; facets?: FacetLists | null };
+      return { externalId: row.id, facets: row.facets ?? {} };
+    });
 }
 
 /** The DocIDs of one facet over the corpus. */

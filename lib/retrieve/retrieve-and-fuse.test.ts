@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FACETS, type Facet } from "@/lib/corpus/types";
-import type { PaperGraph } from "@/lib/graph";
-import { csrOf } from "@/lib/graph/csr-testing";
+import { graphOfEdges } from "@/lib/graph/csr-testing";
 import { COSINE } from "@/lib/graph/similarity";
 import { PackedTexts } from "./packed-texts";
 import { precomputedRetriever } from "./precomputed";
@@ -13,22 +12,17 @@ import type { FacetCandidateLists, IndexRetrieveContext, Retriever } from "./ret
 // The shared step on a bare index (no store, no served build): four papers, a graph in two
 // facets (problems: 0→1 .9, 0→2 .3; methods: 0→3 .8), and a retriever with fixed lists.
 
-const graph: PaperGraph = {
-  numPapers: 4,
-  k: 2,
-  facets: {
-    problems: csrOf([
-      [
-        [1, 0.9],
-        [2, 0.3],
-      ],
-      [],
-      [],
-      [],
-    ]),
-    methods: csrOf([[[3, 0.8]], [], [], []]),
+const graph = graphOfEdges(
+  4,
+  {
+    problems: [
+      [0, 1, 0.9],
+      [0, 2, 0.3],
+    ],
+    methods: [[0, 3, 0.8]],
   },
-};
+  2,
+);
 const none = (): Record<Facet, never[]> => Object.fromEntries(FACETS.map((f) => [f, []])) as unknown as Record<Facet, never[]>;
 const index: RetrievalIndex = {
   graph,

@@ -13,19 +13,11 @@
 import path from "node:path";
 import { defaultCorpusPath } from "@/lib/paths";
 import { FACETS, type Facet } from "@/lib/corpus";
-import {
-  citationGold,
-  denseGraphInCorpus,
-  denseGraphOutOfCorpus,
-  denseOnlyRetrieve,
-  evaluateRetriever,
-  paperItems,
-  papersOf,
-  prepareFacetIndex,
-} from "@/lib/eval/dense-graph";
+import { citationGold, denseGraphInCorpus, denseOnlyRetrieve, evaluateRetriever, paperItems, papersOf, prepareFacetIndex } from "@/lib/eval/dense-graph";
 import { citationRows, DEFAULT_EDGE_WEIGHT, MaxSimEngine, buildPaperGraph } from "@/lib/graph";
 import { loadCorpusData } from "@/lib/graph/corpus-data";
 import { dataRoot } from "@/lib/paths";
+import { denseGraphEphemeral } from "@/lib/retrieve";
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {
@@ -82,7 +74,7 @@ for (const spec of specs) {
       "out-of-corpus dense-graph",
       await evaluateRetriever(
         ooc,
-        async (i) => papersOf(await denseGraphOutOfCorpus(engine, index, graph, oocItems(i), { exclude: selfOf(i) })),
+        async (i) => papersOf((await denseGraphEphemeral(engine, index, graph, oocItems(i), { exclude: selfOf(i) })).results),
         oocGold,
         boot,
       ),

@@ -20,7 +20,6 @@ import { citationRows, type PaperGraph, DEFAULT_EDGE_WEIGHT, MaxSimEngine, build
 import {
   citationGold,
   denseGraphInCorpus,
-  denseGraphOutOfCorpus,
   denseOnlyRetrieve,
   evaluateRetriever,
   neighbourGold,
@@ -30,6 +29,7 @@ import {
   type RecallReport,
 } from "@/lib/eval/dense-graph";
 import { RECALL_KS } from "@/lib/eval/metrics";
+import { denseGraphEphemeral } from "@/lib/retrieve";
 
 const args = process.argv.slice(2);
 function flag(name: string): string | undefined {
@@ -250,7 +250,7 @@ async function main(): Promise<void> {
       await run(
         "Dense-graph (ephemeral insertion, 2-hop)",
         oocIdx,
-        async (i) => papersOf(await denseGraphOutOfCorpus(engine, index, main.graph, oocItems(i), { exclude: selfOf(i) })),
+        async (i) => papersOf((await denseGraphEphemeral(engine, index, main.graph, oocItems(i), { exclude: selfOf(i) })).results),
         oocGold,
       ),
       await run(

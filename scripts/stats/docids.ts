@@ -8,10 +8,10 @@
  * Default input: $GRAFT_SHARED_DATA/acl-citegraph/papers.jsonl, GRAFT_SHARED_DATA defaulting to
  * ../shared/data beside the repository.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { FACETS, type FacetLists } from "@/lib/corpus/types";
-import { buildDocIdIndex, docIdStatistics, normalizeFacetItem, type DocIdSource } from "@/lib/genret/docid";
+import { FACETS } from "@/lib/corpus/types";
+import { buildDocIdIndex, docIdStatistics, normalizeFacetItem, readDocIdSources, type DocIdSource } from "@/lib/genret/docid";
 import { encodeDocIdTokens, getLlama3Tokenizer } from "@/lib/text/tokenizer";
 import { buildFacetTrie, loadTrie, serializeTrie, trieStatistics } from "@/lib/genret/trie";
 import { sharedDataDir } from "@/lib/corpus/paths";
@@ -20,16 +20,6 @@ import { fmt, table } from "./table";
 const dataDir = sharedDataDir();
 const corpusFile = process.argv[2] ?? path.join(dataDir, "acl-citegraph", "papers.jsonl");
 
-function readPapers(file: string): DocIdSource[] {
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line.trim().length > 0)
-    .map((line) => {
-      const row = JSON.parse(line) as { id: string; facets?: FacetLists | null };
-      return { externalId: row.id, facets: row.facets ?? {} };
-    });
-}
-
 const ms = (start: number): number => performance.now() - start;
 
 function main(): void {
@@ -37,7 +27,7 @@ function main(): void {
     console.error(`corpus not found: ${corpusFile}`);
     process.exit(1);
   }
-  const papers = readPapers(corpusFile);
+  const papers = readDocIdSources(corpusFile);
   console.log(`corpus: ${corpusFile} (${fmt(papers.length)} papers)\n`);
 
   let t = performance.now();
@@ -139,7 +129,7 @@ function main(): void {
 function readmeCrossCheck(papers: DocIdSource[]): void {
   const oocFile = path.join(path.dirname(corpusFile), "ooc-queries.jsonl");
   if (!existsSync(oocFile)) return;
-  const all = [...papers, ...readPapers(oocFile)];
+  const all = [...papers, ...readDocIdSources(oocFile)];
   let wordDistinct = 0;
   let wordCollisions = 0;
   for (const facet of FACETS) {
