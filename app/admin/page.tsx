@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { adminNav, StudyHeader } from "@/components/annotation/study-header";
-import { Card, fmtPct, formButtonClass as buttonClass, formPrimaryButtonClass as primaryButtonClass, ProgressLine } from "@/components/ui";
+import { StudyCard, StudyList } from "@/components/annotation/study-card";
+import { Card, fmtPct, formPrimaryButtonClass as primaryButtonClass } from "@/components/ui";
 import { listStudies } from "@/lib/annotation/study";
 import { requireUser } from "@/lib/auth";
 import { listUsers } from "@/lib/auth";
@@ -39,38 +40,28 @@ export default async function AdminHome() {
             </p>
           </Card>
         )}
-        {studies.length === 0 ? (
-          <Card>
-            <p className="text-sm text-ink-muted">No studies yet.</p>
-          </Card>
-        ) : (
-          <ul className="space-y-3" aria-label="Studies">
-            {studies.map((s) => (
-              <li key={s.id}>
-                <Card>
-                  <div className="flex flex-wrap items-start justify-between gap-3">
-                    <div className="min-w-0">
-                      <Link href={`/admin/studies/${s.id}`} className="text-base font-semibold tracking-tight hover:underline">
-                        {s.name}
-                      </Link>
-                      <p className="mt-1 text-sm text-ink-muted">
-                        <span className="font-mono">{s.corpus}</span> · {s.params.papers} papers · {s.items} items · core {s.coreItems} ·{" "}
-                        {s.params.annotatorIds.length} annotators · seed {s.seed} ·{" "}
-                        <span className={s.status === "open" ? "text-ink" : "text-ink-faint"}>{s.status}</span>
-                      </p>
-                    </div>
-                    <Link href={`/admin/studies/${s.id}`} className={buttonClass}>
-                      Agreement
-                    </Link>
-                  </div>
-                  <ProgressLine value={s.ratings} total={s.expectedRatings} label={`Ratings of ${s.name}`}>
-                    {s.ratings} / {s.expectedRatings} ratings ({fmtPct(s.expectedRatings ? s.ratings / s.expectedRatings : 0, 0)})
-                  </ProgressLine>
-                </Card>
-              </li>
-            ))}
-          </ul>
-        )}
+        <StudyList studies={studies} label="Studies" empty="No studies yet.">
+          {(s) => (
+            <StudyCard
+              name={s.name}
+              href={`/admin/studies/${s.id}`}
+              facts={
+                <>
+                  <span className="font-mono">{s.corpus}</span> · {s.params.papers} papers · {s.items} items · core {s.coreItems} ·{" "}
+                  {s.params.annotatorIds.length} annotators · seed {s.seed} ·{" "}
+                  <span className={s.status === "open" ? "text-ink" : "text-ink-faint"}>{s.status}</span>
+                </>
+              }
+              action={{ href: `/admin/studies/${s.id}`, label: "Agreement" }}
+              progress={{
+                value: s.ratings,
+                total: s.expectedRatings,
+                label: `Ratings of ${s.name}`,
+                text: `${s.ratings} / ${s.expectedRatings} ratings (${fmtPct(s.expectedRatings ? s.ratings / s.expectedRatings : 0, 0)})`,
+              }}
+            />
+          )}
+        </StudyList>
       </div>
     </>
   );

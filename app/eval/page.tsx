@@ -9,7 +9,7 @@ import type { CsfcubeState } from "@/lib/eval";
 import { readLatestCsfcube, readLatestReport } from "@/lib/eval";
 import { tableNote, TABLES, type EvalReport, type TableName } from "@/lib/eval";
 import { coverageLadderSvg, recallCurvesSvg } from "@/lib/eval";
-import { ReportTable } from "@/components/eval/report-table";
+import { ColumnHead, fixed3, ReportTable } from "@/components/eval/report-table";
 
 export const metadata: Metadata = { title: "Evaluation" };
 // The report is read at request time, so a new `graft eval` shows without a rebuild.
@@ -17,7 +17,6 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 const pct = (x: number | undefined): string => (x === undefined ? "–" : `${(100 * x).toFixed(1)}%`);
-const f3 = (x: number | undefined): string => (x === undefined ? "–" : x.toFixed(3));
 
 function Section({ id, title, children, note }: { id: string; title: string; children: ReactNode; note?: string }) {
   return (
@@ -39,9 +38,9 @@ function Table({ header, rows, caption }: { header: string[]; rows: (string | nu
       header={
         <>
           {header.map((h, i) => (
-            <th key={h} scope="col" className={`px-3 py-2 font-medium ${i > 0 ? "text-right" : ""}`}>
+            <ColumnHead key={h} numeric={i > 0}>
               {h}
-            </th>
+            </ColumnHead>
           ))}
         </>
       }
@@ -171,15 +170,15 @@ function Report({ report, file, csfcube }: { report: EvalReport; file: string; c
       {a && (
         <Section id="attribution" title="Attribution" note={`Reference: ${a.reference}`}>
           <p className="text-sm text-ink">
-            Headline ({a.fusion} over {a.lists}): precision <strong>{f3(a.precision)}</strong>, credited set within the reference in {pct(a.subsetShare)} of{" "}
-            {a.pairs} pairs (paper: {f3(a.paper.precision)}, {pct(a.paper.subsetShare)}).
+            Headline ({a.fusion} over {a.lists}): precision <strong>{fixed3(a.precision)}</strong>, credited set within the reference in {pct(a.subsetShare)} of{" "}
+            {a.pairs} pairs (paper: {fixed3(a.paper.precision)}, {pct(a.paper.subsetShare)}).
           </p>
           <Table
             caption="Attribution precision"
             header={["Fusion over lists", "Setting", "Precision", "Subset share", ...FACETS, "Pairs"]}
             rows={a.rows.map((r) =>
               r.status === "ok"
-                ? [r.label, r.setting, f3(r.precision), pct(r.subsetShare), ...FACETS.map((f) => f3(r.perFacet?.[f])), r.pairs ?? ""]
+                ? [r.label, r.setting, fixed3(r.precision), pct(r.subsetShare), ...FACETS.map((f) => fixed3(r.perFacet?.[f])), r.pairs ?? ""]
                 : [`${r.label} (${r.status}: ${r.reason ?? ""})`, r.setting, "–", "–", ...FACETS.map(() => "–"), ""],
             )}
           />

@@ -3,15 +3,21 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
 import { ApiError, sendJson } from "@/lib/http/client";
 import { formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "../ui";
+import { useRequest } from "./use-request";
 
 /** Email + password sign-in; on success a full page load, so every server component sees the cookie. */
 export function LoginForm({ next, notice }: { next?: string; notice?: string }) {
   const ids = { email: useId(), password: useId(), error: useId() };
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
   // After too many attempts the server pauses signing in for this client: count the pause down
   // and keep the button off until it ends, since even the right password is refused meanwhile.
   const [pausedFor, setPausedFor] = useState(0);
+  const { pending, error, run } = useRequest({
+    fallback: "Could not sign in. Try again.",
+    leavesPage: true,
+    onError: (err) => {
+      if (err instanceof ApiError && err.code === "rate_limited") setPausedFor(Math.max(1, Math.ceil(err.retryAfterSec ?? 60)));
+    },
+  });
   useEffect(() => {
     if (pausedFor <= 0) return;
     const t = setTimeout(() => setPausedFor((s) => s - 1), 1000);
@@ -21,16 +27,10 @@ export function LoginForm({ next, notice }: { next?: string; notice?: string }) 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
-    setPending(true);
-    setError(null);
-    try {
+    await run(async () => {
       const res = await sendJson<{ redirect: string }>("/api/auth/login", "POST", { email: form.get("email"), password: form.get("password"), next });
       window.location.assign(res.redirect);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : "Could not sign in. Try again.");
-      if (err instanceof ApiError && err.code === "rate_limited") setPausedFor(Math.max(1, Math.ceil(err.retryAfterSec ?? 60)));
-      setPending(false);
-    }
+    });
   }
 
   return (

@@ -3,8 +3,9 @@
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { ITEMS_PER_PAPER, splitSizes } from "@/lib/annotation/study";
-import { ApiError, sendJson } from "@/lib/http/client";
+import { sendJson } from "@/lib/http/client";
 import { formButtonClass as buttonClass, formFieldClass as inputClass, formPrimaryButtonClass as primaryButtonClass, labelClass } from "../ui";
+import { useRequest } from "./use-request";
 
 interface Annotator {
   id: number;
@@ -28,8 +29,7 @@ export function NewStudyForm({
   const [papers, setPapers] = useState(50);
   const [core, setCore] = useState(40);
   const [chosen, setChosen] = useState<number[]>([]);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  const { pending, error, run } = useRequest({ fallback: "Could not create the study.", leavesPage: true });
 
   const corePapers = Math.floor(core / ITEMS_PER_PAPER);
   const preview =
@@ -40,9 +40,7 @@ export function NewStudyForm({
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
-    setPending(true);
-    setError(null);
-    try {
+    await run(async () => {
       const study = await sendJson<{ id: number }>("/api/admin/studies", "POST", {
         name: form.get("name"),
         corpus: form.get("corpus"),
@@ -52,10 +50,7 @@ export function NewStudyForm({
         seed: Number(form.get("seed")),
       });
       router.push(`/admin/studies/${study.id}`);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : "Could not create the study.");
-      setPending(false);
-    }
+    });
   }
 
   return (

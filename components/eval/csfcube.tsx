@@ -1,5 +1,5 @@
 import { CSFCUBE_HEADING, CSFCUBE_INTRO, csfcubeColumns, csfcubeLines, FACETS_LABEL, type CsfcubeRow, type CsfcubeState } from "@/lib/eval";
-import { ReportTable } from "./report-table";
+import { ColumnHead, Interval, ReportTable } from "./report-table";
 
 const f2 = (x: number): string => x.toFixed(2);
 
@@ -9,11 +9,7 @@ function Cell({ row, showQueries }: { row?: CsfcubeRow; showQueries: boolean }) 
     <>
       <span className="text-ink">{f2(row.map)}</span>
       <span className="text-ink-faint"> / {f2(row.ndcg20)}</span>
-      {row.mapCi && (
-        <span className="block whitespace-nowrap text-xs text-ink-faint">
-          [{f2(row.mapCi[0])}, {f2(row.mapCi[1])}]
-        </span>
-      )}
+      <Interval ci={row.mapCi} format={f2} />
       {showQueries && <span className="block text-xs text-ink-faint">n = {row.queries}</span>}
     </>
   );
@@ -51,17 +47,13 @@ function CsfcubeBody({ report }: { report: Extract<CsfcubeState, { status: "ok" 
         className="mt-3"
         header={
           <>
-            <th scope="col" className="px-3 py-2 font-medium">
-              Method
-            </th>
-            <th scope="col" className="px-3 py-2 font-medium">
-              Facets used
-            </th>
+            <ColumnHead>Method</ColumnHead>
+            <ColumnHead>Facets used</ColumnHead>
             {cols.map((c) => (
-              <th key={c.facet} scope="col" className="px-3 py-2 text-right font-medium">
+              <ColumnHead key={c.facet} numeric>
                 {c.facet}
                 {c.queries !== null && <span className="block font-normal normal-case">{c.queries} queries</span>}
-              </th>
+              </ColumnHead>
             ))}
           </>
         }
@@ -88,15 +80,9 @@ function CsfcubeBody({ report }: { report: Extract<CsfcubeState, { status: "ok" 
             <caption className="px-3 pt-2 text-left text-xs text-ink-faint">Published references</caption>
             <thead>
               <tr className="border-b border-line text-left text-xs uppercase tracking-wide text-ink-faint">
-                <th scope="col" className="px-3 py-2 font-medium">
-                  Reference
-                </th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">
-                  MAP
-                </th>
-                <th scope="col" className="px-3 py-2 text-right font-medium">
-                  NDCG%20
-                </th>
+                <ColumnHead>Reference</ColumnHead>
+                <ColumnHead numeric>MAP</ColumnHead>
+                <ColumnHead numeric>NDCG%20</ColumnHead>
               </tr>
             </thead>
             <tbody>

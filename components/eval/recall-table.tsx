@@ -1,7 +1,5 @@
 import { formatDelta, type Cutoff, type RecallRow } from "@/lib/eval";
-import { ReportTable } from "./report-table";
-
-const f3 = (x: number | undefined): string => (x === undefined ? "–" : x.toFixed(3));
+import { ColumnHead, fixed3, Interval, ReportTable, RowStatusNote } from "./report-table";
 
 /** One recall table of the evaluation report: estimate with its 95% CI, status, and the paper's figure. */
 export function RecallTable({ rows, cutoffs, caption }: { rows: readonly RecallRow[]; cutoffs: readonly Cutoff[]; caption: string }) {
@@ -12,22 +10,14 @@ export function RecallTable({ rows, cutoffs, caption }: { rows: readonly RecallR
       minWidth="min-w-[40rem]"
       header={
         <>
-          <th scope="col" className="px-3 py-2 font-medium">
-            Method
-          </th>
+          <ColumnHead>Method</ColumnHead>
           {cutoffs.map((c) => (
-            <th key={c} scope="col" className="px-3 py-2 text-right font-medium">
+            <ColumnHead key={c} numeric>
               {c}
-            </th>
+            </ColumnHead>
           ))}
-          {hasDelta && (
-            <th scope="col" className="px-3 py-2 text-right font-medium">
-              Δ R@20
-            </th>
-          )}
-          <th scope="col" className="px-3 py-2 text-right font-medium">
-            Paper
-          </th>
+          {hasDelta && <ColumnHead numeric>Δ R@20</ColumnHead>}
+          <ColumnHead numeric>Paper</ColumnHead>
         </>
       }
     >
@@ -36,11 +26,7 @@ export function RecallTable({ rows, cutoffs, caption }: { rows: readonly RecallR
           <tr key={`${r.method}-${r.lists ?? ""}-${i}`} className="border-b border-line last:border-0 align-top">
             <th scope="row" className="px-3 py-2 text-left font-normal">
               <span className="text-ink">{r.label}</span>
-              {r.status !== "ok" && (
-                <span className="mt-0.5 block text-xs text-ink-faint">
-                  <span className="rounded bg-canvas px-1.5 py-0.5 font-medium text-ink-muted">{r.status}</span> {r.reason}
-                </span>
-              )}
+              {r.status !== "ok" && <RowStatusNote status={r.status} reason={r.reason} />}
             </th>
             {cutoffs.map((c) => {
               const ci = r.ci?.[c];
@@ -48,12 +34,8 @@ export function RecallTable({ rows, cutoffs, caption }: { rows: readonly RecallR
                 <td key={c} className="px-3 py-2 text-right tabular-nums">
                   {r.status === "ok" ? (
                     <>
-                      <span className="text-ink">{f3(r[c])}</span>
-                      {ci && (
-                        <span className="block whitespace-nowrap text-xs text-ink-faint">
-                          [{f3(ci[0])}, {f3(ci[1])}]
-                        </span>
-                      )}
+                      <span className="text-ink">{fixed3(r[c])}</span>
+                      <Interval ci={ci} />
                     </>
                   ) : (
                     <span className="text-ink-faint">–</span>
@@ -65,7 +47,7 @@ export function RecallTable({ rows, cutoffs, caption }: { rows: readonly RecallR
             <td className="px-3 py-2 text-right text-xs tabular-nums text-ink-faint">
               {cutoffs
                 .filter((c) => r.paper?.[c] !== undefined)
-                .map((c) => `${c} ${f3(r.paper?.[c])}`)
+                .map((c) => `${c} ${fixed3(r.paper?.[c])}`)
                 .join(" · ")}
             </td>
           </tr>

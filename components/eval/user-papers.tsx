@@ -11,17 +11,7 @@ import {
   type UserPapersSection as Section,
   type UserPaperTable,
 } from "@/lib/eval";
-import { ReportTable } from "./report-table";
-
-const f3 = (x: number | undefined): string => (x === undefined ? "–" : x.toFixed(3));
-
-function Interval({ ci }: { ci?: [number, number] }) {
-  return ci ? (
-    <span className="block whitespace-nowrap text-xs text-ink-faint">
-      [{f3(ci[0])}, {f3(ci[1])}]
-    </span>
-  ) : null;
-}
+import { ColumnHead, fixed3, Interval, ReportTable, RowStatusNote } from "./report-table";
 
 /** "2.02×" with its interval below. */
 function Paired({ text }: { text: string }) {
@@ -36,35 +26,32 @@ function Paired({ text }: { text: string }) {
 }
 
 function SourceTable({ rows, caption, withTuning }: { rows: readonly UserPaperRow[]; caption: string; withTuning: boolean }) {
-  const th = "px-3 py-2 text-right font-medium";
   return (
     <ReportTable
       caption={caption}
       minWidth="min-w-[52rem]"
       header={
         <>
-          <th scope="col" className="px-3 py-2 font-medium">
-            Method
-          </th>
+          <ColumnHead>Method</ColumnHead>
           {(["R@5", "R@10", "R@20", "R@50"] as const).map((c) => (
-            <th key={c} scope="col" className={th}>
+            <ColumnHead key={c} numeric>
               {c}
-            </th>
+            </ColumnHead>
           ))}
-          <th scope="col" className={th} title="R@20 over the BM25 row's R@20 on the same queries, with a paired bootstrap interval">
+          <ColumnHead numeric title="R@20 over the BM25 row's R@20 on the same queries, with a paired bootstrap interval">
             × BM25 (R@20)
-          </th>
-          <th scope="col" className={th} title="Relative change in R@20 from the default pipeline, with a paired bootstrap interval">
+          </ColumnHead>
+          <ColumnHead numeric title="Relative change in R@20 from the default pipeline, with a paired bootstrap interval">
             Δ vs default
-          </th>
+          </ColumnHead>
           {withTuning && (
-            <th scope="col" className={th} title="The same row on the tuning half of set 2, which chose the settings">
+            <ColumnHead numeric title="The same row on the tuning half of set 2, which chose the settings">
               R@20 tuning half
-            </th>
+            </ColumnHead>
           )}
-          <th scope="col" className={th} title="Wall time of one answer, warm: mean / 95th percentile">
+          <ColumnHead numeric title="Wall time of one answer, warm: mean / 95th percentile">
             ms mean / p95
-          </th>
+          </ColumnHead>
         </>
       }
     >
@@ -79,17 +66,13 @@ function SourceTable({ rows, caption, withTuning }: { rows: readonly UserPaperRo
                 {ok && r.failed ? (
                   <span className="mt-0.5 block text-xs text-ink-faint">{r.failed} queries answered with an error (counted as nothing found)</span>
                 ) : null}
-                {!ok && (
-                  <span className="mt-0.5 block text-xs text-ink-faint">
-                    <span className="rounded bg-canvas px-1.5 py-0.5 font-medium text-ink-muted">{r.status}</span> {r.reason}
-                  </span>
-                )}
+                {!ok && <RowStatusNote status={r.status} reason={r.reason} />}
               </th>
               {(["R@5", "R@10", "R@20", "R@50"] as const).map((c) => (
                 <td key={c} className="px-3 py-2 text-right tabular-nums">
                   {ok ? (
                     <>
-                      <span className={c === "R@20" ? "font-semibold text-ink" : "text-ink"}>{f3(r[c])}</span>
+                      <span className={c === "R@20" ? "font-semibold text-ink" : "text-ink"}>{fixed3(r[c])}</span>
                       {c === "R@20" && <Interval ci={r.ci?.["R@20"]} />}
                     </>
                   ) : (
@@ -105,7 +88,7 @@ function SourceTable({ rows, caption, withTuning }: { rows: readonly UserPaperRo
                 <td className="px-3 py-2 text-right tabular-nums text-ink-muted">
                   {r.tuning ? (
                     <>
-                      {f3(r.tuning["R@20"])}
+                      {fixed3(r.tuning["R@20"])}
                       <Interval ci={r.tuning.ci} />
                     </>
                   ) : (

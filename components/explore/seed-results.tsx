@@ -6,11 +6,12 @@ import { useCallback, useEffect, useMemo } from "react";
 import { FACETS, type Facet } from "@/lib/corpus/types";
 import type { LibraryMatch, PaperIdentity, MultiSeedPaper, MultiSeedResult, SeedInfo } from "@/lib/query";
 import { ExportMenu } from "../export-menu";
-import { FACET_STYLES, FacetLegend, FacetLetter, facetVars } from "../facets";
+import { FacetLegend, FacetLetter } from "../facets";
 import { formatAuthors, paperHref, shortVenue } from "../format";
 import { RelatedGraph } from "../graph/related-graph";
 import { buttonClass } from "../ui";
 import type { View } from "./explore-state";
+import { FacetColumn, FacetColumns, FacetEntry } from "./facet-columns";
 import { LineageView } from "./lineage-view";
 import { seedExportContext, toSeedRecord } from "./records";
 import { fetchMultiSeed, fetchRelated, type QueryOptions } from "./related-client";
@@ -163,55 +164,27 @@ function SeedChip({
 function SeedPerFacetView({ corpus, result, facets }: { corpus: string; result: MultiSeedResult; facets: readonly Facet[] }) {
   const ranked = result.results.map((r, i) => ({ r, fused: i + 1 })).filter(({ r }) => !r.unreached);
   return (
-    <div className={`grid gap-3 md:grid-cols-2 ${facets.length >= 4 ? "xl:grid-cols-4" : ""}`} data-testid="per-facet-view">
+    <FacetColumns facets={facets}>
       {facets.map((f) => {
-        const s = FACET_STYLES[f];
         const list = ranked.filter(({ r }) => r.facets.includes(f));
         return (
-          <section
-            key={f}
-            style={facetVars(f)}
-            aria-labelledby={`per-facet-${f}`}
-            data-testid={`per-facet-${f}`}
-            className="flex min-w-0 wrap-anywhere flex-col rounded-lg border border-line border-t-4 border-t-(--facet) bg-surface shadow-xs"
-          >
-            <h3 id={`per-facet-${f}`} className="flex items-center gap-2 border-b border-line px-3.5 py-2.5 text-sm font-semibold text-(--facet-ink)">
-              <FacetLetter facet={f} size="md" />
-              {s.label}
-              <span className="ml-auto text-xs font-normal tabular-nums text-ink-faint">{list.length}</span>
-            </h3>
-            {list.length === 0 ? (
-              <p className="px-3.5 py-4 text-sm text-ink-faint">No result was found through this facet.</p>
-            ) : (
-              <ol className="divide-y divide-line/70">
-                {list.map(({ r, fused }) => (
-                  <li key={r.externalId} className="flex gap-2 px-3.5 py-2" data-testid="per-facet-entry" data-id={r.externalId}>
-                    <span className="w-5 shrink-0 text-right text-xs leading-5 tabular-nums text-ink-faint">{fused}</span>
-                    <div className="min-w-0 flex-1">
-                      <Link
-                        href={paperHref(corpus, r.externalId)}
-                        className="line-clamp-2 text-[0.8125rem] font-medium leading-snug hover:underline"
-                        title={r.title}
-                      >
-                        {r.title}
-                      </Link>
-                      <p className="mt-1 flex flex-wrap items-center gap-1 text-[0.6875rem] text-ink-faint">
-                        {r.seeds
-                          .filter((sp) => sp.facets.includes(f))
-                          .map((sp) => (
-                            <SeedChip key={sp.seed} seed={sp} rank={sp.rank} seeds={result.seeds} compact />
-                          ))}
-                        {r.facets.length === 1 && <span className="font-medium text-(--facet-ink)">only this facet</span>}
-                      </p>
-                    </div>
-                  </li>
-                ))}
-              </ol>
-            )}
-          </section>
+          <FacetColumn key={f} facet={f} count={list.length} empty="No result was found through this facet.">
+            {list.map(({ r, fused }) => (
+              <FacetEntry key={r.externalId} paperId={r.externalId} href={paperHref(corpus, r.externalId)} title={r.title} rank={fused} dataId={r.externalId}>
+                <p className="mt-1 flex flex-wrap items-center gap-1 text-[0.6875rem] text-ink-faint">
+                  {r.seeds
+                    .filter((sp) => sp.facets.includes(f))
+                    .map((sp) => (
+                      <SeedChip key={sp.seed} seed={sp} rank={sp.rank} seeds={result.seeds} compact />
+                    ))}
+                  {r.facets.length === 1 && <span className="font-medium text-(--facet-ink)">only this facet</span>}
+                </p>
+              </FacetEntry>
+            ))}
+          </FacetColumn>
         );
       })}
-    </div>
+    </FacetColumns>
   );
 }
 
