@@ -9,9 +9,10 @@
  * --from re-reads one instead of querying). The pairwise neural ranker (--hidden units, 0: the pairwise
  * logistic model for each depth and L2 penalty) is fitted on the training rows, its shift on "newer"
  * chosen by R@20 on the tuning rows (never the report half or set 1); --write stores it in
- * lib/retrieve/rerank-model.ts.
+ * models/rerank-default/model.json (read by lib/retrieve/rerank-model.ts).
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileAtomic } from "@/lib/atomic-write";
 import { format, resolveConfig } from "prettier";
 import os from "node:os";
 import path from "node:path";
@@ -25,6 +26,7 @@ import { HYBRID, hybridRerankRows, hybridRetriever } from "@/lib/retrieve/hybrid
 import { fitRerankModel, NEWER_OF, rerankScore, RERANK_FEATURES, withNewerInteractions, type RerankModel } from "@/lib/retrieve/rerank";
 import { registerRetriever } from "@/lib/retrieve";
 import { fitRerankMlp } from "@/lib/retrieve/rerank-mlp";
+import { parseRerankModel, RERANK_FORMAT, RERANK_MODEL_FILE, RERANK_VERSION } from "@/lib/retrieve/rerank-model";
 import { foldOf, parseFold } from "@/lib/embed/contrastive";
 
 const { values } = parseArgs({
@@ -319,25 +321,20 @@ if (values.write) {
     bias: Number(chosen.bias.toPrecision(6)),
     ...(chosen.hidden ? { hidden: { weights: chosen.hidden.weights.map(pick), bias: round(chosen.hidden.bias), out: round(chosen.hidden.out) } } : {}),
   };
-  const file = path.join(process.cwd(), "lib/retrieve/rerank-model.ts");
-  writeFileSync(
-    file,
-    `/**
- * The default retriever's second stage (lib/retrieve/rerank.ts), written by \`npm run train:rerank -- --train ${values.train} --write\`
- * (${values.from ? "from captured rows: see reports/related-both-directions.md for the capture commands" : "one capture"}):
- * ${chosen.hidden ? `pairwise (RankNet) neural ranker, ${values.seeds.split(",").length} members of ${HIDDEN} tanh units beside linear terms (lib/retrieve/rerank-mlp.ts), ${values.epochs} epochs,` : "pairwise logistic regression"} fitted on ${train.length} training queries: train-split papers of acl-citegraph${values["without-citations"] || values.from ? " (and of its copy without citations)" : ""}
- * queried as unseen papers with the other splits hidden (LLM facets, their records' year and authors; gold: the train papers
- * they cite and those citing them)${values.fold || values.from ? ", their text-encoder cosines cross-fitted (encoders trained with the query's fold held out)" : ""};
- * first-stage later-work weight ${values.later}${dropped.size ? `; left out: ${[...dropped].join(", ")}` : ""}; ${chosen.hidden ? "" : "depth, L2 and "}the shift on "newer" (${picked.shift} logit)
- * chosen on the tuning halves of sets 2 and 3 and on prior-tune (both facet sources).
- */
-import type { RerankModel } from "./rerank";
-
-export const RERANK_MODEL: RerankModel | null = ${JSON.stringify(model, null, 2)};
-`,
-  );
-  // Formatted as the repository's check wants it (npm test runs prettier --check).
-  writeFileSync(file, await format(readFileSync(file, "utf8"), { ...(await resolveConfig(file)), filepath: file }));
+  const training = [
+    `${values.from ? "from captured rows (see reports/related-both-directions.md for the capture commands)" : "one capture"}:`,
+    `${chosen.hidden ? `pairwise (RankNet) neural ranker, ${values.seeds.split(",").length} members of ${HIDDEN} tanh units beside linear terms (lib/retrieve/rerank-mlp.ts), ${values.epochs} epochs,` : "pairwise logistic regression"} fitted on ${train.length} training queries: train-split papers of acl-citegraph${values["without-citations"] || values.from ? " (and of its copy without citations)" : ""}`,
+    `queried as unseen papers with the other splits hidden (LLM facets, their records' year and authors; gold: the train papers`,
+    `they cite and those citing them)${values.fold || values.from ? ", their text-encoder cosines cross-fitted (encoders trained with the query's fold held out)" : ""};`,
+    `first-stage later-work weight ${values.later}${dropped.size ? `; left out: ${[...dropped].join(", ")}` : ""}; ${chosen.hidden ? "" : "depth, L2 and "}the shift on "newer" (${picked.shift} logit)`,
+    `chosen on the tuning halves of sets 2 and 3 and on prior-tune (both facet sources).`,
+  ].join(" ");
+  const saved = { format: RERANK_FORMAT, version: RERANK_VERSION, command: `npm run train:rerank -- --train ${values.train} --write`, training, ...model };
+  // Read back through the served reader's schema before anything is replaced: a model it would refuse is never written.
+  parseRerankModel(saved, "the fitted model");
+  const file = path.join(process.cwd(), RERANK_MODEL_FILE);
+  // Formatted as Prettier would (number arrays filled to the line width): models/ is data, but a diff of it stays readable.
+  writeFileAtomic(file, await format(JSON.stringify(saved), { ...(await resolveConfig(file)), filepath: file }));
   console.log(`wrote ${file}`);
 }
 process.exit(0);

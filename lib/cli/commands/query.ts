@@ -227,6 +227,26 @@ function readInputFile(file: string): { name: string; bytes: Uint8Array } {
 /** `text` cut to `max` characters, an ellipsis marking the cut. */
 const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
+const FACET_LEGEND = "P problems · M methods · R results · C contributions";
+/** A candidate file's paper that no list reached (ranked last, in the file's order). */
+const NOT_REACHED = "(not reached)";
+
+/** A result table's own columns between year and title: header → cell. */
+type PaperColumns<R> = Record<string, (r: R) => string>;
+
+/** The ranked papers as a table: #, id, year, the caller's own columns, then the title cut to `titleWidth`. */
+function paperTable<R extends { externalId: string; year: number | null; title: string }>(
+  results: readonly R[],
+  own: PaperColumns<R>,
+  titleWidth: number,
+): string {
+  const cells = Object.values(own);
+  return table(
+    ["#", "id", "year", ...Object.keys(own), "title"],
+    results.map((r, i) => [i + 1, r.externalId, r.year ?? "", ...cells.map((cell) => cell(r)), clip(r.title, titleWidth)]),
+  );
+}
+
 function renderMulti(result: MultiSeedResult): string {
   const seeds = result.seeds.map((s) => `S${s.index + 1} ${s.externalId ?? s.title}`).join(", ");
   const lines = [
@@ -234,21 +254,15 @@ function renderMulti(result: MultiSeedResult): string {
   ];
   if (result.candidates)
     lines.push(`Re-ranked ${result.candidates.ranked} of ${result.candidates.given} candidates: ${result.candidates.reached} reached by some seed.`);
+  const columns: PaperColumns<MultiSeedResult["results"][number]> = {
+    seeds: (r) => (r.unreached ? NOT_REACHED : r.seeds.map((s) => `S${s.seed + 1}#${s.rank}`).join(" ")),
+    facets: (r) => r.facets.map((f) => FACET_LETTERS[f]).join(""),
+  };
   lines.push(
     "",
-    table(
-      ["#", "id", "year", "seeds", "facets", "title"],
-      result.results.map((r, i) => [
-        i + 1,
-        r.externalId,
-        r.year ?? "",
-        r.unreached ? "(not reached)" : r.seeds.map((s) => `S${s.seed + 1}#${s.rank}`).join(" "),
-        r.facets.map((f) => FACET_LETTERS[f]).join(""),
-        clip(r.title, 60),
-      ]),
-    ),
+    paperTable(result.results, columns, 60),
     "",
-    "seeds: S<n>#<rank> = the paper's rank in seed n's list · facets: P problems · M methods · R results · C contributions (--json for each seed's facets)",
+    `seeds: S<n>#<rank> = the paper's rank in seed n's list · facets: ${FACET_LEGEND} (--json for each seed's facets)`,
   );
   return lines.join("\n");
 }
@@ -278,21 +292,15 @@ function render(result: RelatedResult): string {
   if (q.extraction) {
     for (const f of FACETS) for (const item of q.facets[f]) lines.push(`  ${FACET_LETTERS[f]}  ${clip(item, 110)}`);
   }
+  const columns: PaperColumns<RelatedResult["results"][number]> = {
+    work: (r) => (r.direction === "earlier" || r.direction === "later" ? r.direction : ""),
+    facets: (r) => (r.unreached ? NOT_REACHED : r.facets.map((f) => `${FACET_LETTERS[f.facet]}${f.rank}`).join(" ")),
+  };
   lines.push(
     "",
-    table(
-      ["#", "id", "year", "work", "facets", "title"],
-      result.results.map((r, i) => [
-        i + 1,
-        r.externalId,
-        r.year ?? "",
-        r.direction === "earlier" || r.direction === "later" ? r.direction : "",
-        r.unreached ? "(not reached)" : r.facets.map((f) => `${FACET_LETTERS[f.facet]}${f.rank}`).join(" "),
-        clip(r.title, 70),
-      ]),
-    ),
+    paperTable(result.results, columns, 70),
     "",
-    "work: earlier or later than the query (blank: the same year or undated) · facets: P problems · M methods · R results · C contributions, with the paper's rank in that facet's list (--json for the evidence)",
+    `work: earlier or later than the query (blank: the same year or undated) · facets: ${FACET_LEGEND}, with the paper's rank in that facet's list (--json for the evidence)`,
   );
   return lines.join("\n");
 }
