@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { constants as zlib, gunzipSync, gzipSync } from "node:zlib";
 import { after, before, describe, test } from "node:test";
+import { config } from "@/lib/config";
 import { sharedDataDir } from "@/lib/paths";
 import { mulberry32 } from "@/lib/random";
 import { repoRoot } from "@/lib/paths";
@@ -181,7 +182,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const examples = exampleCommands(README);
 const hasData = existsSync(path.join(sharedDataDir(), "acl-citegraph")) && existsSync(ABSTRACTS);
-const base = hasData ? process.env.GRAFT_TEST_README_BASE : undefined;
+const base = hasData ? config().GRAFT_TEST_README_BASE : undefined;
 const alreadyRan = handedOver(base, [MIGRATE, ...examples.map(runnable).filter((c): c is string => c !== null)]);
 /** Whether the store has been migrated (the CSFCube recipes run in the same one, after the examples). */
 let migrated = false;
