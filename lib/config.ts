@@ -329,6 +329,11 @@ export const SETTINGS = {
     shown: "cores",
     doc: "test files `npm test` runs at once (default: the number of cores, at least 2; read by scripts/test.sh)",
   }),
+  GRAFT_TEST_README_BASE: s({
+    schema: text(),
+    shown: "unset",
+    doc: "a store the README's first recipes made, with the commands that ran (`ran.txt`): the README examples' test starts from it (`npm test` hands over its e2e set-up's)",
+  }),
   GRAFT_FAILPOINT: s({ schema: text(), shown: "unset", doc: "a worker that reaches this named point pauses there (the kill-and-resume test)" }),
   GRAFT_PRISMA_SCHEMA: s({ schema: text(), default: "prisma/schema.prisma", doc: "the Prisma schema the Prisma CLI reads (`prisma.config.ts`)" }),
   GRAFT_PRISMA_MIGRATIONS: s({ schema: text(), default: "prisma/migrations", doc: "the migrations folder the Prisma CLI reads" }),

@@ -131,16 +131,25 @@ timed "Prisma clients" ts scripts/db/generate-if-stale.ts || count 0 1 "Prisma c
 # e2e set-up: a fresh SQLite store with the demo corpus, its typed graph and the shipped generative
 # retriever, and the production build. Item vectors already embedded under .graft are reused (a
 # fresh machine embeds them once: seconds, with the demo corpus's text encoder) and left there for
-# the README examples' test.
-e2e_db="file:$work/e2e.db" e2e_root="$work/data"
+# the README examples' test. The store's steps are the README's first recipes, run as it writes
+# them; a copy of the store they made, with the commands that ran, goes to the README examples'
+# test (GRAFT_TEST_README_BASE), which starts from it instead of running them again.
+e2e_db="file:$work/e2e.db" e2e_root="$work/data" readme_base="$work/readme-base"
+readme_step() { # readme_step ARGS…: `npm run graft -- ARGS` as the README writes it, listed once it exits 0
+  npm run graft -- "$@" >/dev/null && echo "npm run graft -- $*" >>"$work/readme-ran.txt"
+}
+hand_over() { # the store and data root as the README's first recipes left them, for its examples' test
+  mkdir -p "$readme_base" && cp "$work/e2e.db" "$readme_base/graft.db" && cp -r "$e2e_root/." "$readme_base/" &&
+    mv "$work/readme-ran.txt" "$readme_base/ran.txt"
+}
 e2e_setup() { # in the background's subshell: its exports stay there
   export DATABASE_URL=$e2e_db GRAFT_DATA_ROOT=$e2e_root
   mkdir -p "$GRAFT_DATA_ROOT"
   [ -d .graft/vectors ] && cp -r .graft/vectors "$GRAFT_DATA_ROOT/"
-  ts lib/cli/main.ts db migrate && ts lib/cli/main.ts import >/dev/null &&
-    ts lib/cli/main.ts build --stage graph >/dev/null &&
+  readme_step db migrate && readme_step import && readme_step build --stage graph &&
     { [ -d .graft/vectors ] || { mkdir -p .graft && cp -r "$GRAFT_DATA_ROOT/vectors" .graft/; }; } &&
-    { [ ! -f models/genret-acl-citegraph/decoder.onnx ] || ts lib/cli/main.ts build --stage genret --pretrained >/dev/null; } &&
+    { [ ! -f models/genret-acl-citegraph/decoder.onnx ] || readme_step build --stage genret --pretrained; } &&
+    hand_over &&
     bash scripts/next-build.sh >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" 2>/dev/null; return 1; }
 }
 background "e2e set-up" "e2e set-up" e2e_setup
@@ -155,6 +164,7 @@ static_checks() {
 background "static checks" "static" static_checks
 
 if wait_for "e2e set-up"; then e2e_ready=1; else e2e_ready=0; fi
+[ -f "$readme_base/ran.txt" ] && export GRAFT_TEST_README_BASE=$readme_base
 
 # The default's R@20 on fixed slices of the development sets, against reports/quality-pins.json:
 # a real drop fails here (lib/eval/quality-pin.ts; `npm run quality:pin -- --write` re-pins).
