@@ -10,6 +10,10 @@ OUT continues from it, so a killed run loses at most that much work. Progress is
 JSON lines on stdout ({"event": "progress", ...}); the caller (a Graft job) parses them.
 Runs on a CUDA GPU when one is present (or --device), else on the CPU with the thread
 settings measured best on 2 cores (torch 1 thread, OpenBLAS 2 threads).
+
+--condition tokens trains the prefix-LM variant (model.py) on the pack's itemTokens.i32 (the
+query item's own words) instead of its frozen vector; the choice is saved in the checkpoint
+and config.json, so decoding (lib/genret/onnx-session.ts) picks the matching graphs.
 """
 import os
 
@@ -47,10 +51,22 @@ def load_pack(path):
     return h, q, t, e, w, d
 
 
+def load_item_tokens(path, header):
+    """itemTokens.i32 [numQueries, maxTokens] (lib/genret/pack.ts), or exit saying how to get one."""
+    info = header.get("itemTokens")
+    if not info:
+        raise SystemExit(f"{path}: this pack has no item tokens (itemTokens.i32): --condition tokens needs a pack written with the item texts "
+                         "(graft build --stage genret --condition tokens writes one)")
+    return np.fromfile(os.path.join(path, "itemTokens.i32"), dtype="<i4").reshape(header["numQueries"], info["maxTokens"])
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--pack", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--condition", choices=["vector", "tokens"], default="vector",
+                   help="what the decoder reads of the query item: its frozen vector (one prefix position) or its own tokens (a prefix LM)")
+    p.add_argument("--item-tokens", type=int, default=0, help="with --condition tokens: the first N item tokens (0: all the pack holds)")
     p.add_argument("--d-model", type=int, default=256)
     p.add_argument("--layers", type=int, default=4)
     p.add_argument("--heads", type=int, default=4)
@@ -102,14 +118,22 @@ def main(argv=None):
         raise SystemExit("the training pack has no examples")
     if args.unlikelihood > 0 and not header["hasNegatives"]:
         raise SystemExit("--unlikelihood needs a pack built with hard negatives")
-    q_all = torch.from_numpy(queries).to(device)
+    item_tokens = 0
+    if args.condition == "tokens":
+        words = load_item_tokens(args.pack, header)
+        item_tokens = min(args.item_tokens or words.shape[1], words.shape[1])
+        # The decoder reads token ids instead of vectors: same rows, so examples.i32 is unchanged.
+        q_all = torch.from_numpy(words[:, :item_tokens].astype(np.int64)).to(device)
+    else:
+        q_all = torch.from_numpy(queries).to(device)
     t_all = torch.from_numpy(targets.astype(np.int64)).to(device)
     d_all = torch.from_numpy(decisions.astype(np.float32)).to(device)
     e_all = torch.from_numpy(examples.astype(np.int64))
     w_all = torch.from_numpy(weights)
 
     model = DocIdDecoder(header["vocabSize"], header["dim"], d=args.d_model, layers=args.layers, heads=args.heads, ff=args.ff,
-                         max_len=header["maxLen"], facets=len(header["facets"]), dropout=args.dropout).to(device)
+                         max_len=header["maxLen"], facets=len(header["facets"]), dropout=args.dropout,
+                         condition=args.condition, item_tokens=item_tokens).to(device)
     decay = [p for name, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for name, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=args.lr)
@@ -206,6 +230,9 @@ def main(argv=None):
         rows = e_all[idx]
         facet = rows[:, 0].to(device)
         query = q_all[rows[:, 1].to(device)]
+        if args.condition == "tokens":
+            # Drop the batch's trailing all-PAD word columns (positions do not depend on them).
+            query = query[:, : max(1, int((query != 0).sum(1).max()))]
         trow = rows[:, 2].to(device)
         tgt = t_all[trow]
         mask = (tgt != 0).float()
