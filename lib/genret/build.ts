@@ -22,6 +22,7 @@ import { cacheDirFor, embedWithCache, readVectorCache, createEmbedder, type Embe
 import { packRows } from "@/lib/graph/corpus-data";
 import { readPaperGraph, type PackedFacetItems } from "@/lib/graph";
 import { distillationStatistics } from "./distill";
+import { OPTIONAL_DECODER_FILES } from "./model";
 import { writeTrainingPack } from "./pack";
 import { corpusDocIds, identifierFiles, identifierReport, identifiersFromIndex, trainingExamples, trainingSources } from "./prepare";
 import { identifierTokenPrior, type ItemVectorOf } from "./token-prior";
@@ -437,6 +438,9 @@ function exportModel({ build, store, variant, seed, at }: GenretRun): void {
   const trainDir = at("train");
   for (const f of ["decoder.onnx", "output.f32", "config.json", "train.json"]) {
     writeArtefact(build, "train", f, f, readFileSync(path.join(trainDir, f)));
+  }
+  for (const f of OPTIONAL_DECODER_FILES) {
+    if (existsSync(path.join(trainDir, f))) writeArtefact(build, "train", f, f, readFileSync(path.join(trainDir, f)));
   }
   const manifestFile = { embedder: store.embedder, variant, seed, graphBuild: store.graphBuild.id };
   writeArtefact(build, "train", "genret.json", "genret.json", JSON.stringify(manifestFile, null, 1));
