@@ -6,6 +6,7 @@ the step graph, with a key mask over the prefix's PAD words). Beside them export
 holds a few inputs and torch's hidden states for them, so the Node side (lib/genret
 onnx-session.ts) can show that onnxruntime gives the same numbers.
 """
+import inspect
 import json
 import os
 
@@ -15,6 +16,9 @@ import torch
 from model import DecodeStep, PrefillStep, TokenStep, PAD
 
 MASKED = -1e9
+# PyTorch >= 2.9 exports through dynamo by default; these graphs were written and checked with
+# the TorchScript exporter (the one PyTorch 1.13 has), so ask for it where there is a choice.
+_EXPORTER = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
 
 
 def _inputs(model, batch, past_len, device="cpu"):
@@ -50,6 +54,7 @@ def _export_tokens(model, path):
             output_names=["hidden", "present"],
             dynamic_axes={"facet": {0: "batch"}, "words": {0: "batch", 1: "words"}, "hidden": {0: "batch"}, "present": {2: "batch", 4: "prefix_len"}},
             opset_version=14,
+            **_EXPORTER,
         )
     os.replace(tmp, prefill)
     past = torch.randn(c["layers"], 2, 3, c["heads"], 5, dh, generator=g) * 0.1
@@ -73,6 +78,7 @@ def _export_tokens(model, path):
                 "present": {2: "batch", 4: "present_len"},
             },
             opset_version=14,
+            **_EXPORTER,
         )
     os.replace(tmp, path)
     return [prefill]
@@ -166,5 +172,6 @@ def _export_vector(model, path):
                 "present": {2: "batch", 4: "present_len"},
             },
             opset_version=14,
+            **_EXPORTER,
         )
     os.replace(tmp, path)

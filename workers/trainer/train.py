@@ -20,6 +20,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
 
 import argparse
+import inspect
 import json
 import math
 import sys
@@ -38,12 +39,14 @@ def emit(event, **fields):
     print(json.dumps({"event": event, **fields}), flush=True)
 
 
-def load_pack(path):
+def load_pack(path, vectors=True):
+    """The pack's arrays; vectors=False skips queries.f32 (a tokens model never reads it, so a
+    pack carried to a GPU machine may leave it out: it is most of the pack's bytes)."""
     with open(os.path.join(path, "pack.json")) as f:
         h = json.load(f)
     if h.get("format") != "graft-genret-pack":
         raise SystemExit(f"{path}: not a graft training pack")
-    q = np.fromfile(os.path.join(path, "queries.f32"), dtype="<f4").reshape(h["numQueries"], h["dim"])
+    q = np.fromfile(os.path.join(path, "queries.f32"), dtype="<f4").reshape(h["numQueries"], h["dim"]) if vectors else None
     t = np.fromfile(os.path.join(path, "targets.i32"), dtype="<i4").reshape(h["numTargets"], h["maxLen"])
     e = np.fromfile(os.path.join(path, "examples.i32"), dtype="<i4").reshape(h["numExamples"], 4)
     w = np.fromfile(os.path.join(path, "weights.f32"), dtype="<f4")
@@ -110,9 +113,13 @@ def main(argv=None):
                          "CUDA build of PyTorch and point GRAFT_PYTHON at its python, or train with --device cpu")
     if device.type == "cpu":
         torch.set_num_threads(args.threads)
+    else:
+        # TF32 matrix products on the GPU: several times fp32's rate, ample for training.
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     torch.manual_seed(args.seed)
 
-    header, queries, targets, examples, weights, decisions = load_pack(args.pack)
+    header, queries, targets, examples, weights, decisions = load_pack(args.pack, vectors=args.condition == "vector")
     n = header["numExamples"]
     if n == 0:
         raise SystemExit("the training pack has no examples")
@@ -150,13 +157,14 @@ def main(argv=None):
     ckpt_path = os.path.join(args.out, "checkpoint.pt")
     resumed = False
     if os.path.exists(ckpt_path):
-        ck = torch.load(ckpt_path, map_location=device)
+        # Our own file: the whole state, not only tensors (PyTorch >= 2.6 defaults to weights_only).
+        ck = torch.load(ckpt_path, map_location=device, **({"weights_only": False} if "weights_only" in inspect.signature(torch.load).parameters else {}))
         if ck["config"] != model.config:
             raise SystemExit(f"{ckpt_path} was trained with {ck['config']}, not {model.config}: use another --out")
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["optimizer"])
         state = ck["state"]
-        torch.set_rng_state(ck["rng"])
+        torch.set_rng_state(ck["rng"].cpu())  # map_location moved it; the CPU generator needs a CPU tensor
         resumed = True
         old = ck.get("args", {})
         if old.get("epochs") != args.epochs or old.get("time_budget") != args.time_budget or old.get("max_steps") != args.max_steps:
