@@ -10,6 +10,7 @@ import { itemsOfPaper } from "@/lib/graph";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { buildGenretStage, packedItemVector, type TrainerOptions } from "./build";
 import { generativeFacetLists, loadGenretModel, MODEL_FILES } from "./model";
+import { installPretrainedModel } from "./pretrained";
 
 // The genret stage end to end on the six-paper corpus (real embedder, real PyTorch trainer
 // with a tiny decoder): docids → tries → training data (+ token prior) → training → export.
@@ -70,6 +71,16 @@ describe(`genret build stage (${testProvider})`, { concurrency: false }, () => {
       for (const c of lists.problems ?? []) assert.ok(c.paper > 0 && c.paper < 6);
     } finally {
       await model.decoder.close();
+    }
+    // Installed as a trained model (what `--pretrained DIR` does with a GPU run's folder): the prefill graph comes along.
+    const installed = await installPretrainedModel(t.db, "mini", report.dir);
+    assert.ok(existsSync(path.join(installed.dir, "prefill.onnx")));
+    const again = await loadGenretModel(installed.dir);
+    try {
+      const lists = await generativeFacetLists(again, { items: {}, texts: { problems: ["parsing noisy text"] }, exclude: 0 }, { beams: 3 });
+      assert.ok((lists.problems ?? []).length > 0);
+    } finally {
+      await again.decoder.close();
     }
   });
 });
