@@ -1,5 +1,10 @@
 """ONNX export of the decoder's decoding step (model.DecodeStep) with a KV cache.
 
+As a command, exports the weights train.py --save-weights wrote (model.pt) into a folder, e.g. on
+a machine whose PyTorch can export when the training machine's could not:
+
+  /usr/bin/python3 workers/trainer/export.py RUN/model.pt OUT_DIR
+
 A `tokens` model (model.py) exports two graphs: prefill.onnx (model.PrefillStep: the item's
 words into the KV cache and the first step's hidden state) and decoder.onnx (model.TokenStep:
 the step graph, with a key mask over the prefix's PAD words). Beside them export-check.json
@@ -175,3 +180,27 @@ def _export_vector(model, path):
             **_EXPORTER,
         )
     os.replace(tmp, path)
+
+
+def main(argv=None):
+    import argparse
+    import sys
+
+    p = argparse.ArgumentParser(description="export model.pt (train.py --save-weights) to ONNX")
+    p.add_argument("weights")
+    p.add_argument("out")
+    a = p.parse_args(argv)
+    from model import DocIdDecoder
+
+    saved = torch.load(a.weights, map_location="cpu", **({"weights_only": False} if "weights_only" in inspect.signature(torch.load).parameters else {}))
+    model = DocIdDecoder(**saved["config"])
+    model.load_state_dict(saved["model"])
+    os.makedirs(a.out, exist_ok=True)
+    info = export_onnx(model.eval(), os.path.join(a.out, "decoder.onnx"), check=True)
+    with open(os.path.join(a.out, "config.json"), "w") as f:
+        json.dump({"config": model.config, "weights": a.weights}, f, indent=1)
+    print(json.dumps(info), file=sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -94,6 +94,8 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int, default=1, help="torch intra-op threads on the CPU")
     p.add_argument("--init-tokens", help="token prior (float32 [vocab, dim], lib/genret/token-prior.ts) to initialise token embeddings and the query projection from")
     p.add_argument("--no-export", action="store_true")
+    p.add_argument("--save-weights", action="store_true",
+                   help="also write OUT/model.pt (config + weights, no optimiser) before exporting: export.py can export it on another machine")
     return p.parse_args(argv)
 
 
@@ -325,6 +327,8 @@ def main(argv=None):
     model.eval()
     result = {"params": model.parameter_count(), "steps": state["step"], "seen": state["seen"], "epochs": state["seen"] / n,
               "trainSeconds": state["train_seconds"], "config": model.config, "device": str(device)}
+    if args.save_weights:
+        save_atomic({"config": model.config, "model": {k: v.detach().cpu() for k, v in model.state_dict().items()}}, os.path.join(args.out, "model.pt"))
     if not args.no_export:
         result["export"] = export_onnx(model, os.path.join(args.out, "decoder.onnx"), check=True)
     with open(os.path.join(args.out, "train.json.tmp"), "w") as f:
