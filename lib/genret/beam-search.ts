@@ -29,8 +29,10 @@ export interface DecoderSession {
 }
 
 export interface DecodeRequest {
-  /** The query item's embedding. */
+  /** The query item's embedding (empty for a decoder that reads its tokens). */
   query: Float32Array;
+  /** The query item's own compact tokens (lib/genret/item-tokens.ts), for a `tokens` decoder. */
+  words?: Int32Array;
   /** The decoder's slot: a FACETS index, or a MINDER view index. */
   facet: number;
   trie: PrefixTrie;

@@ -10,6 +10,7 @@ import { itemsOfPaper } from "@/lib/graph";
 import { useMiniCorpusStore } from "@/lib/graph/testing";
 import { buildGenretStage, packedItemVector, type TrainerOptions } from "./build";
 import { generativeFacetLists, loadGenretModel, MODEL_FILES } from "./model";
+import { installPretrainedModel } from "./pretrained";
 
 // The genret stage end to end on the six-paper corpus (real embedder, real PyTorch trainer
 // with a tiny decoder): docids → tries → training data (+ token prior) → training → export.
@@ -53,6 +54,34 @@ describe(`genret build stage (${testProvider})`, { concurrency: false }, () => {
     const train = JSON.parse(readFileSync(path.join(report.dir, "train.json"), "utf8")) as { args: { init_tokens: string | null } };
     assert.equal(train.args.init_tokens, null);
     assert.ok(FACETS.every((f) => existsSync(path.join(report.dir, `trie-${f}.bin`))));
+    // A vector model's pack carries no item words and its model no prefill graph.
+    assert.ok(!existsSync(path.join(report.dir, "pack", "itemTokens.i32")));
+    assert.ok(!existsSync(path.join(report.dir, "prefill.onnx")));
+  });
+
+  test("--condition tokens: the pack holds the items' words and the model decodes query texts", async () => {
+    const report = await buildGenretStage(t.db, { corpus: "mini", trainer: { ...tiny, epochs: 1, condition: "tokens" }, seed: 3 });
+    const pack = JSON.parse(readFileSync(path.join(report.dir, "pack", "pack.json"), "utf8")) as { numQueries: number; itemTokens: { maxTokens: number } };
+    assert.equal(statSync(path.join(report.dir, "pack", "itemTokens.i32")).size, pack.numQueries * pack.itemTokens.maxTokens * 4);
+    const model = await loadGenretModel(report.dir);
+    try {
+      assert.equal(model.config.condition, "tokens");
+      const lists = await generativeFacetLists(model, { items: {}, texts: { problems: ["parsing noisy text"] }, exclude: 0 }, { beams: 3 });
+      assert.ok((lists.problems ?? []).length > 0);
+      for (const c of lists.problems ?? []) assert.ok(c.paper > 0 && c.paper < 6);
+    } finally {
+      await model.decoder.close();
+    }
+    // Installed as a trained model (what `--pretrained DIR` does with a GPU run's folder): the prefill graph comes along.
+    const installed = await installPretrainedModel(t.db, "mini", report.dir);
+    assert.ok(existsSync(path.join(installed.dir, "prefill.onnx")));
+    const again = await loadGenretModel(installed.dir);
+    try {
+      const lists = await generativeFacetLists(again, { items: {}, texts: { problems: ["parsing noisy text"] }, exclude: 0 }, { beams: 3 });
+      assert.ok((lists.problems ?? []).length > 0);
+    } finally {
+      await again.decoder.close();
+    }
   });
 });
 

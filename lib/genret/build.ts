@@ -22,6 +22,7 @@ import { cacheDirFor, embedWithCache, readVectorCache, createEmbedder, type Embe
 import { packRows } from "@/lib/graph/corpus-data";
 import { readPaperGraph, type PackedFacetItems } from "@/lib/graph";
 import { distillationStatistics } from "./distill";
+import { OPTIONAL_DECODER_FILES } from "./model";
 import { writeTrainingPack } from "./pack";
 import { corpusDocIds, identifierFiles, identifierReport, identifiersFromIndex, trainingExamples, trainingSources } from "./prepare";
 import { identifierTokenPrior, type ItemVectorOf } from "./token-prior";
@@ -43,6 +44,8 @@ export interface TrainerOptions {
   /** Start token embeddings from the identifiers' embeddings (lib/genret/token-prior.ts). */
   tokenPrior?: boolean;
   device?: string;
+  /** What the decoder reads of a query item: its vector (default) or its words (workers/trainer/model.py). */
+  condition?: "vector" | "tokens";
 }
 
 export interface GenretStageOptions {
@@ -111,7 +114,7 @@ export function trieSizes(tries: Record<string, TrieStatistics>): GenretStageRep
   return { nodes, bytesPerNode: nodes ? nodeBytes / nodes : 0, fileBytesPerNode: nodes ? fileBytes / nodes : 0 };
 }
 
-export const DEFAULT_TRAINER: Required<Omit<TrainerOptions, "device" | "epochs">> & { epochs: number } = {
+export const DEFAULT_TRAINER: Required<Omit<TrainerOptions, "device" | "epochs" | "condition">> & { epochs: number } = {
   dModel: 256,
   layers: 4,
   heads: 4,
@@ -208,7 +211,7 @@ export function packedItemVector(items: Partial<Record<Facet, PackedFacetItems>>
   };
 }
 
-function trainerArgs(pack: string, out: string, t: Required<Omit<TrainerOptions, "device">> & { device?: string }, seed: number): string[] {
+function trainerArgs(pack: string, out: string, t: typeof DEFAULT_TRAINER & Pick<TrainerOptions, "device" | "condition">, seed: number): string[] {
   const args = [
     path.join(repoRoot, "workers", "trainer", "train.py"),
     "--pack",
@@ -238,6 +241,7 @@ function trainerArgs(pack: string, out: string, t: Required<Omit<TrainerOptions,
   ];
   if (t.tokenPrior) args.push("--init-tokens", path.join(pack, TOKEN_PRIOR_FILE));
   if (t.device) args.push("--device", t.device);
+  if (t.condition === "tokens") args.push("--condition", "tokens");
   return args;
 }
 
@@ -248,7 +252,7 @@ interface GenretRun {
   options: GenretStageOptions;
   variant: string;
   seed: number;
-  trainer: typeof DEFAULT_TRAINER & { device?: string };
+  trainer: typeof DEFAULT_TRAINER & Pick<TrainerOptions, "device" | "condition">;
   steps: Record<GenretStep, StepCost>;
   progress: NonNullable<GenretStageOptions["onProgress"]>;
   /** A path inside the build directory. */
@@ -261,7 +265,7 @@ type TrainingExamples = ReturnType<typeof trainingExamples>;
 export async function buildGenretStage(db: Db, options: GenretStageOptions): Promise<GenretStageReport> {
   const variant = options.variant ?? "uniform";
   const seed = options.seed ?? 0;
-  const trainer: typeof DEFAULT_TRAINER & { device?: string } = {
+  const trainer: typeof DEFAULT_TRAINER & Pick<TrainerOptions, "device" | "condition"> = {
     ...DEFAULT_TRAINER,
     ...(Object.fromEntries(Object.entries(options.trainer ?? {}).filter(([, v]) => v !== undefined)) as TrainerOptions),
   };
@@ -388,13 +392,17 @@ async function writeTrainingInputs(
   examples: TrainingExamples,
 ): Promise<void> {
   const priorFile = at(`pack/${TOKEN_PRIOR_FILE}`);
-  if (existsSync(at("pack/pack.json")) && !(trainer.tokenPrior && !existsSync(priorFile))) return;
+  const words = trainer.condition === "tokens";
+  // A pack without the items' words (written for a vector model) is rewritten for a tokens one.
+  const packDone = existsSync(at("pack/pack.json")) && (!words || existsSync(at("pack/itemTokens.i32")));
+  if (packDone && !(trainer.tokenPrior && !existsSync(priorFile))) return;
   progress("examples", 0, 1, `${examples.length.toLocaleString("en-US")} examples · reading item vectors`);
   const items = await timed(steps, "vectors", () => storeItemVectors(options.corpus, store));
-  if (!existsSync(at("pack/pack.json"))) {
+  if (!packDone) {
     progress("examples", 0, 1, `writing the training pack`);
+    const texts = words ? store.facets : undefined;
     await timed(steps, "pack", () =>
-      writeTrainingPack(at("pack"), { index: ids.index, vocab: ids.vocab, items, examples, tries: ids.tries, embedder: store.embedder, variant }),
+      writeTrainingPack(at("pack"), { index: ids.index, vocab: ids.vocab, items, examples, tries: ids.tries, embedder: store.embedder, variant, texts }),
     );
   }
   if (trainer.tokenPrior) {
@@ -437,6 +445,9 @@ function exportModel({ build, store, variant, seed, at }: GenretRun): void {
   const trainDir = at("train");
   for (const f of ["decoder.onnx", "output.f32", "config.json", "train.json"]) {
     writeArtefact(build, "train", f, f, readFileSync(path.join(trainDir, f)));
+  }
+  for (const f of OPTIONAL_DECODER_FILES) {
+    if (existsSync(path.join(trainDir, f))) writeArtefact(build, "train", f, f, readFileSync(path.join(trainDir, f)));
   }
   const manifestFile = { embedder: store.embedder, variant, seed, graphBuild: store.graphBuild.id };
   writeArtefact(build, "train", "genret.json", "genret.json", JSON.stringify(manifestFile, null, 1));

@@ -58,6 +58,8 @@ export function writeExperimentDir(out: string, files: GenretCorpusFiles, ids: I
     tries: ids.tries,
     embedder: files.data.embedderId,
     variant,
+    // The items' words too (itemTokens.i32), so one pack trains either conditioning.
+    texts: files.corpus.facets,
   });
   mkdirSync(out, { recursive: true });
   for (const f of identifierFiles(ids)) writeFileSync(path.join(out, f.name), f.data);

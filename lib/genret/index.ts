@@ -13,7 +13,10 @@ export {
   loadGenretModel,
   missingFiles,
   missingModelFiles,
+  OPTIONAL_DECODER_FILES,
 } from "./model";
+export { EXPORT_CHECK_FILE, exportCheckDifference } from "./export-check";
+export { ITEM_MAX_TOKENS, itemTokenIds } from "./item-tokens";
 export { decisionMaskByRow, PACK_VERSION, type PackHeader, packQueries, writePackFiles, writeTrainingPack } from "./pack";
 export { buildIdentifiers, type GenretCorpus, identifierFiles, type Identifiers, identifiersFromIndex, readIdentifierFiles, trainingExamples } from "./prepare";
 export { buildTrie, loadTrie, PrefixTrie, readTrieFile, serializeTrie, trieStatistics, type TrieStatistics } from "./trie";

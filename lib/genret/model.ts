@@ -1,6 +1,6 @@
 /**
- * A trained generative retriever, as a directory: decoder.onnx (the step graph), train.json
- * (its architecture), vocab.json and trie-<facet>.bin (identifiers), papers.json (node index →
+ * A trained generative retriever, as a directory: decoder.onnx (the step graph; a `tokens`
+ * model also prefill.onnx, see onnx-session.ts), train.json (its architecture), vocab.json and trie-<facet>.bin (identifiers), papers.json (node index →
  * external id) and genret.json (embedder, variant, graph build). `generativeFacetLists`
  * turns a query's facet items into the per-facet candidate lists that fusion consumes
  * (lib/fusion FacetLists): each item decoded separately with its own beams, a facet's list
@@ -12,9 +12,10 @@ import { PAPER_DEFAULTS } from "@/lib/config";
 import { FACETS, type Facet } from "@/lib/corpus";
 import type { Candidate, FacetLists } from "@/lib/fusion";
 import { constrainedBeamSearch, expandToPapers, type DecodeRequest } from "./beam-search";
-import { OnnxDecoder, type DecoderConfig } from "./onnx-session";
+import { itemTokenIds } from "./item-tokens";
+import { isTokenModel, OnnxDecoder, PREFILL_FILE, type DecoderConfig } from "./onnx-session";
 import { readIdentifierFiles, type LoadedIdentifiers } from "./prepare";
-import { readVocabFile, type CompactVocab } from "./vocab";
+import { compactIndex, readVocabFile, type CompactVocab } from "./vocab";
 
 export interface GenretManifest {
   embedder: string;
@@ -35,6 +36,9 @@ export interface GenretModel {
 export const DECODER_FILES = ["decoder.onnx", "output.f32", "config.json", "vocab.json", "papers.json", "genret.json"];
 
 export const MODEL_FILES = [...DECODER_FILES, ...FACETS.map((f) => `trie-${f}.bin`)];
+
+/** Files a model directory has only for some decoders (a `tokens` model's prefill graph and its export check), copied along when present. */
+export const OPTIONAL_DECODER_FILES = [PREFILL_FILE, "export-check.json"];
 
 /** The names of `files` that `dir` lacks. */
 export function missingFiles(dir: string, files: readonly string[]): string[] {
@@ -76,6 +80,8 @@ export async function loadDecoderFiles(dir: string, options: DecoderLoadOptions 
   const { vocab, maxTokens } = readVocabFile(path.join(dir, "vocab.json"));
   if (config.vocab !== vocab.size) throw new Error(`${dir}: the decoder has ${config.vocab} output tokens, vocab.json ${vocab.size}`);
   options.checkConfig?.(config);
+  if (isTokenModel(config) && !existsSync(path.join(path.dirname(options.decoder ?? path.join(dir, "decoder.onnx")), PREFILL_FILE)))
+    throw new Error(`${dir}: the decoder reads item tokens (config.json condition "tokens") but ${PREFILL_FILE} is missing`);
   const manifest = read("genret.json") as GenretManifest;
   const paperIds = (read("papers.json") as { externalIds: string[] }).externalIds;
   const decoder = await OnnxDecoder.load(options.decoder ?? path.join(dir, "decoder.onnx"), config, { threads: options.threads });
@@ -92,8 +98,10 @@ export async function loadGenretModel(dir: string, options: { threads?: number; 
 }
 
 export interface GenerativeQuery {
-  /** The query's item embeddings per facet (same embedder as the model's manifest). */
+  /** The query's item embeddings per facet (same embedder as the model's manifest); unused by a `tokens` model. */
   items: Partial<Record<Facet, readonly Float32Array[]>>;
+  /** The query's item texts per facet: what a `tokens` model reads (required by one). */
+  texts?: Partial<Record<Facet, readonly string[]>>;
   /** Corpus index of the query paper, excluded from its own lists. */
   exclude?: number;
 }
@@ -138,12 +146,7 @@ function orderItemLists(perItem: readonly (readonly Candidate[])[], order: ListO
 export async function generativeFacetLists(model: GenretModel, query: GenerativeQuery, options: GenerativeOptions = {}): Promise<FacetLists> {
   const facets = options.facets ?? FACETS;
   const settings = { ...PAPER_DECODING, ...definedOnly(options) };
-  const requests: (DecodeRequest & { facetName: Facet; item: number })[] = [];
-  for (const f of facets) {
-    (query.items[f] ?? []).forEach((vec, item) =>
-      requests.push({ query: vec, facet: FACETS.indexOf(f), trie: model.identifiers.tries[f], facetName: f, item }),
-    );
-  }
+  const requests = decodeRequests(model, query, facets);
   const lists: Partial<Record<Facet, Candidate[]>> = {};
   for (const f of facets) lists[f] = [];
   if (requests.length === 0) return lists;
@@ -169,6 +172,32 @@ export async function generativeFacetLists(model: GenretModel, query: Generative
     );
   }
   return lists;
+}
+
+type FacetRequest = DecodeRequest & { facetName: Facet; item: number };
+
+const NO_VECTOR = new Float32Array(0);
+const compactMaps = new WeakMap<CompactVocab, Map<number, number>>();
+
+/** One request per query item: its vector, or for a `tokens` model its text's compact tokens. */
+function decodeRequests(model: GenretModel, query: GenerativeQuery, facets: readonly Facet[]): FacetRequest[] {
+  const requests: FacetRequest[] = [];
+  const base = (f: Facet, item: number) => ({ facet: FACETS.indexOf(f), trie: model.identifiers.tries[f], facetName: f, item });
+  if (!isTokenModel(model.config)) {
+    for (const f of facets) (query.items[f] ?? []).forEach((vec, item) => requests.push({ query: vec, ...base(f, item) }));
+    return requests;
+  }
+  if (!query.texts) throw new Error(`${model.dir}: this model reads the query items' words: the query has no item texts`);
+  const vocab = model.identifiers.vocab;
+  let compact = compactMaps.get(vocab);
+  if (!compact) compactMaps.set(vocab, (compact = compactIndex(vocab)));
+  const limit = model.config.item_tokens;
+  for (const f of facets) {
+    (query.texts[f] ?? []).forEach((text, item) =>
+      requests.push({ query: NO_VECTOR, words: Int32Array.from(itemTokenIds(text, compact, limit).ids), ...base(f, item) }),
+    );
+  }
+  return requests;
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {

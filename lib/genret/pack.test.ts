@@ -4,10 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { FACETS, type Facet } from "@/lib/corpus";
-import { decisionMask, decisionMaskByRow, encodeTargets, packQueries, writePackFiles, type PackHeader } from "./pack";
+import type { DistillationExamples } from "./distill";
+import { docIdTokens } from "./docid";
+import { decisionMask, decisionMaskByRow, encodeTargets, packItemTokens, packQueries, writePackFiles, writeTrainingPack, type PackHeader } from "./pack";
 import { buildIdentifiers } from "./prepare";
 import { buildTrie } from "./trie";
-import { EOS, PAD } from "./vocab";
+import { compactIndex, EOS, PAD } from "./vocab";
 
 const facets = [
   { problems: ["Parsing noisy text", "Parsing clean text"], methods: ["A neural parser"], results: ["Better accuracy"], contributions: [] },
@@ -43,17 +45,25 @@ describe("decision masks", () => {
   });
 });
 
+type Items = Record<Facet, { dim: number; offsets: Int32Array; data: Float32Array }>;
+
+/** Item vectors of `papers` (each value a distinct number), dim 2. */
+function itemVectors(papers: typeof facets): Items {
+  const dim = 2;
+  return Object.fromEntries(
+    FACETS.map((f, fi) => {
+      const offsets = Int32Array.from({ length: papers.length + 1 }, () => 0);
+      papers.forEach((p, i) => (offsets[i + 1] = offsets[i] + p[f].length));
+      const data = Float32Array.from({ length: offsets[papers.length] * dim }, (_, k) => 100 * fi + k);
+      return [f, { dim, offsets, data }];
+    }),
+  ) as Items;
+}
+
 describe("packQueries", () => {
   it("stacks the facets' item vectors and finds an item's row", () => {
     const dim = 2;
-    const items = Object.fromEntries(
-      FACETS.map((f, fi) => {
-        const counts = facets.map((p) => p[f].length);
-        const offsets = Int32Array.from([0, counts[0], counts[0] + counts[1], counts[0] + counts[1] + counts[2]]);
-        const data = Float32Array.from({ length: offsets[3] * dim }, (_, k) => 100 * fi + k);
-        return [f, { dim, offsets, data }];
-      }),
-    ) as Record<Facet, { dim: number; offsets: Int32Array; data: Float32Array }>;
+    const items = itemVectors(facets);
     const q = packQueries(items);
     assert.equal(q.dim, dim);
     assert.equal(q.numQueries, 4 + 3 + 2 + 2);
@@ -104,5 +114,82 @@ describe("writePackFiles", () => {
     assert.deepEqual(new Uint8Array(back("decisions.u8")), arrays.decisions);
     assert.deepEqual(JSON.parse(back("pack.json").toString("utf8")), header);
     assert.ok(!existsSync(path.join(dir, "pack.json")));
+  });
+});
+
+describe("packItemTokens", () => {
+  const map = compactIndex(ids.vocab);
+  const compact = (text: string): number[] => docIdTokens(text, 32).map((t) => map.get(t) as number);
+
+  it("writes each item's DocID-normalised tokens as compact ids in its queries.f32 row, PAD-filled", () => {
+    const items = itemVectors(facets);
+    const q = packQueries(items);
+    const { tokens, stats } = packItemTokens(facets, items, q, ids.vocab, 8);
+    assert.equal(tokens.length, q.numQueries * 8);
+    for (const f of FACETS) {
+      facets.forEach((p, paper) =>
+        p[f].forEach((text, item) => {
+          const row = Array.from(tokens.subarray(q.row(f, paper, item) * 8, (q.row(f, paper, item) + 1) * 8));
+          const want = compact(text);
+          assert.ok(want.length > 0 && want.every((c) => c >= 2), `${text}: every token of a DocID is in the vocabulary`);
+          assert.deepEqual(row, [...want, ...Array(8 - want.length).fill(PAD)], `${f} ${paper}:${item}`);
+        }),
+      );
+    }
+    assert.deepEqual(stats, { maxTokens: 8, tokens: tokens.filter((t) => t !== PAD).length, dropped: 0, emptyRows: 0 });
+  });
+
+  it("drops tokens outside the vocabulary and cuts an item at maxTokens", () => {
+    const texts = facets.map((p) => ({ ...p, problems: [...p.problems] }));
+    texts[0].problems[0] = "Parsing wombat text";
+    texts[1].problems[0] = `parsing${" noisy".repeat(40)}`;
+    const items = itemVectors(texts);
+    const q = packQueries(items);
+    const { tokens, stats } = packItemTokens(texts, items, q, ids.vocab, 8);
+    const row = (paper: number): number[] => Array.from(tokens.subarray(q.row("problems", paper, 0) * 8, (q.row("problems", paper, 0) + 1) * 8));
+    // " wombat" is in no DocID: the tokens of "parsing" and " text" stay, in order.
+    const kept = [...compact("parsing"), compact("parsing noisy text").at(-1) as number];
+    assert.deepEqual(row(0), [...kept, ...Array(8 - kept.length).fill(PAD)]);
+    assert.ok(stats.dropped > 0);
+    assert.equal(stats.dropped, docIdTokens("parsing wombat text").length - kept.length);
+    assert.deepEqual(row(1), compact(texts[1].problems[0]).slice(0, 8));
+    assert.ok(row(1).every((t) => t !== PAD));
+  });
+
+  it("rejects texts that do not match the vectors", () => {
+    const items = itemVectors(facets);
+    const texts = facets.map((p) => ({ ...p, methods: [...p.methods] }));
+    texts[1].methods.pop();
+    assert.throws(() => packItemTokens(texts, items, packQueries(items), ids.vocab), /paper 1 has 1 methods texts, 2 vectors/);
+  });
+
+  it("writeTrainingPack writes itemTokens.i32 and its statistics only when given the texts", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "graft-pack-tokens-"));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const items = itemVectors(facets);
+    const examples: DistillationExamples = {
+      length: 1,
+      facet: new Uint8Array(1),
+      origin: new Uint8Array(1),
+      sourcePaper: Int32Array.of(0),
+      sourceItem: Int32Array.of(1),
+      targetPaper: Int32Array.of(1),
+      targetIdentifier: Int32Array.of(1),
+      weight: Float32Array.of(1),
+      negative: Int32Array.of(-1),
+      meta: { numPapers: 3, identifierCounts: { problems: 4, methods: 3, results: 2, contributions: 2 }, kMin: 1, seed: 0, options: {} },
+    };
+    const input = { index: ids.index, vocab: ids.vocab, items, examples, tries: ids.tries, embedder: "toy", variant: "toy" };
+    const plain = writeTrainingPack(path.join(dir, "plain"), input);
+    assert.equal(plain.itemTokens, undefined);
+    assert.ok(!existsSync(path.join(dir, "plain", "itemTokens.i32")));
+    const header = writeTrainingPack(path.join(dir, "tokens"), { ...input, texts: facets });
+    assert.equal(header.itemTokens?.maxTokens, 32);
+    const written = new Int32Array(new Uint8Array(readFileSync(path.join(dir, "tokens", "itemTokens.i32"))).buffer);
+    assert.equal(written.length, header.numQueries * 32);
+    // The example's query row (problems, paper 0, item 1) holds that item's words.
+    const row = Array.from(written.subarray(32, 64)).filter((t) => t !== PAD);
+    assert.deepEqual(row, compact(facets[0].problems[1]));
+    assert.equal(header.itemTokens?.tokens, written.filter((t) => t !== PAD).length);
   });
 });

@@ -11,6 +11,9 @@
  *   examples.i32   [numExamples, 4]   facet, query row, target row, negative target row (-1)
  *   weights.f32    [numExamples]      cross-entropy weight (1 unless CE reweighting)
  *   decisions.u8   [numTargets, maxLen] 1 where the trie leaves the decoder a choice
+ *   itemTokens.i32 [numQueries, itemTokens.maxTokens] (when the item texts are given) the
+ *                  item's own compact tokens, PAD-filled, same rows as queries.f32
+ *                  (item-tokens.ts: the `tokens` conditioning of the decoder)
  *
  * decisions.u8: constrained decoding renormalises over the trie's allowed tokens, so a
  * position where the prefix has a single continuation (and EOS is not allowed) costs nothing
@@ -25,10 +28,11 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "@/lib/atomic-write";
-import { FACETS, type Facet } from "@/lib/corpus";
+import { FACETS, type Facet, type FacetLists } from "@/lib/corpus";
 import type { PackedFacetItems } from "@/lib/graph";
 import type { DistillationExamples } from "./distill";
 import type { DocIdIndex } from "./docid";
+import { ITEM_MAX_TOKENS, itemTokenIds, setItemRow } from "./item-tokens";
 import type { PrefixTrie } from "./trie";
 import { compactIndex, EOS, PAD, type CompactVocab } from "./vocab";
 
@@ -52,6 +56,19 @@ export interface PackHeader {
   seed: number;
   hasNegatives: boolean;
   hasWeights: boolean;
+  /** itemTokens.i32, when the pack was written with the item texts. */
+  itemTokens?: ItemTokenStats;
+}
+
+/** What itemTokens.i32 holds: out-of-vocabulary tokens dropped (item-tokens.ts says why). */
+export interface ItemTokenStats {
+  maxTokens: number;
+  /** Tokens kept over all rows. */
+  tokens: number;
+  /** Tokens of the first maxTokens that were outside the compact vocabulary. */
+  dropped: number;
+  /** Rows that kept no token at all (the decoder then sees the facet alone). */
+  emptyRows: number;
 }
 
 export interface PackInput {
@@ -64,6 +81,8 @@ export interface PackInput {
   tries: Record<Facet, PrefixTrie>;
   embedder: string;
   variant: string;
+  /** The papers' facet item texts (node order): written as itemTokens.i32 when given. */
+  texts?: readonly FacetLists[];
 }
 
 /**
@@ -130,6 +149,39 @@ export function packQueries(items: Record<Facet, PackedFacetItems>): PackedQueri
   return { dim, numQueries, queryOffset, queries, row: (f, paper, item) => queryOffset[f] + items[f].offsets[paper] + item };
 }
 
+/**
+ * itemTokens.i32: every item's own compact tokens (item-tokens.ts), in the rows of queries.f32.
+ * Throws when a paper's texts do not match its vectors (the two must come from one store read).
+ */
+export function packItemTokens(
+  texts: readonly FacetLists[],
+  items: Record<Facet, PackedFacetItems>,
+  q: PackedQueries,
+  vocab: CompactVocab,
+  maxTokens: number = ITEM_MAX_TOKENS,
+): { tokens: Int32Array; stats: ItemTokenStats } {
+  const compact = compactIndex(vocab);
+  const out = new Int32Array(q.numQueries * maxTokens).fill(PAD);
+  const stats: ItemTokenStats = { maxTokens, tokens: 0, dropped: 0, emptyRows: 0 };
+  for (const f of FACETS) {
+    const { offsets } = items[f];
+    if (texts.length !== offsets.length - 1) throw new Error(`packItemTokens: ${texts.length} papers of texts, ${offsets.length - 1} of ${f} vectors`);
+    texts.forEach((paper, p) => {
+      const list = paper[f] ?? [];
+      if (list.length !== offsets[p + 1] - offsets[p])
+        throw new Error(`packItemTokens: paper ${p} has ${list.length} ${f} texts, ${offsets[p + 1] - offsets[p]} vectors`);
+      list.forEach((text, i) => {
+        const { ids, dropped } = itemTokenIds(text, compact, maxTokens);
+        setItemRow(out, q.row(f, p, i), ids, maxTokens);
+        stats.tokens += ids.length;
+        stats.dropped += dropped;
+        if (ids.length === 0) stats.emptyRows += 1;
+      });
+    });
+  }
+  return { tokens: out, stats };
+}
+
 /** Compact-token rows of every identifier of every facet, each EOS-terminated and PAD-filled. */
 export function encodeTargets(index: DocIdIndex, vocab: CompactVocab): { rows: Int32Array; maxLen: number; offset: Record<Facet, number> } {
   const map = compactIndex(vocab);
@@ -160,6 +212,7 @@ export interface PackArrays {
   examples: Int32Array;
   weights: Float32Array;
   decisions: Uint8Array;
+  itemTokens?: Int32Array;
 }
 
 /** A pack header whose decoder slots need not be the facets (MINDER's are its views). */
@@ -173,6 +226,7 @@ export function writePackFiles<H extends AnyPackHeader>(dir: string, header: H, 
   writeFileAtomic(path.join(dir, "examples.i32"), bytes(arrays.examples));
   writeFileAtomic(path.join(dir, "weights.f32"), bytes(arrays.weights));
   writeFileAtomic(path.join(dir, "decisions.u8"), arrays.decisions);
+  if (arrays.itemTokens) writeFileAtomic(path.join(dir, "itemTokens.i32"), bytes(arrays.itemTokens));
   writeFileAtomic(path.join(dir, "pack.json"), JSON.stringify(header, null, 1));
   return header;
 }
@@ -193,6 +247,7 @@ export function writeTrainingPack(dir: string, input: PackInput): PackHeader {
     if (neg >= 0) hasNegatives = true;
   }
   const hasWeights = examples.weight.some((w) => w !== 1);
+  const itemTokens = input.texts ? packItemTokens(input.texts, items, q, vocab) : null;
 
   const header: PackHeader = {
     format: "graft-genret-pack",
@@ -211,6 +266,7 @@ export function writeTrainingPack(dir: string, input: PackInput): PackHeader {
     seed: examples.meta.seed,
     hasNegatives,
     hasWeights,
+    ...(itemTokens ? { itemTokens: itemTokens.stats } : {}),
   };
   return writePackFiles(dir, header, {
     queries: q.queries,
@@ -218,5 +274,6 @@ export function writeTrainingPack(dir: string, input: PackInput): PackHeader {
     examples: rows,
     weights: examples.weight,
     decisions: decisionMask(targets.rows, targets.maxLen, targets.offset, input.tries),
+    itemTokens: itemTokens?.tokens,
   });
 }

@@ -16,7 +16,7 @@ import type { Db } from "@/lib/db";
 import { repoRoot } from "@/lib/paths";
 import { FACETS } from "@/lib/corpus";
 import { readStoreCorpus } from "./build";
-import { MODEL_FILES, missingModelFiles } from "./model";
+import { MODEL_FILES, missingModelFiles, OPTIONAL_DECODER_FILES } from "./model";
 import { buildIdentifiers, identifierFiles } from "./prepare";
 import { readVocabFile } from "./vocab";
 
@@ -63,7 +63,7 @@ export async function installPretrainedModel(db: Db, corpus: string, source: str
     pretrained: true,
   });
   for (const f of identifierFiles(ids)) writeArtefact(build, "docids", f.name, f.name, f.data);
-  for (const f of [...MODEL_FILES, "train.json"]) {
+  for (const f of [...MODEL_FILES, "train.json", ...OPTIONAL_DECODER_FILES]) {
     if (!existsSync(path.join(source, f)) || TRIE_FILES.has(f) || f === "vocab.json") continue;
     writeArtefact(build, "train", f, f, readFileSync(path.join(source, f)));
   }

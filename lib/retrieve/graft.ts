@@ -125,9 +125,12 @@ export async function generativeFacetCandidates(ctx: RetrieveContext): Promise<F
   const { model } = loaded;
   const map = nodeMap(loaded, ctx);
   const skip = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
-  const items = await modelItemVectors(ctx, model.manifest.embedder);
+  // A model that reads the items' words needs no embedding of them.
+  const readsWords = model.config.condition === "tokens";
+  const items = readsWords ? {} : await modelItemVectors(ctx, model.manifest.embedder);
+  const texts = Object.fromEntries(ctx.facets.map((f) => [f, ctx.query.items[f]]));
   const tokens = new Map<string, readonly number[]>();
-  const lists = await generativeFacetLists(model, { items }, { beams: config().GRAFT_BEAMS, facets: ctx.facets, identifierTokens: tokens });
+  const lists = await generativeFacetLists(model, { items, texts }, { beams: config().GRAFT_BEAMS, facets: ctx.facets, identifierTokens: tokens });
   const out: FacetCandidateLists = {};
   for (const f of FACETS) {
     const list = lists[f];

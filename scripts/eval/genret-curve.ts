@@ -7,7 +7,8 @@
  *     [--length-penalty 1] [--list-order concatenate|interleave|score] [--out curve.json]
  *
  * DIR holds vocab.json and trie-*.bin (scripts/train/genret-pack.ts); RUN_DIR is the trainer's
- * --out (config.json, decoder.onnx, snapshots/<examples>/decoder.onnx).
+ * --out (config.json, decoder.onnx, snapshots/<examples>/decoder.onnx; a `tokens` model's
+ * prefill.onnx beside each, and the queries' item texts are passed for it).
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -87,13 +88,16 @@ console.log(JSON.stringify(rows[0]));
 for (const d of selected) {
   writeFileSync(path.join(modelDir, "decoder.onnx"), readFileSync(d.file));
   writeFileSync(path.join(modelDir, "output.f32"), readFileSync(path.join(path.dirname(d.file), "output.f32")));
+  // A tokens model's prefill graph sits beside its step graph.
+  const prefill = path.join(path.dirname(d.file), "prefill.onnx");
+  if (existsSync(prefill)) copyFileSync(prefill, path.join(modelDir, "prefill.onnx"));
   const model = await loadGenretModel(modelDir, { threads: 2 });
   const runsRrf = [];
   const runsGraph = [];
   const t0 = performance.now();
   for (const q of queries) {
     const items = paperItems(data.items, q) as Partial<Record<Facet, Float32Array[]>>;
-    const lists = await generativeFacetLists(model, { items, exclude: q }, decoding);
+    const lists = await generativeFacetLists(model, { items, texts: corpus.facets[q], exclude: q }, decoding);
     runsRrf.push({ retrieved: rrf(lists, { exclude: q }).map((r) => r.paper), gold: gold[q] });
     runsGraph.push({ retrieved: graphRrf(lists, { query: q, weightOf }).map((r) => r.paper), gold: gold[q] });
   }

@@ -10,12 +10,17 @@ OUT continues from it, so a killed run loses at most that much work. Progress is
 JSON lines on stdout ({"event": "progress", ...}); the caller (a Graft job) parses them.
 Runs on a CUDA GPU when one is present (or --device), else on the CPU with the thread
 settings measured best on 2 cores (torch 1 thread, OpenBLAS 2 threads).
+
+--condition tokens trains the prefix-LM variant (model.py) on the pack's itemTokens.i32 (the
+query item's own words) instead of its frozen vector; the choice is saved in the checkpoint
+and config.json, so decoding (lib/genret/onnx-session.ts) picks the matching graphs.
 """
 import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
 
 import argparse
+import inspect
 import json
 import math
 import sys
@@ -34,12 +39,14 @@ def emit(event, **fields):
     print(json.dumps({"event": event, **fields}), flush=True)
 
 
-def load_pack(path):
+def load_pack(path, vectors=True):
+    """The pack's arrays; vectors=False skips queries.f32 (a tokens model never reads it, so a
+    pack carried to a GPU machine may leave it out: it is most of the pack's bytes)."""
     with open(os.path.join(path, "pack.json")) as f:
         h = json.load(f)
     if h.get("format") != "graft-genret-pack":
         raise SystemExit(f"{path}: not a graft training pack")
-    q = np.fromfile(os.path.join(path, "queries.f32"), dtype="<f4").reshape(h["numQueries"], h["dim"])
+    q = np.fromfile(os.path.join(path, "queries.f32"), dtype="<f4").reshape(h["numQueries"], h["dim"]) if vectors else None
     t = np.fromfile(os.path.join(path, "targets.i32"), dtype="<i4").reshape(h["numTargets"], h["maxLen"])
     e = np.fromfile(os.path.join(path, "examples.i32"), dtype="<i4").reshape(h["numExamples"], 4)
     w = np.fromfile(os.path.join(path, "weights.f32"), dtype="<f4")
@@ -47,10 +54,22 @@ def load_pack(path):
     return h, q, t, e, w, d
 
 
+def load_item_tokens(path, header):
+    """itemTokens.i32 [numQueries, maxTokens] (lib/genret/pack.ts), or exit saying how to get one."""
+    info = header.get("itemTokens")
+    if not info:
+        raise SystemExit(f"{path}: this pack has no item tokens (itemTokens.i32): --condition tokens needs a pack written with the item texts "
+                         "(graft build --stage genret --condition tokens writes one)")
+    return np.fromfile(os.path.join(path, "itemTokens.i32"), dtype="<i4").reshape(header["numQueries"], info["maxTokens"])
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--pack", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--condition", choices=["vector", "tokens"], default="vector",
+                   help="what the decoder reads of the query item: its frozen vector (one prefix position) or its own tokens (a prefix LM)")
+    p.add_argument("--item-tokens", type=int, default=0, help="with --condition tokens: the first N item tokens (0: all the pack holds)")
     p.add_argument("--d-model", type=int, default=256)
     p.add_argument("--layers", type=int, default=4)
     p.add_argument("--heads", type=int, default=4)
@@ -75,6 +94,8 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int, default=1, help="torch intra-op threads on the CPU")
     p.add_argument("--init-tokens", help="token prior (float32 [vocab, dim], lib/genret/token-prior.ts) to initialise token embeddings and the query projection from")
     p.add_argument("--no-export", action="store_true")
+    p.add_argument("--save-weights", action="store_true",
+                   help="also write OUT/model.pt (config + weights, no optimiser) before exporting: export.py can export it on another machine")
     return p.parse_args(argv)
 
 
@@ -94,22 +115,34 @@ def main(argv=None):
                          "CUDA build of PyTorch and point GRAFT_PYTHON at its python, or train with --device cpu")
     if device.type == "cpu":
         torch.set_num_threads(args.threads)
+    else:
+        # TF32 matrix products on the GPU: several times fp32's rate, ample for training.
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     torch.manual_seed(args.seed)
 
-    header, queries, targets, examples, weights, decisions = load_pack(args.pack)
+    header, queries, targets, examples, weights, decisions = load_pack(args.pack, vectors=args.condition == "vector")
     n = header["numExamples"]
     if n == 0:
         raise SystemExit("the training pack has no examples")
     if args.unlikelihood > 0 and not header["hasNegatives"]:
         raise SystemExit("--unlikelihood needs a pack built with hard negatives")
-    q_all = torch.from_numpy(queries).to(device)
+    item_tokens = 0
+    if args.condition == "tokens":
+        words = load_item_tokens(args.pack, header)
+        item_tokens = min(args.item_tokens or words.shape[1], words.shape[1])
+        # The decoder reads token ids instead of vectors: same rows, so examples.i32 is unchanged.
+        q_all = torch.from_numpy(words[:, :item_tokens].astype(np.int64)).to(device)
+    else:
+        q_all = torch.from_numpy(queries).to(device)
     t_all = torch.from_numpy(targets.astype(np.int64)).to(device)
     d_all = torch.from_numpy(decisions.astype(np.float32)).to(device)
     e_all = torch.from_numpy(examples.astype(np.int64))
     w_all = torch.from_numpy(weights)
 
     model = DocIdDecoder(header["vocabSize"], header["dim"], d=args.d_model, layers=args.layers, heads=args.heads, ff=args.ff,
-                         max_len=header["maxLen"], facets=len(header["facets"]), dropout=args.dropout).to(device)
+                         max_len=header["maxLen"], facets=len(header["facets"]), dropout=args.dropout,
+                         condition=args.condition, item_tokens=item_tokens).to(device)
     decay = [p for name, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for name, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay}, {"params": no_decay, "weight_decay": 0.0}], lr=args.lr)
@@ -126,13 +159,14 @@ def main(argv=None):
     ckpt_path = os.path.join(args.out, "checkpoint.pt")
     resumed = False
     if os.path.exists(ckpt_path):
-        ck = torch.load(ckpt_path, map_location=device)
+        # Our own file: the whole state, not only tensors (PyTorch >= 2.6 defaults to weights_only).
+        ck = torch.load(ckpt_path, map_location=device, **({"weights_only": False} if "weights_only" in inspect.signature(torch.load).parameters else {}))
         if ck["config"] != model.config:
             raise SystemExit(f"{ckpt_path} was trained with {ck['config']}, not {model.config}: use another --out")
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["optimizer"])
         state = ck["state"]
-        torch.set_rng_state(ck["rng"])
+        torch.set_rng_state(ck["rng"].cpu())  # map_location moved it; the CPU generator needs a CPU tensor
         resumed = True
         old = ck.get("args", {})
         if old.get("epochs") != args.epochs or old.get("time_budget") != args.time_budget or old.get("max_steps") != args.max_steps:
@@ -206,6 +240,9 @@ def main(argv=None):
         rows = e_all[idx]
         facet = rows[:, 0].to(device)
         query = q_all[rows[:, 1].to(device)]
+        if args.condition == "tokens":
+            # Drop the batch's trailing all-PAD word columns (positions do not depend on them).
+            query = query[:, : max(1, int((query != 0).sum(1).max()))]
         trow = rows[:, 2].to(device)
         tgt = t_all[trow]
         mask = (tgt != 0).float()
@@ -290,6 +327,8 @@ def main(argv=None):
     model.eval()
     result = {"params": model.parameter_count(), "steps": state["step"], "seen": state["seen"], "epochs": state["seen"] / n,
               "trainSeconds": state["train_seconds"], "config": model.config, "device": str(device)}
+    if args.save_weights:
+        save_atomic({"config": model.config, "model": {k: v.detach().cpu() for k, v in model.state_dict().items()}}, os.path.join(args.out, "model.pt"))
     if not args.no_export:
         result["export"] = export_onnx(model, os.path.join(args.out, "decoder.onnx"), check=True)
     with open(os.path.join(args.out, "train.json.tmp"), "w") as f:

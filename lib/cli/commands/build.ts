@@ -59,6 +59,7 @@ const buildOptions = z
     lr: z.coerce.number().positive().max(1).default(DEFAULT_TRAINER.lr),
     tokenPrior: z.boolean().default(DEFAULT_TRAINER.tokenPrior),
     device: z.enum(["auto", "cpu", "cuda"]).default("auto"),
+    condition: z.enum(["vector", "tokens"], { error: "condition must be vector or tokens" }).default("vector"),
     pretrained: z.union([z.boolean(), z.string().min(1)]).optional(),
     ifMissing: z.boolean().default(false),
     json: z.boolean().default(false),
@@ -214,6 +215,7 @@ export function registerBuild(program: Command): void {
     .option("--lr <x>", "peak learning rate", String(DEFAULT_TRAINER.lr))
     .option("--no-token-prior", "start token embeddings from noise instead of the identifiers' embeddings")
     .option("--device <d>", "auto (CUDA when present) | cpu | cuda", "auto")
+    .option("--condition <c>", "what the decoder reads of a query item: vector (its embedding) | tokens (its words, a prefix LM)", "vector")
     .option("--if-missing", "skip a stage whose complete build already exists (set-up scripts)")
     .option("--pretrained [dir]", "genret: install a trained model instead of training (default: the one shipped for the demo corpus)")
     .action(async (raw: unknown) => {
@@ -259,6 +261,7 @@ export function registerBuild(program: Command): void {
             lr: opts.lr,
             tokenPrior: opts.tokenPrior,
             device: opts.device === "auto" ? undefined : opts.device,
+            condition: opts.condition === "tokens" ? "tokens" : undefined,
           },
           onProgress: (phase, d, t, detail) => bar.update(d, t, detail ? `${phase} ${detail}` : phase),
         });

@@ -47,7 +47,9 @@ export async function createGenerativeProvider(context: GenerativeProviderContex
         loaded.set(variant, p);
       }
       const model = await p;
-      if (model.manifest.embedder !== options.embedder) {
+      // A `tokens` model reads the items' words (q.facets), not the harness's vectors.
+      const readsWords = !("tries" in model) && model.config.condition === "tokens";
+      if (!readsWords && model.manifest.embedder !== options.embedder) {
         throw new Error(`the "${variant}" model was trained on ${model.manifest.embedder} vectors, the harness embeds with ${options.embedder}`);
       }
       // Model node index -> harness corpus index (identical when both come from the same corpus file).
@@ -63,7 +65,7 @@ export async function createGenerativeProvider(context: GenerativeProviderContex
           const views = await minderViewLists(model, { items: q.items, exclude }, { beams });
           out.push({ views: Object.fromEntries(Object.entries(views).map(([view, list]) => [view, mapList(list)])) });
         } else {
-          const lists = await generativeFacetLists(model, { items: q.items, exclude }, { beams });
+          const lists = await generativeFacetLists(model, { items: q.items, texts: q.facets, exclude }, { beams });
           const mapped: FacetLists = {};
           for (const [facet, list] of Object.entries(lists) as [keyof FacetLists, Candidate[]][]) mapped[facet] = mapList(list);
           out.push({ lists: mapped });

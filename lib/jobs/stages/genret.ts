@@ -18,6 +18,7 @@ export const genretStageParams = z
     layers: z.number().int().min(1).max(48).optional(),
     tokenPrior: z.boolean().optional(),
     device: z.enum(["cpu", "cuda"]).optional(),
+    condition: z.enum(["vector", "tokens"]).optional(),
   })
   .strict();
 export type GenretStageParams = z.infer<typeof genretStageParams>;
@@ -39,6 +40,7 @@ registerStage<GenretStageParams>(
         layers: params.layers,
         tokenPrior: params.tokenPrior,
         device: params.device,
+        condition: params.condition === "tokens" ? "tokens" : undefined,
       },
       onProgress: (phase, done, total, detail) => {
         const [a, b] = SPANS[phase];
