@@ -3,6 +3,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { createUser } from "@/lib/auth/users";
 import { disconnectDb, getDb } from "@/lib/db/client";
+import { E2E_BCRYPT_ROUNDS } from "./accounts";
 import { SHOTS } from "./shots";
 
 // "Bring your own papers" (issue 19) in the admin area: an admin uploads a BibTeX export into a
@@ -17,7 +18,7 @@ const CORPUS = `e2e-import-${RUN}`;
 const BIB = readFileSync(path.join(import.meta.dirname, "../docs/examples/import/zotero.bib"));
 
 test.beforeAll(async () => {
-  await createUser(getDb(), { email: ADMIN.email, name: "E2E Importer", password: ADMIN.password, role: "admin" });
+  await createUser(getDb(), { email: ADMIN.email, name: "E2E Importer", password: ADMIN.password, role: "admin" }, { rounds: E2E_BCRYPT_ROUNDS });
 });
 test.afterAll(() => disconnectDb());
 
