@@ -1,5 +1,6 @@
 import { defineConfig, devices } from "@playwright/test";
 import { config } from "./lib/config";
+import { E2E_BCRYPT_ROUNDS } from "./e2e/accounts";
 
 // End-to-end tests against a production build (`npx next build` first) with Debian's Chromium:
 // `npx playwright install` cannot download browsers offline. Point DATABASE_URL at a database
@@ -26,7 +27,10 @@ export default defineConfig({
   reporter: CI ? [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]] : "list",
   use: {
     baseURL: BASE_URL,
-    trace: "retain-on-failure",
+    // A failed test keeps its trace (actions, DOM snapshots, network) but not the trace's
+    // screencast: filming every test, most of which pass, cost about a quarter of the e2e CPU
+    // on 2 cores. The failure screenshot below still shows the last frame.
+    trace: { mode: "retain-on-failure", screenshots: false },
     screenshot: "only-on-failure",
   },
   projects: [
@@ -62,6 +66,8 @@ export default defineConfig({
     timeout: 60_000,
     stdout: "pipe",
     stderr: "pipe",
-    env: { NEXT_TELEMETRY_DISABLED: "1" },
+    // The accounts the specs make use bcrypt's minimum cost, and so do the server's own hashes
+    // (an invited annotator's password, the unknown-account timing hash): e2e/accounts.ts.
+    env: { NEXT_TELEMETRY_DISABLED: "1", GRAFT_BCRYPT_ROUNDS: String(E2E_BCRYPT_ROUNDS) },
   },
 });

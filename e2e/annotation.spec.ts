@@ -4,6 +4,7 @@ import { binarize, gwetAc1, krippendorffAlpha } from "@/lib/annotation/agreement
 import { createStudy } from "@/lib/annotation/study";
 import { createUser, type Role } from "@/lib/auth/users";
 import { disconnectDb, getDb } from "@/lib/db/client";
+import { E2E_BCRYPT_ROUNDS, signedInPage } from "./accounts";
 
 // The facet-groundedness study end to end, against the e2e store (DATABASE_URL, demo corpus).
 // The accounts are made here with the same lib functions the CLI uses; every run uses fresh
@@ -21,7 +22,9 @@ const users = {
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
-  for (const u of Object.values(users)) u.id = (await createUser(getDb(), { email: u.email, name: u.name, password: PASSWORD, role: u.role })).id;
+  // bcrypt's minimum cost, as in lib/auth/auth.test.ts: these tests check access, not hashing strength.
+  for (const u of Object.values(users))
+    u.id = (await createUser(getDb(), { email: u.email, name: u.name, password: PASSWORD, role: u.role }, { rounds: E2E_BCRYPT_ROUNDS })).id;
 });
 test.afterAll(() => disconnectDb());
 
@@ -54,6 +57,20 @@ async function plannedScores(studyId: number, userId: number, core: number[]) {
   return sheet.map((e) => (e.isCore ? core[coreOrder.indexOf(e.studyItemId)] : own++ % 2 === 0 ? 5 : 4));
 }
 
+/**
+ * Rates items from..to-1 through the API the rating page calls to save (PUT, in the page's
+ * signed-in context): for the items whose rating by keyboard would repeat what the others prove.
+ */
+async function rateByApi(page: Page, studyId: number, userId: number, scores: number[], from: number, to: number) {
+  const sheet = await sheetOf(studyId, userId);
+  for (let k = from; k < to; k++) {
+    const res = await page.request.put(`/api/annotate/studies/${studyId}/items/${sheet[k].studyItemId}`, {
+      data: { score: scores[k], rationale: `Stated (item ${k + 1}).` },
+    });
+    expect(res.status(), `item ${k + 1}`).toBe(200);
+  }
+}
+
 /** Rates items from..to-1 with the keyboard only: the digit, the rationale, Enter. */
 async function rateWithKeyboard(page: Page, scores: number[], from: number, to = scores.length) {
   const n = scores.length;
@@ -62,7 +79,7 @@ async function rateWithKeyboard(page: Page, scores: number[], from: number, to =
     await expect(page.getByTestId("item-text")).not.toHaveText("");
     await page.keyboard.press(String(scores[k]));
     await expect(page.getByRole("textbox", { name: /Rationale/ })).toBeFocused();
-    await page.keyboard.type(`Item ${k + 1} is stated in the abstract.`);
+    await page.keyboard.type(`Stated (item ${k + 1}).`); // short: every character is a key press
     await page.keyboard.press("Enter");
     await expect(page.getByRole("button", { name: `Item ${k + 1}, rated ${scores[k]}` })).toBeVisible();
   }
@@ -87,32 +104,36 @@ test("an admin creates a study, two annotators rate by keyboard, the dashboard s
   await expect(admin.getByRole("heading", { level: 1 })).toHaveText(`E2E study ${RUN}`);
   await expect(admin.getByText("0 of 16 ratings in")).toBeVisible();
 
-  // ── Annotator A: rates all 8 items by keyboard, first giving item 3 a wrong score, then goes
-  // back with the arrow keys to edit it.
+  // ── Annotator A: rates items 1-3 by keyboard (4-8 were saved earlier, through the same API the
+  // page calls), first giving item 3 a wrong score, then goes back with the arrow keys to edit it.
   const scoresA = await plannedScores(studyId, users.a.id, CORE.a);
   const a = await signIn(browser, users.a.email);
   await expect(a.getByRole("list", { name: "My studies" })).toContainText(`E2E study ${RUN}`);
+  await rateByApi(a, studyId, users.a.id, scoresA, 3, 8);
   await a.goto(`/annotate/${studyId}`);
-  await expect(a.getByTestId("progress")).toHaveText("0 / 8");
+  await expect(a.getByTestId("position")).toContainText("Item 1 of 8"); // the first unrated item
+  await expect(a.getByTestId("progress")).toHaveText("5 / 8");
   await expect(a.getByTestId("item-text")).not.toHaveText("");
   await a.screenshot({ path: test.info().outputPath("rating-view.png"), fullPage: true });
   const firstTry = [...scoresA];
   firstTry[2] = scoresA[2] === 1 ? 2 : 1;
-  await rateWithKeyboard(a, firstTry, 0);
+  await rateWithKeyboard(a, firstTry, 0, 3);
   await expect(a.getByTestId("progress")).toHaveText("8 / 8");
   await expect(a.getByTestId("sheet-complete")).toBeVisible();
+  for (let k = 4; k < 8; k++) await a.keyboard.press("ArrowRight");
+  await expect(a.getByTestId("position")).toContainText("Item 8 of 8");
   for (let k = 0; k < 5; k++) await a.keyboard.press("ArrowLeft");
   await expect(a.getByTestId("position")).toContainText("Item 3 of 8");
   await a.keyboard.press(String(scoresA[2]));
   await a.keyboard.press("ControlOrMeta+a");
-  await a.keyboard.type("On a second reading, the abstract supports it.");
+  await a.keyboard.type("Supported on rereading.");
   await a.keyboard.press("Enter");
   await expect(a.getByTestId("position")).toContainText("Item 4 of 8");
   await expect(a.getByRole("button", { name: `Item 3, rated ${scoresA[2]}` })).toBeVisible();
   await expect(a.getByTestId("progress")).toHaveText("8 / 8");
   // The edit is stored: after a reload the sheet shows it.
   await a.goto(`/annotate/${studyId}?item=${(await sheetOf(studyId, users.a.id))[2].studyItemId}`);
-  await expect(a.getByRole("textbox", { name: /Rationale/ })).toHaveValue("On a second reading, the abstract supports it.");
+  await expect(a.getByRole("textbox", { name: /Rationale/ })).toHaveValue("Supported on rereading.");
   await expect(a.getByTestId("position")).toContainText("Item 3 of 8");
   await expect(a.locator('button[aria-pressed="true"]')).toContainText(String(scoresA[2]));
 
@@ -123,21 +144,24 @@ test("an admin creates a study, two annotators rate by keyboard, the dashboard s
   await b.goto(`/annotate/${studyId}`);
   await rateWithKeyboard(b, scoresB, 0, 3);
   await b.keyboard.press(String(scoresB[3]));
-  await b.keyboard.type("Autosaved without pressing Enter.");
+  await b.keyboard.type("Autosaved without Enter.");
   await expect(b.getByTestId("save-status")).toHaveText("Saved.");
   await expect(b.getByTestId("progress")).toHaveText("4 / 8");
   // A reload stays on the item in the URL, with its autosaved rating …
   await b.reload();
   await expect(b.getByTestId("position")).toContainText("Item 4 of 8");
-  await expect(b.getByRole("textbox", { name: /Rationale/ })).toHaveValue("Autosaved without pressing Enter.");
-  // … and opening the sheet again resumes at the first unrated item.
+  await expect(b.getByRole("textbox", { name: /Rationale/ })).toHaveValue("Autosaved without Enter.");
+  // … and opening the sheet again resumes at the first unrated item (5-7 saved meanwhile through
+  // the API the page calls).
+  await rateByApi(b, studyId, users.b.id, scoresB, 4, 7);
   await b.goto(`/annotate/${studyId}`);
-  await expect(b.getByTestId("position")).toContainText("Item 5 of 8");
-  await expect(b.getByTestId("progress")).toHaveText("4 / 8");
+  await expect(b.getByTestId("position")).toContainText("Item 8 of 8");
+  await expect(b.getByTestId("progress")).toHaveText("7 / 8");
   await b.keyboard.press("Enter");
   await expect(b.getByRole("alert").filter({ hasText: /\S/ })).toHaveText("Choose a score from 1 to 5 first.");
-  await rateWithKeyboard(b, scoresB, 4);
+  await rateWithKeyboard(b, scoresB, 7);
   await expect(b.getByTestId("progress")).toHaveText("8 / 8");
+  await expect(b.getByTestId("sheet-complete")).toBeVisible();
 
   // ── Admin: the dashboard, checked against the planned ratings.
   await admin.reload();
@@ -237,8 +261,9 @@ test("signed-out visitors and annotators cannot reach admin pages or other annot
   await expect(anon.getByRole("alert").filter({ hasText: /\S/ })).toHaveText("Wrong email or password, or the account is disabled.");
 
   // An admin invites an annotator from the admin page: a generated password, shown once, signs
-  // them in; disabling the account locks them out again.
-  const admin = await signIn(browser, users.admin.email);
+  // them in through the form; disabling the account locks them out again. (The others sign in
+  // through the form's API: the first test signs in through the form.)
+  const admin = await signedInPage(browser, users.admin.email, PASSWORD);
   await admin.goto("/admin/users");
   const invited = `ann-d-${RUN}@e2e.test`;
   await admin.getByLabel("Email").fill(invited);
@@ -253,9 +278,10 @@ test("signed-out visitors and annotators cannot reach admin pages or other annot
   expect((await d.request.get("/api/auth/me")).status()).toBe(401);
 
   // Annotator B: admin pages are not found, admin APIs forbidden.
-  const b = await signIn(browser, users.b.email);
+  const b = await signedInPage(browser, users.b.email, PASSWORD);
+  // Only the status is checked: the navigations need not wait for the page's load event.
   for (const path of ["/admin", "/admin/users", `/admin/studies/${study.id}`, "/admin/studies/new"]) {
-    const res = await b.goto(path);
+    const res = await b.goto(path, { waitUntil: "commit" });
     expect(res?.status(), path).toBe(404);
   }
   for (const path of ["/api/admin/studies", "/api/admin/users", `/api/admin/studies/${study.id}`, `/api/admin/studies/${study.id}/export`]) {
@@ -274,7 +300,7 @@ test("signed-out visitors and annotators cannot reach admin pages or other annot
     404,
   );
   expect(await getDb().rating.count({ where: { studyItemId: onlyA.studyItemId } })).toBe(0);
-  const a = await signIn(browser, users.a.email);
+  const a = await signedInPage(browser, users.a.email, PASSWORD);
   expect((await a.request.put(itemApi(shared.studyItemId), { data: { score: 2, rationale: "A's private judgement." }, headers: origin })).status()).toBe(200);
   // A's rating view highlights the audit's grounding evidence in the abstract.
   const sharedItem = await getDb().studyItem.findUniqueOrThrow({ where: { id: shared.studyItemId }, include: { paper: true } });
@@ -301,8 +327,8 @@ test("signed-out visitors and annotators cannot reach admin pages or other annot
   expect(sheetSeenByB.entries.every((e: { score: number | null }) => e.score === null)).toBe(true);
 
   // Annotator C has no sheet in this study: page and API answer 404.
-  const c = await signIn(browser, users.c.email);
-  expect((await c.goto(`/annotate/${study.id}`))?.status()).toBe(404);
+  const c = await signedInPage(browser, users.c.email, PASSWORD);
+  expect((await c.goto(`/annotate/${study.id}`, { waitUntil: "commit" }))?.status()).toBe(404);
   expect((await c.request.get(`/api/annotate/studies/${study.id}`)).status()).toBe(404);
 
   // Signing out ends the session: the old cookie no longer opens anything.

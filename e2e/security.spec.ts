@@ -1,10 +1,11 @@
 import http from "node:http";
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { type APIResponse, type Browser, expect, type Page, test } from "@playwright/test";
+import { type APIResponse, expect, test } from "@playwright/test";
 import { createUser } from "@/lib/auth/users";
 import { disconnectDb, getDb } from "@/lib/db/client";
 import { appendJobLogs, claimJob, failJob, reportProgress } from "@/lib/jobs/queue";
+import { E2E_BCRYPT_ROUNDS, signedInPage } from "./accounts";
 
 // The request screen (proxy.ts + lib/security) and the security headers, attacked over HTTP
 // against the running production server: a cross-site form post from another origin in a real
@@ -198,30 +199,20 @@ test("the admin jobs API needs an admin session", async ({ request }) => {
 const RUN = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
 const PASSWORD = "e2e-password-ops-1";
 
-async function signIn(browser: Browser, email: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto("/login?next=/admin/jobs");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByLabel("Password").press("Enter");
-  await page.waitForURL((u) => u.pathname !== "/login");
-  return page;
-}
-
 test.describe("admin jobs area", () => {
   test.describe.configure({ mode: "serial" });
   const admin = `ops-admin-${RUN}@e2e.test`;
   const annotator = `ops-ann-${RUN}@e2e.test`;
   test.beforeAll(async () => {
-    await createUser(getDb(), { email: admin, name: "Ops Admin", password: PASSWORD, role: "admin" });
-    await createUser(getDb(), { email: annotator, name: "Ops Annotator", password: PASSWORD, role: "annotator" });
+    await createUser(getDb(), { email: admin, name: "Ops Admin", password: PASSWORD, role: "admin" }, { rounds: E2E_BCRYPT_ROUNDS });
+    await createUser(getDb(), { email: annotator, name: "Ops Annotator", password: PASSWORD, role: "annotator" }, { rounds: E2E_BCRYPT_ROUNDS });
   });
   test.afterAll(() => disconnectDb());
 
   test("signed-out visitors go to sign-in; annotators get a 404 page and a 403 API", async ({ page, browser }) => {
     await page.goto("/admin/jobs");
     await expect(page).toHaveURL(/\/login\?next=%2Fadmin%2Fjobs$/);
-    const ann = await signIn(browser, annotator);
+    const ann = await signedInPage(browser, annotator, PASSWORD);
     const res = await ann.goto("/admin/jobs");
     expect(res?.status()).toBe(404);
     const api = await ann.request.get("/api/admin/jobs");
@@ -229,7 +220,7 @@ test.describe("admin jobs area", () => {
   });
 
   test("an admin starts a graph build and follows its progress, log and error live; retry and cancel", async ({ browser }) => {
-    const page = await signIn(browser, admin);
+    const page = await signedInPage(browser, admin, PASSWORD);
     await page.goto("/admin/jobs");
     await expect(page.getByRole("heading", { level: 1, name: "Pipeline jobs" })).toBeVisible();
     // The server validates the stage's params and says which one is wrong.
@@ -242,7 +233,11 @@ test.describe("admin jobs area", () => {
     const panel = page.getByTestId("job-detail");
     await expect(panel).toContainText("graph");
     await expect(panel).toContainText("queued");
-    const job = await getDb().job.findFirstOrThrow({ where: { stage: "graph", status: "queued", params: { contains: '"k":7' } }, orderBy: { id: "desc" } });
+    // Wait for the row itself: in a store kept from an earlier run the panel may still show that
+    // run's job while the request that queues this one is in flight.
+    const queued = () => getDb().job.findFirst({ where: { stage: "graph", status: "queued", params: { contains: '"k":7' } }, orderBy: { id: "desc" } });
+    await expect.poll(queued).not.toBeNull();
+    const job = (await queued())!;
 
     // Play the worker's part with the queue's own calls: claim, progress, a log line, a failure.
     const worker = `e2e-host:1:${RUN.slice(-4).replace(/[^a-z0-9]/g, "x")}`;
