@@ -43,7 +43,10 @@ export interface GraphStageOptions {
    * so serving inserts unseen papers with the same one.
    */
   similarity?: string | ItemSimilarity;
-  /** Embedding worker processes, and threads of a mix build's lexical pass (default: one per core, at most 2). */
+  /**
+   * Embedding worker processes (one of an LSA encoder embeds in this process, createEmbedPool), and
+   * threads of a mix build's lexical pass (default: one per core, at most 2).
+   */
   workers?: number;
   /** Item rows per kernel chunk (default DEFAULT_CHUNK_ITEMS); the unit a sharded kernel cuts into row blocks. */
   chunkItems?: number;
