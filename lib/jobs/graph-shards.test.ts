@@ -66,7 +66,7 @@ function shardCorpus(): CorpusInput {
  * LSA encoder fitted on the corpus (before()), loads in milliseconds in each worker process.
  */
 const PARAMS = { corpus: "shards", embedder: "", k: 5, workers: 1, chunkItems: 8 };
-const SHARDS = 3;
+const SHARDS = 2;
 /**
  * Worker processes of the shared-queue test: the one that claims the graph job runs queued
  * blocks itself while it waits, so a second one, polling from the start, is what sharing needs
@@ -115,13 +115,13 @@ describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeou
     const buildId = run.job.buildId as number;
     await expectSameBuild(buildId);
     const blocks = await blockJobsOf(buildId);
-    assert.equal(blocks.length, SHARDS * 4, "three row blocks for each of the four facets");
+    assert.equal(blocks.length, SHARDS * 4, "two row blocks for each of the four facets");
     assert.ok(
       blocks.every((b) => b.status === "succeeded"),
       "every block job succeeded",
     );
     const log = await jobLogText(store.db, run.job.id);
-    assert.match(log, /sharded kernel \(plan [0-9a-f]{8}\): 12 blocks over 4 facets, 0 stored already/);
+    assert.match(log, /sharded kernel \(plan [0-9a-f]{8}\): 8 blocks over 4 facets, 0 stored already/);
   });
 
   test(`sharded over ${WORKERS} worker processes sharing the store's queue`, async (t) => {
@@ -160,6 +160,6 @@ describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeou
     assert.equal((JSON.parse(killed.result ?? "{}") as { computed?: boolean }).computed, false);
     const log = await jobLogText(store.db, job.id);
     assert.match(log, /resuming build \d+/);
-    assert.match(log, /12 blocks over 4 facets, 1 stored already/);
+    assert.match(log, /8 blocks over 4 facets, 1 stored already/);
   });
 });
