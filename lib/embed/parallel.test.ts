@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { fakeVector } from "./fixtures/fake-embedder";
-import { ParallelEmbedder, embedParallel } from "./parallel";
+import { fitLsa, saveLsaModel } from "./lsa";
+import { createEmbedPool, ParallelEmbedder, embedParallel } from "./parallel";
 import { createUseLiteEmbedder } from "./use-lite";
 
 const FAKE = fileURLToPath(new URL("./fixtures/fake-embedder.ts", import.meta.url));
@@ -33,6 +37,31 @@ describe("parallel embedding", () => {
     );
     assert.equal(progress.length, 4);
     assert.equal(progress.at(-1), 1);
+  });
+
+  test("one worker of an LSA encoder embeds in process: the pool's vectors, with progress per chunk", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "graft-embed-pool-"));
+    try {
+      const texts = items(30);
+      const spec = `lsa:${dir}`;
+      saveLsaModel(dir, fitLsa(texts, { dims: 4 }));
+      const progress: number[] = [];
+      const inProcess = await createEmbedPool(spec, { workers: 1, chunkSize: 8, onProgress: (d) => progress.push(d) });
+      assert.ok(!(inProcess instanceof ParallelEmbedder), "no worker process for one LSA worker");
+      const mine = await inProcess.embed(texts);
+      await inProcess.close();
+      assert.deepEqual(progress, [8, 16, 24, 30]);
+      const pool = await createEmbedPool(spec, { workers: 1, chunkSize: 8, mode: "process" });
+      assert.ok(pool instanceof ParallelEmbedder, "an explicit mode keeps the worker");
+      try {
+        assert.equal(pool.id, inProcess.id);
+        assert.deepEqual(await pool.embed(texts), mine);
+      } finally {
+        await pool.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("worker threads work too, and results keep input order across many chunks", async () => {

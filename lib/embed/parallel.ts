@@ -17,7 +17,7 @@
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describeExit, startWorker, type WorkerHandle, type WorkerMode } from "@/lib/worker-pool";
-import { embedderSpecFromEnv } from "./registry";
+import { createEmbedder, embedderSpecFromEnv, parseEmbedderSpec } from "./registry";
 import type { Embedder } from "./types";
 import type { FromWorker, ToWorker } from "./worker-protocol";
 
@@ -218,4 +218,34 @@ export async function embedParallel(spec: string, texts: string[], options: Para
   } finally {
     await pool.close();
   }
+}
+
+/** What the graph build and the slice jobs embed with: a ParallelEmbedder, or one in-process embedder. */
+export type EmbedPool = Pick<ParallelEmbedder, "id" | "dim" | "embed" | "close">;
+
+/**
+ * A pool of `options.workers` embedding workers for `spec`, except one worker of an LSA encoder,
+ * which embeds in this process: LSA is a sparse product in plain JavaScript over a few MB (no
+ * native code to crash, no model batches), so a process of its own adds only its start (about a
+ * second of CPU) and the copies. Its vectors are the pool's bit for bit (each text is embedded
+ * alone); progress is reported per chunk of `chunkSize` texts, as the pool's.
+ */
+export async function createEmbedPool(spec: string, options: ParallelEmbedderOptions = {}): Promise<EmbedPool> {
+  const inProcess = (options.workers ?? DEFAULT_WORKERS) === 1 && !options.mode && !options.factoryModule && parseEmbedderSpec(spec).name === "lsa";
+  if (!inProcess) return ParallelEmbedder.create(spec, options);
+  const embedder = await createEmbedder(spec);
+  const chunkSize = options.chunkSize ?? DEFAULT_CHUNK;
+  return {
+    id: embedder.id,
+    dim: embedder.dim,
+    embed: async (texts) => {
+      const out: Float32Array[] = [];
+      for (let s = 0; s < texts.length; s += chunkSize) {
+        out.push(...(await embedder.embed(texts.slice(s, s + chunkSize))));
+        options.onProgress?.(out.length, texts.length);
+      }
+      return out;
+    },
+    close: async () => embedder.close?.(),
+  };
 }

@@ -14,8 +14,8 @@
  * Same vectors, byte for byte, as one process: the missing texts are listed as embedWithCache
  * lists them, and slices are cut at multiples of the unsharded path's unit of work (a
  * ParallelEmbedder chunk of 256 texts, itself a multiple of every embedder's batch), and each
- * slice job embeds through a ParallelEmbedder too, so every text meets the same batch-mates as
- * in one process. Appending in slice order makes even the cache files the same.
+ * slice job embeds through the same kind of pool (createEmbedPool), so every text meets the same
+ * batch-mates as in one process. Appending in slice order makes even the cache files the same.
  *
  * A slice job needs the store and the embedder its plan names (`spec`; a USE-lite worker needs
  * nothing else, an LSA one the model folder at the same path), and it refuses to store vectors
@@ -29,7 +29,7 @@ import os from "node:os";
 import type { Db } from "@/lib/db";
 import { CodedError } from "@/lib/errors";
 import { readVectorCacheKeys, textKey, VectorCacheWriter } from "./cache";
-import { DEFAULT_CHUNK, ParallelEmbedder } from "./parallel";
+import { createEmbedPool, DEFAULT_CHUNK } from "./parallel";
 
 /** GraphShard kinds of the embedding slices (the kernel's are plan, citations, items, lists). */
 export const EMBED_KINDS = { plan: "embed-plan", texts: "embed-texts", vectors: "embed-vectors" } as const;
@@ -192,7 +192,7 @@ export async function embedSlice(
   const texts = JSON.parse(text.decode(row.data)) as string[];
   const t0 = performance.now();
   const workers = options.workers ?? plan.workers ?? Math.min(2, os.availableParallelism());
-  const pool = await ParallelEmbedder.create(plan.spec, { workers, factoryModule: options.factoryModule });
+  const pool = await createEmbedPool(plan.spec, { workers, factoryModule: options.factoryModule });
   const rows: Float32Array[] = [];
   try {
     if (pool.id !== plan.embedderId || pool.dim !== plan.dim)

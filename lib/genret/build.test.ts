@@ -5,9 +5,10 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { FACETS } from "@/lib/corpus";
 import { testProvider } from "@/lib/db/testing";
+import { fitLsa, saveLsaModel } from "@/lib/embed";
 import { buildGraphStage } from "@/lib/graph/build";
 import { itemsOfPaper } from "@/lib/graph";
-import { useMiniCorpusStore } from "@/lib/graph/testing";
+import { miniPapers, useMiniCorpusStore } from "@/lib/graph/testing";
 import { buildGenretStage, packedItemVector, type TrainerOptions } from "./build";
 import { generativeFacetLists, loadGenretModel, MODEL_FILES } from "./model";
 import { installPretrainedModel } from "./pretrained";
@@ -124,7 +125,17 @@ describe(`genret build stage on a corpus without splits (${testProvider})`, { co
       writeFileSync(python, `#!/bin/sh\nexec "${process.execPath}" "${path.join(dir, "trainer.mjs")}" "$@"\n`);
       chmodSync(python, 0o755);
       await t.db.paper.updateMany({ data: { split: null } });
-      await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1 });
+      // No real training here, so no need for USE-lite's vectors: a small LSA encoder fitted on
+      // the corpus embeds in milliseconds what USE-lite costs seconds of CPU to load for.
+      const encoder = path.join(dir, "encoder");
+      saveLsaModel(
+        encoder,
+        fitLsa(
+          miniPapers.flatMap((p) => [p.abstract ?? "", ...Object.values(p.facets ?? {}).flat()]),
+          { dims: 8 },
+        ),
+      );
+      await buildGraphStage(t.db, { corpus: "mini", k: 2, workers: 1, embedder: `lsa:${encoder}` });
       const events: string[] = [];
       const report = await buildGenretStage(t.db, {
         corpus: "mini",

@@ -7,7 +7,7 @@ import { type ArtefactInfo, type BuildHandle, completeBuild, failBuild, recordAr
 import { DEFAULT_CORPUS, FACETS, type Facet } from "@/lib/corpus";
 import { bulkInsert, type Db, dbProvider } from "@/lib/db";
 import { cacheDirFor, chunkedProgress, embedWithCache, createEmbedder, embedderSpecFromEnv, type Embedder } from "@/lib/embed";
-import { ParallelEmbedder } from "@/lib/embed/parallel";
+import { createEmbedPool, type EmbedPool } from "@/lib/embed/parallel";
 import { type EmbedSlicePlan, embedMissingInSlices } from "@/lib/embed/shards";
 import { repoRoot } from "@/lib/paths";
 import { type AnnIndexFile, DEFAULT_ANN_PARAMS, writeAnnIndexFiles } from "./ann";
@@ -43,7 +43,10 @@ export interface GraphStageOptions {
    * so serving inserts unseen papers with the same one.
    */
   similarity?: string | ItemSimilarity;
-  /** Embedding worker processes, and threads of a mix build's lexical pass (default: one per core, at most 2). */
+  /**
+   * Embedding worker processes (one of an LSA encoder embeds in this process, createEmbedPool), and
+   * threads of a mix build's lexical pass (default: one per core, at most 2).
+   */
   workers?: number;
   /** Item rows per kernel chunk (default DEFAULT_CHUNK_ITEMS); the unit a sharded kernel cuts into row blocks. */
   chunkItems?: number;
@@ -316,7 +319,7 @@ async function embedFacetItems(run: GraphRun): Promise<{ embedding: ItemEmbeddin
   await probe.close?.();
   const cacheDir = cacheDirFor(options.corpus, embedderId);
   let newlyEmbedded = await embedMissingSlices(run, cacheDir, { id: embedderId, dim });
-  let pool: ParallelEmbedder | null = null;
+  let pool: EmbedPool | null = null;
   // The pool reports every 256 texts a worker finishes, the cache every 4096 it commits.
   const embedProgress = chunkedProgress((d, t) => progress("embed", d, t));
   const lazy: Embedder = {
@@ -325,7 +328,7 @@ async function embedFacetItems(run: GraphRun): Promise<{ embedding: ItemEmbeddin
     embed: async (batch) => {
       newlyEmbedded += batch.length;
       const workers = options.workers ?? Math.min(2, os.availableParallelism());
-      pool ??= await ParallelEmbedder.create(spec, { workers, onProgress: (d) => embedProgress.within(d) });
+      pool ??= await createEmbedPool(spec, { workers, onProgress: (d) => embedProgress.within(d) });
       return pool.embed(batch);
     },
   };
@@ -337,7 +340,7 @@ async function embedFacetItems(run: GraphRun): Promise<{ embedding: ItemEmbeddin
       onProgress: (d, t) => embedProgress.committed(d, t),
     });
   } finally {
-    await (pool as ParallelEmbedder | null)?.close?.();
+    await (pool as EmbedPool | null)?.close();
   }
   const embedSeconds = (performance.now() - t0) / 1000;
   await run.phase("embedded");

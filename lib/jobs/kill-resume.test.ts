@@ -10,7 +10,7 @@ import { miniCorpusInput } from "@/lib/graph/testing";
 import { failpointBanner, failpointLogLine } from "./failpoints";
 import { runStageInline, enqueueStage } from "./runner";
 import "./stages";
-import { startWorker, type WorkerProcess } from "./testing";
+import { corpusTexts, fitTestEncoder, startWorker, type WorkerProcess } from "./testing";
 
 // The acceptance test of durable jobs: a real worker process (workers/pipeline.ts) is SIGKILLed
 // at every durable boundary of the graph stage (and, for a second job, at a random moment), a
@@ -18,7 +18,9 @@ import { startWorker, type WorkerProcess } from "./testing";
 // the same corpus: same edges, same artefact bytes, no duplicated rows, no orphan builds. While
 // the interrupted build is unfinished, the previous complete build is the one served.
 
-const PARAMS = { corpus: "mini", k: 2, workers: 1 };
+// The embedder is a small LSA encoder fitted on the corpus (before()): each of the many worker
+// processes loads it in milliseconds.
+const PARAMS = { corpus: "mini", embedder: "", k: 2, workers: 1 };
 /** Where a worker stops to be killed, in the order the stage reaches them. */
 const FAILPOINTS = ["graph:started", "graph:embedded", "graph:artefacts", "graph:edges", "job:graph:done"];
 
@@ -45,6 +47,7 @@ describe(`kill and resume a graph build (${testProvider})`, { concurrency: false
   before(async () => {
     store = await createTestDb();
     await importCorpus(store.db, miniCorpusInput(), { corpus: "mini" });
+    PARAMS.embedder = fitTestEncoder(path.join(freshRoot(), "encoder"), corpusTexts(miniCorpusInput()));
   });
   after(async () => {
     process.env.GRAFT_DATA_ROOT = savedRoot;

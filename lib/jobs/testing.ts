@@ -7,6 +7,7 @@ import { importCorpus } from "@/lib/corpus/import";
 import type { CorpusInput } from "@/lib/corpus/read";
 import type { Db } from "@/lib/db/client";
 import { useTestStore } from "@/lib/db/testing";
+import { fitLsa, saveLsaModel } from "@/lib/embed";
 import { repoRoot } from "@/lib/paths";
 import { failpointBanner } from "./failpoints";
 import type { JobRow } from "./queue";
@@ -30,6 +31,23 @@ export function startWorker(env: NodeJS.ProcessEnv, args: string[] = []): Worker
   child.stderr?.on("data", (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return { child, output: () => out, exited };
+}
+
+/**
+ * Starts `n` workers and resolves once each is polling the queue (it printed the line a worker
+ * prints before its first claim), so a job queued afterwards is offered to all of them at once.
+ */
+export async function startReadyWorkers(env: NodeJS.ProcessEnv, n: number, timeoutMs = 120_000): Promise<WorkerProcess[]> {
+  const workers = Array.from({ length: n }, () => startWorker(env));
+  const started = Date.now();
+  while (!workers.every((w) => / taking stages /.test(w.output()))) {
+    if (workers.some((w) => w.child.exitCode !== null) || Date.now() - started > timeoutMs) {
+      for (const w of workers) w.child.kill("SIGKILL");
+      throw new Error(`a worker did not start:\n${workers.map((w) => w.output()).join("\n---\n")}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return workers;
 }
 
 /** A worker process's environment: this test's store and data root, fast polling, no inherited failpoint. */
@@ -88,6 +106,21 @@ export async function buildJobsOf(db: Db, stage: string, buildId: number): Promi
 export async function jobLogText(db: Db, jobId: number): Promise<string> {
   return (await db.jobLog.findMany({ where: { jobId }, orderBy: { id: "asc" } })).map((l) => l.message).join("\n");
 }
+
+/**
+ * A small LSA text encoder fitted on `texts` (the test corpus's own), saved in `folder`: its
+ * embedder spec. What these tests prove does not depend on the embedder, and every process that
+ * embeds (a worker's in-process probe, each embedding process) loads it in milliseconds, where
+ * the default, USE-lite, costs each about a second of CPU.
+ */
+export function fitTestEncoder(folder: string, texts: readonly string[]): string {
+  saveLsaModel(folder, fitLsa(texts, { dims: 16 }));
+  return `lsa:${folder}`;
+}
+
+/** A corpus's texts to fit a test encoder on: each paper's title and abstract, and its facet items. */
+export const corpusTexts = (input: CorpusInput): string[] =>
+  input.papers.flatMap((p) => [`${p.title}\n${p.abstract}`, ...Object.values(p.facets ?? {}).flatMap((items) => items ?? [])]);
 
 /** Words of the generated corpora of the sharded-build tests. */
 export const SHARD_WORDS = {
