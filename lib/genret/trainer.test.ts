@@ -9,27 +9,17 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { config } from "@/lib/config";
-import { FACETS, type Facet } from "@/lib/corpus";
-import { repoRoot } from "@/lib/paths";
 import { mulberry32 } from "@/lib/random";
 import { runTrainer } from "@/lib/python-trainer";
-import type { DistillationExamples } from "./distill";
-import { generativeFacetLists, loadGenretModel } from "./model";
 import { writeTrainingPack } from "./pack";
-import { buildIdentifiers, identifierFiles } from "./prepare";
+import { buildIdentifiers } from "./prepare";
 import { identifierTokenPrior } from "./token-prior";
+import { TOY_PAPERS, toyFacets, toyTopOneCorrect, toyTrainerArgs, writeToyTask } from "./trainer-testing";
 
 const PYTHON = config().GRAFT_PYTHON;
 const DIM = 16;
-const N = 6;
-
-// Six papers with one item per facet; the task: problems item of paper i → DocID of paper i+1.
-const facets = Array.from({ length: N }, (_, i) => ({
-  problems: [`problem number ${i} about topic ${"abcdef"[i]} in depth`],
-  methods: [`method ${i}`],
-  results: [`result ${i}`],
-  contributions: [`contribution ${i}`],
-}));
+const N = TOY_PAPERS;
+const facets = toyFacets;
 const rand = mulberry32(3);
 const unit = (): Float32Array => {
   const v = Float32Array.from({ length: DIM }, () => rand() - 0.5);
@@ -38,56 +28,15 @@ const unit = (): Float32Array => {
 };
 const vectors = Array.from({ length: N }, () => unit());
 
-function toyExamples(): DistillationExamples {
-  const n = N;
-  const facet = new Uint8Array(n);
-  const sourcePaper = Int32Array.from({ length: n }, (_, i) => i);
-  const targetPaper = Int32Array.from({ length: n }, (_, i) => (i + 1) % N);
-  return {
-    length: n,
-    facet,
-    origin: new Uint8Array(n),
-    sourcePaper,
-    sourceItem: new Int32Array(n),
-    targetPaper,
-    targetIdentifier: Int32Array.from(targetPaper),
-    weight: new Float32Array(n).fill(1),
-    negative: new Int32Array(n).fill(-1),
-    meta: { numPapers: N, identifierCounts: { problems: N, methods: N, results: N, contributions: N }, kMin: 3, seed: 0, options: {} },
-  };
-}
-
 describe("trainer (PyTorch) → ONNX → constrained decoding", () => {
   let dir = "";
   before(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), "graft-trainer-"));
-    const ids = buildIdentifiers({ ids: facets.map((_, i) => `p${i}`), facets });
-    const offsets = Int32Array.from({ length: N + 1 }, (_, i) => i);
-    const items = Object.fromEntries(
-      FACETS.map((f) => [f, { dim: DIM, offsets, data: f === "problems" ? Float32Array.from(vectors.flatMap((v) => [...v])) : new Float32Array(N * DIM) }]),
-    ) as Record<Facet, { dim: number; offsets: Int32Array; data: Float32Array }>;
-    writeTrainingPack(path.join(dir, "pack"), {
-      index: ids.index,
-      vocab: ids.vocab,
-      items,
-      examples: toyExamples(),
-      tries: ids.tries,
-      embedder: "toy",
-      variant: "toy",
-    });
-    for (const f of identifierFiles(ids)) writeFileSync(path.join(dir, f.name), f.data);
-    writeFileSync(path.join(dir, "papers.json"), JSON.stringify({ externalIds: facets.map((_, i) => `p${i}`) }));
-    writeFileSync(path.join(dir, "genret.json"), JSON.stringify({ embedder: "toy", variant: "toy" }));
+    writeTrainingPack(path.join(dir, "pack"), writeToyTask(dir, DIM, Float32Array.from(vectors.flatMap((v) => [...v]))));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  const args = (extra: string[]) => [
-    path.join(repoRoot, "workers", "trainer", "train.py"),
-    ...["--pack", path.join(dir, "pack"), "--out", path.join(dir, "run")],
-    ...["--d-model", "32", "--layers", "1", "--heads", "2", "--ff", "64", "--batch", "6", "--lr", "0.01", "--warmup", "10", "--dropout", "0"],
-    ...["--progress-every", "0", "--checkpoint-every", "0"],
-    ...extra,
-  ];
+  const args = (extra: string[]) => toyTrainerArgs(dir, { layers: 1 }, extra);
 
   it("trains, checkpoints and resumes where it stopped", async () => {
     const events: Record<string, unknown>[] = [];
@@ -161,19 +110,7 @@ describe("trainer (PyTorch) → ONNX → constrained decoding", () => {
 
   it("decodes the learnt mapping on onnxruntime, only ever emitting identifiers of the trie", async () => {
     for (const f of ["decoder.onnx", "output.f32", "config.json"]) writeFileSync(path.join(dir, f), readFileSync(path.join(dir, "run", f)));
-    const model = await loadGenretModel(dir);
-    try {
-      let correct = 0;
-      for (let i = 0; i < N; i++) {
-        const lists = await generativeFacetLists(model, { items: { problems: [vectors[i]] }, exclude: i }, { beams: 4, facets: ["problems"] });
-        const list = lists.problems ?? [];
-        assert.ok(list.length > 0 && list.length <= 4);
-        for (const c of list) assert.ok(c.paper >= 0 && c.paper < N && c.paper !== i);
-        if (list[0].paper === (i + 1) % N) correct += 1;
-      }
-      assert.ok(correct >= N - 1, `top-1 correct for ${correct}/${N} queries`);
-    } finally {
-      await model.decoder.close();
-    }
+    const correct = await toyTopOneCorrect(dir, (i) => ({ items: { problems: [vectors[i]] }, exclude: i }));
+    assert.ok(correct >= N - 1, `top-1 correct for ${correct}/${N} queries`);
   });
 });
