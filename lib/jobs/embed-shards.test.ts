@@ -3,21 +3,22 @@ import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { before, describe, test } from "node:test";
 import type { CorpusInput } from "@/lib/corpus/read";
-import type { PaperRecord } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { graphCsrSha256 } from "@/lib/graph/testing";
-import { cacheDirFor, createLsaEmbedder, fitLsa, saveLsaModel } from "@/lib/embed";
+import { cacheDirFor, createLsaEmbedder } from "@/lib/embed";
 import { enqueueStage, runStageInline } from "./runner";
 import "./stages";
 import {
   assertSharedOnce,
+  generatedCorpus,
+  generatedPaper,
+  graphBuildOnWorkers,
   buildJobsOf,
-  finishOnWorkers,
+  fitTestEncoder,
   jobLogText,
   killAtFailpoint,
   pickWord as pick,
   SHARD_WORDS as WORDS,
-  startReadyWorkers,
   startWorker,
   useWorkerStore,
 } from "./testing";
@@ -33,31 +34,21 @@ const N = 200;
 
 /** 200 papers, about 6.5 items each, every item text distinct (its case number): 1,300 texts, three slices of 512. */
 function sliceCorpus(): CorpusInput {
-  const papers: PaperRecord[] = Array.from({ length: N }, (_, i) => ({
-    externalId: `E${i}`,
-    title: `${pick(WORDS.topic, i)} with ${pick(WORDS.method, i >> 3)}`,
-    abstract: `${pick(WORDS.topic, i)} on ${pick(WORDS.domain, i * 3)} with ${pick(WORDS.method, i * 5)}. ${pick(WORDS.result, i >> 2)} on ${pick(WORDS.domain, i >> 3)}.`,
-    fullText: null,
-    year: 2015 + (i % 8),
-    venue: "ACL",
-    authors: [],
-    split: "train",
-    facets: {
-      problems: [0, 1].map((j) => `${pick(WORDS.topic, i + j)} for ${pick(WORDS.domain, (i >> 3) + j)} (case ${i}.${j})`),
-      methods: [0, 1].map((j) => `${pick(WORDS.method, i * 5 + j)} applied to ${pick(WORDS.topic, (i >> 2) + 2 * j)} (case ${i}.${j})`),
-      results: Array.from({ length: 1 + (i % 2) }, (_, j) => `${pick(WORDS.result, i + j)} on ${pick(WORDS.domain, i * 3 + j + 1)} (case ${i}.${j})`),
-      contributions: [`a ${pick(WORDS.method, i * 5 + 1)} recipe for ${pick(WORDS.domain, i >> 1)} (case ${i})`],
-    },
-  }));
-  const citations = Array.from({ length: 120 }, (_, e) => ({ citing: `E${(e * 13) % N}`, cited: `E${(e * 29 + 7) % N}` })).filter((c) => c.citing !== c.cited);
-  return {
-    files: { papers: "embshards/papers.jsonl", citations: "embshards/citations.tsv", queries: null, queryGold: null },
-    papers,
-    citations,
-    queries: [],
-    queryGold: [],
-    skipped: [],
-  };
+  const papers = Array.from({ length: N }, (_, i) =>
+    generatedPaper({
+      externalId: `E${i}`,
+      title: `${pick(WORDS.topic, i)} with ${pick(WORDS.method, i >> 3)}`,
+      abstract: `${pick(WORDS.topic, i)} on ${pick(WORDS.domain, i * 3)} with ${pick(WORDS.method, i * 5)}. ${pick(WORDS.result, i >> 2)} on ${pick(WORDS.domain, i >> 3)}.`,
+      year: 2015 + (i % 8),
+      facets: {
+        problems: [0, 1].map((j) => `${pick(WORDS.topic, i + j)} for ${pick(WORDS.domain, (i >> 3) + j)} (case ${i}.${j})`),
+        methods: [0, 1].map((j) => `${pick(WORDS.method, i * 5 + j)} applied to ${pick(WORDS.topic, (i >> 2) + 2 * j)} (case ${i}.${j})`),
+        results: Array.from({ length: 1 + (i % 2) }, (_, j) => `${pick(WORDS.result, i + j)} on ${pick(WORDS.domain, i * 3 + j + 1)} (case ${i}.${j})`),
+        contributions: [`a ${pick(WORDS.method, i * 5 + 1)} recipe for ${pick(WORDS.domain, i >> 1)} (case ${i})`],
+      },
+    }),
+  );
+  return generatedCorpus("embshards", papers, 120);
 }
 const TEXTS = sliceCorpus().papers.reduce((s, p) => s + Object.values(p.facets ?? {}).reduce((t, items) => t + (items?.length ?? 0), 0), 0);
 const SHARDS = 3;
@@ -83,16 +74,13 @@ describe(`a graph build whose embedding is sharded into slice jobs (${testProvid
   let referenceCache: Buffer[] = [];
   before(() => {
     const folder = path.join(store.dataRoot, "models", "lsa-embshards");
-    saveLsaModel(
+    const embedder = fitTestEncoder(
       folder,
-      fitLsa(
-        sliceCorpus().papers.map((p) => `${p.title}\n${p.abstract}`),
-        { dims: 16 },
-      ),
+      sliceCorpus().papers.map((p) => `${p.title}\n${p.abstract}`),
     );
     // workers: 1, so a slice of 512 texts is embedded in two steps (a failpoint between them);
     // small kernel chunks, so the kernel is sharded too.
-    params = { corpus: "embshards", embedder: `lsa:${folder}`, k: 5, workers: 1, chunkItems: 64 };
+    params = { corpus: "embshards", embedder, k: 5, workers: 1, chunkItems: 64 };
     cacheDir = cacheDirFor("embshards", createLsaEmbedder(folder).id);
   });
   const env = store.env;
@@ -144,13 +132,7 @@ describe(`a graph build whose embedding is sharded into slice jobs (${testProvid
 
   test(`sharded over ${WORKERS} worker processes sharing the store's queue`, async (t) => {
     rmSync(cacheDir, { recursive: true });
-    const started = await startReadyWorkers(env(), WORKERS);
-    workers.push(...started);
-    const { job } = await enqueueStage(store.db, "graph", { ...params, shards: SHARDS });
-    const { row, codes, output } = await finishOnWorkers(store.db, job.id, started);
-    assert.equal(row.status, "succeeded", `${row.error}\n${output}`);
-    assert.deepEqual(codes, [0, 0], "each worker stops cleanly on SIGTERM");
-    const buildId = row.buildId as number;
+    const buildId = await graphBuildOnWorkers(store, { ...params, shards: SHARDS }, WORKERS);
     await expectSameBuild(buildId);
     const slices = await sliceJobsOf(buildId);
     assert.equal(slices.length, 3);

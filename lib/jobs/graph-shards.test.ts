@@ -2,22 +2,22 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { before, describe, test } from "node:test";
 import type { CorpusInput } from "@/lib/corpus/read";
-import type { PaperRecord } from "@/lib/corpus/types";
 import { testProvider } from "@/lib/db/testing";
 import { graphCsrSha256 } from "@/lib/graph/testing";
 import { enqueueStage, runStageInline } from "./runner";
 import "./stages";
 import {
   assertSharedOnce,
+  generatedCorpus,
+  generatedPaper,
+  graphBuildOnWorkers,
   buildJobsOf,
   corpusTexts,
   fitTestEncoder,
-  finishOnWorkers,
   jobLogText,
   killAtFailpoint,
   pickWord as pick,
   SHARD_WORDS as WORDS,
-  startReadyWorkers,
   startWorker,
   useWorkerStore,
 } from "./testing";
@@ -31,34 +31,22 @@ const N = 64;
 
 /** 64 papers whose facets hold one or two generated items each, with some citations. */
 function shardCorpus(): CorpusInput {
-  const papers: PaperRecord[] = Array.from({ length: N }, (_, i) => {
+  const papers = Array.from({ length: N }, (_, i) => {
     const items = (f: (j: number) => string) => Array.from({ length: 1 + ((i * 7 + f.length) % 2) }, (_, j) => f(j));
-    return {
+    return generatedPaper({
       externalId: `S${i}`,
       title: `Paper ${i}`,
       abstract: `${pick(WORDS.topic, i)} on ${pick(WORDS.domain, i * 3)} with ${pick(WORDS.method, i * 5)}.`,
-      fullText: null,
       year: 2015 + (i % 8),
-      venue: "ACL",
-      authors: [],
-      split: "train",
       facets: {
         problems: items((j) => `${pick(WORDS.topic, i + j)} for ${pick(WORDS.domain, i * 3 + j)}`),
         methods: items((j) => `${pick(WORDS.method, i * 5 + j)} applied to ${pick(WORDS.topic, i + 2 * j)}`),
         results: Array.from({ length: 1 + (i % 2) }, (_, j) => `${pick(WORDS.result, i + j)} on ${pick(WORDS.domain, i * 3 + j + 1)}`),
         contributions: [`a ${pick(WORDS.method, i * 5 + 1)} recipe for ${pick(WORDS.domain, i * 3)} ${i % 3 === 0 ? "at scale" : "under low resources"}`],
       },
-    };
+    });
   });
-  const citations = Array.from({ length: 40 }, (_, e) => ({ citing: `S${(e * 13) % N}`, cited: `S${(e * 29 + 7) % N}` })).filter((c) => c.citing !== c.cited);
-  return {
-    files: { papers: "shards/papers.jsonl", citations: "shards/citations.tsv", queries: null, queryGold: null },
-    papers,
-    citations,
-    queries: [],
-    queryGold: [],
-    skipped: [],
-  };
+  return generatedCorpus("shards", papers, 40);
 }
 
 /**
@@ -125,13 +113,7 @@ describe(`a sharded graph build (${testProvider})`, { concurrency: false, timeou
   });
 
   test(`sharded over ${WORKERS} worker processes sharing the store's queue`, async (t) => {
-    const started = await startReadyWorkers(env(), WORKERS);
-    workers.push(...started);
-    const { job } = await enqueueStage(store.db, "graph", { ...PARAMS, shards: SHARDS });
-    const { row, codes, output } = await finishOnWorkers(store.db, job.id, started);
-    assert.equal(row.status, "succeeded", `${row.error}\n${output}`);
-    assert.deepEqual(codes, [0, 0], "each worker stops cleanly on SIGTERM");
-    const buildId = row.buildId as number;
+    const buildId = await graphBuildOnWorkers(store, { ...PARAMS, shards: SHARDS }, WORKERS);
     await expectSameBuild(buildId);
     const blocks = await blockJobsOf(buildId);
     assert.equal(blocks.length, SHARDS * 4);

@@ -5,12 +5,14 @@ import path from "node:path";
 import type { TestContext } from "node:test";
 import { importCorpus } from "@/lib/corpus/import";
 import type { CorpusInput } from "@/lib/corpus/read";
+import type { PaperRecord } from "@/lib/corpus/types";
 import type { Db } from "@/lib/db/client";
 import { useTestStore } from "@/lib/db/testing";
 import { fitLsa, saveLsaModel } from "@/lib/embed";
 import { repoRoot } from "@/lib/paths";
 import { failpointBanner } from "./failpoints";
 import type { JobRow } from "./queue";
+import { enqueueStage } from "./runner";
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -180,4 +182,49 @@ export function assertSharedOnce(t: TestContext, jobs: readonly JobRow[], what: 
   const owners = new Set(jobs.map((j) => j.workerId));
   t.diagnostic(`${jobs.length} ${what} jobs ran on ${owners.size} workers`);
   assert.ok(owners.size >= 2, `${what}s ran on ${owners.size} worker(s): ${[...owners].join(", ")}`);
+}
+
+/** A generated train-split ACL paper of the sharded-build tests (no full text, no authors). */
+export const generatedPaper = (p: Pick<PaperRecord, "externalId" | "title" | "abstract" | "year" | "facets">): PaperRecord => ({
+  ...p,
+  fullText: null,
+  venue: "ACL",
+  authors: [],
+  split: "train",
+});
+
+/** A generated corpus in `folder`: `papers` and `citations` of them spread by fixed strides (no self-citations). */
+export function generatedCorpus(folder: string, papers: PaperRecord[], citations: number): CorpusInput {
+  const id = (k: number) => papers[k % papers.length].externalId;
+  return {
+    files: { papers: `${folder}/papers.jsonl`, citations: `${folder}/citations.tsv`, queries: null, queryGold: null },
+    papers,
+    citations: Array.from({ length: citations }, (_, e) => ({ citing: id(e * 13), cited: id(e * 29 + 7) })).filter((c) => c.citing !== c.cited),
+    queries: [],
+    queryGold: [],
+    skipped: [],
+  };
+}
+
+/**
+ * Queues a sharded graph build on `workers` fresh worker processes (each polling before it is
+ * queued), waits until it ends and stops them; asserts it succeeded and each stopped cleanly.
+ * Returns the build's id.
+ */
+export async function graphBuildOnWorkers(
+  store: { db: Db; env: () => NodeJS.ProcessEnv; workers: WorkerProcess[] },
+  params: Record<string, unknown>,
+  workers: number,
+): Promise<number> {
+  const started = await startReadyWorkers(store.env(), workers);
+  store.workers.push(...started);
+  const { job } = await enqueueStage(store.db, "graph", params);
+  const { row, codes, output } = await finishOnWorkers(store.db, job.id, started);
+  assert.equal(row.status, "succeeded", `${row.error}\n${output}`);
+  assert.deepEqual(
+    codes,
+    started.map(() => 0),
+    "each worker stops cleanly on SIGTERM",
+  );
+  return row.buildId as number;
 }
