@@ -15,6 +15,7 @@ export {
   missingModelFiles,
   OPTIONAL_DECODER_FILES,
 } from "./model";
+export { isTokenModel } from "./onnx-session";
 export { EXPORT_CHECK_FILE, exportCheckDifference } from "./export-check";
 export { ITEM_MAX_TOKENS, itemTokenIds } from "./item-tokens";
 export { decisionMaskByRow, PACK_VERSION, type PackHeader, packQueries, writePackFiles, writeTrainingPack } from "./pack";

@@ -13,7 +13,7 @@ import type { Db } from "@/lib/db";
 import { config } from "@/lib/config";
 import { dataRoot } from "@/lib/paths";
 import { RetrievalError, type FacetCandidate, type FacetCandidateLists, type RetrieveContext, type Retriever } from "./retriever";
-import { normalizeFacetItem, generativeFacetLists, loadGenretModel, type GenretModel } from "@/lib/genret";
+import { normalizeFacetItem, generativeFacetLists, isTokenModel, loadGenretModel, type GenretModel } from "@/lib/genret";
 import { decodeTokens } from "@/lib/text";
 import { UNSEEN_WALK, unseenStarts } from "./dense-graph";
 import { itemEmbedder } from "./services";
@@ -126,8 +126,7 @@ export async function generativeFacetCandidates(ctx: RetrieveContext): Promise<F
   const map = nodeMap(loaded, ctx);
   const skip = new Set([ctx.query.index, ctx.query.exclude].filter((x): x is number => x !== null));
   // A model that reads the items' words needs no embedding of them.
-  const readsWords = model.config.condition === "tokens";
-  const items = readsWords ? {} : await modelItemVectors(ctx, model.manifest.embedder);
+  const items = isTokenModel(model.config) ? {} : await modelItemVectors(ctx, model.manifest.embedder);
   const texts = Object.fromEntries(ctx.facets.map((f) => [f, ctx.query.items[f]]));
   const tokens = new Map<string, readonly number[]>();
   const lists = await generativeFacetLists(model, { items, texts }, { beams: config().GRAFT_BEAMS, facets: ctx.facets, identifierTokens: tokens });
